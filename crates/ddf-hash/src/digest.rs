@@ -1,0 +1,177 @@
+//! The 64-bit digest of an item and the index and probe derivations on it.
+
+use crate::mix::mix64;
+
+/// The 64-bit hash of one item, from which a filter derives everything it needs.
+///
+/// Filters never see items, only digests: an item is hashed once (by a keyed
+/// [`KeyedSipHasher`](crate::KeyedSipHasher) by default) and the digest is
+/// split into a row or block index, a fingerprint, or a sequence of Bloom
+/// probes. Callers that already hold a well-mixed 64-bit hash wrap it with
+/// [`Digest::new`]; for raw identifiers that are not uniformly distributed
+/// (counters, timestamps) use [`Digest::mixed`].
+#[derive(Clone, Copy, PartialEq, Eq, Hash, PartialOrd, Ord, Default)]
+#[repr(transparent)]
+pub struct Digest(u64);
+
+impl std::fmt::Debug for Digest {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        write!(f, "Digest({:#018x})", self.0)
+    }
+}
+
+impl Digest {
+    /// Wraps a 64-bit hash the caller already computed. It must be close to
+    /// uniform over all 64 bits, as a good hash function's output is.
+    #[inline]
+    #[must_use]
+    pub const fn new(hash: u64) -> Self {
+        Digest(hash)
+    }
+
+    /// Wraps a raw 64-bit value after a bijective mix, so that sequential or
+    /// structured identifiers behave like uniform hashes. Distinct values stay
+    /// distinct. Not keyed: an adversary who chooses the values chooses the digests.
+    #[inline]
+    #[must_use]
+    pub const fn mixed(value: u64) -> Self {
+        Digest(mix64(value))
+    }
+
+    /// The 64 bits.
+    #[inline]
+    #[must_use]
+    pub const fn get(self) -> u64 {
+        self.0
+    }
+
+    /// Maps the digest to `0..n` by multiply-shift range reduction
+    /// (`floor(h · n / 2^64)`): one multiplication, no division, and uniform up
+    /// to a bias of `n / 2^64`. Returns 0 when `n` is 0.
+    #[inline]
+    #[must_use]
+    pub const fn reduce(self, n: u64) -> u64 {
+        ((self.0 as u128 * n as u128) >> 64) as u64
+    }
+
+    /// Splits the digest into an index in `0..n` (as [`reduce`](Self::reduce))
+    /// and the rest: the low 64 bits of `h · n`, which given the index are
+    /// still close to uniform.
+    ///
+    /// This is the quotienting step of quotient filters and QHT: the index
+    /// picks the row and the rest feeds the fingerprint, so the two are
+    /// independent for any `n`, not only for powers of two. The bias is about
+    /// `n · 2^s / 2^64` for an `s`-bit fingerprint taken from the rest's top bits.
+    #[inline]
+    #[must_use]
+    pub const fn split(self, n: u64) -> (u64, Digest) {
+        let product = self.0 as u128 * n as u128;
+        ((product >> 64) as u64, Digest(product as u64))
+    }
+
+    /// The top `bits` bits of the digest, `bits` in `0..=64`.
+    #[inline]
+    #[must_use]
+    pub const fn top_bits(self, bits: u32) -> u64 {
+        if bits == 0 { 0 } else { self.0 >> (64 - bits) }
+    }
+
+    /// A second, independent-looking digest derived from this one by a fixed
+    /// bijective mix, for structures that need two hashes of an item.
+    #[inline]
+    #[must_use]
+    pub const fn remix(self) -> Digest {
+        Digest(mix64(self.0 ^ crate::mix::GOLDEN_GAMMA))
+    }
+
+    /// The probe sequence of enhanced double hashing over `0..m`.
+    ///
+    /// The `i`-th probe is `reduce(a + i·b + (i³ − i)/6, m)` with `a` the
+    /// digest and `b` its [`remix`](Self::remix) made odd (Dillinger and
+    /// Manolios' enhanced double hashing, with multiply-shift in place of `%`).
+    /// Partitioned Bloom filters take probe `i` in slice `i`; the cubic term
+    /// keeps probes apart when `b` happens to be small.
+    #[inline]
+    #[must_use]
+    pub const fn probes(self, m: u64) -> Probes {
+        Probes {
+            x: self.0,
+            y: self.remix().0 | 1,
+            i: 0,
+            m,
+        }
+    }
+}
+
+impl From<u64> for Digest {
+    /// Same as [`Digest::new`]: the value must already be a uniform hash.
+    fn from(hash: u64) -> Self {
+        Digest(hash)
+    }
+}
+
+/// The endless sequence of Bloom probe positions of one digest; see [`Digest::probes`].
+#[derive(Debug, Clone)]
+pub struct Probes {
+    x: u64,
+    y: u64,
+    i: u64,
+    m: u64,
+}
+
+impl Iterator for Probes {
+    type Item = u64;
+
+    #[inline]
+    fn next(&mut self) -> Option<u64> {
+        let index = Digest(self.x).reduce(self.m);
+        self.i = self.i.wrapping_add(1);
+        self.x = self.x.wrapping_add(self.y);
+        self.y = self.y.wrapping_add(self.i);
+        Some(index)
+    }
+
+    fn size_hint(&self) -> (usize, Option<usize>) {
+        (usize::MAX, None)
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn reduce_covers_range_and_handles_edges() {
+        assert_eq!(Digest::new(u64::MAX).reduce(10), 9);
+        assert_eq!(Digest::new(0).reduce(10), 0);
+        assert_eq!(Digest::new(u64::MAX).reduce(0), 0);
+        assert_eq!(Digest::new(1 << 63).reduce(2), 1);
+        assert_eq!(Digest::new(u64::MAX).reduce(u64::MAX), u64::MAX - 1);
+    }
+
+    #[test]
+    fn split_recombines() {
+        let d = Digest::new(0x0123_4567_89ab_cdef);
+        for n in [1u64, 2, 3, 1000, 1 << 20, u64::MAX] {
+            let (index, rest) = d.split(n);
+            assert_eq!(index, d.reduce(n));
+            let product = (index as u128) << 64 | rest.get() as u128;
+            assert_eq!(product, d.get() as u128 * n as u128);
+        }
+    }
+
+    #[test]
+    fn top_bits_edges() {
+        let d = Digest::new(0xf000_0000_0000_0001);
+        assert_eq!(d.top_bits(0), 0);
+        assert_eq!(d.top_bits(4), 0xf);
+        assert_eq!(d.top_bits(64), d.get());
+    }
+
+    #[test]
+    fn probes_stay_in_range() {
+        for h in [0u64, 1, u64::MAX, 0xdead_beef] {
+            assert!(Digest::new(h).probes(17).take(100).all(|p| p < 17));
+        }
+    }
+}
