@@ -1,0 +1,379 @@
+//! A fixed-length array of bits in `u64` words, with arbitrary-offset field access.
+
+use ddf_param::{ParamError, state_words};
+
+/// The low `len` bits set, for `len` in `1..=64`.
+#[inline]
+pub(crate) const fn low_mask(len: u32) -> u64 {
+    u64::MAX >> (64 - len)
+}
+
+/// `len` bits (the papers' `m`) stored least-significant-bit first in `u64`
+/// words: bit `i` is bit `i % 64` of word `i / 64`, the layout of
+/// `bitvec::BitVec<u64, Lsb0>`.
+///
+/// Besides single bits it reads and writes fields of up to 64 bits at any
+/// offset ([`read_bits`](Self::read_bits), [`write_bits`](Self::write_bits)),
+/// which [`PackedArray`](crate::PackedArray) and
+/// [`CellRows`](crate::CellRows) build on. One zero padding word follows the
+/// data so that a field access always reads the two words under it as one
+/// `u128` window, with no branch on whether the field straddles a word
+/// boundary. The padding is not part of [`len`](Self::len),
+/// [`memory_bits`](Self::memory_bits) or [`as_words`](Self::as_words).
+///
+/// Indices out of range panic, as slice indices do: they are programming
+/// errors, not user input. Construction never panics.
+#[derive(Debug, Clone, PartialEq, Eq, Hash)]
+pub struct BitArray {
+    /// `len.div_ceil(64)` data words, then one padding word that stays zero.
+    words: Vec<u64>,
+    len: u64,
+}
+
+impl BitArray {
+    /// An all-zero array of `len` bits.
+    ///
+    /// Fails (parameter `bits`) if `len` exceeds
+    /// [`MAX_STATE_BITS`](ddf_param::MAX_STATE_BITS) or is not addressable.
+    pub fn new(len: u64) -> Result<Self, ParamError> {
+        Self::zeroed("bits", len)
+    }
+
+    /// As [`new`](Self::new), reporting a bad size against `param`, so that
+    /// the structures built on top name their own parameter.
+    pub(crate) fn zeroed(param: &'static str, len: u64) -> Result<Self, ParamError> {
+        let data = state_words(param, len)?;
+        let total = data.checked_add(1).ok_or_else(|| {
+            ParamError::new(
+                param,
+                format!("{len} bits"),
+                "a state addressable on this platform",
+            )
+        })?;
+        Ok(BitArray {
+            words: vec![0; total],
+            len,
+        })
+    }
+
+    /// Rebuilds an array of `len` bits from the words [`as_words`](Self::as_words)
+    /// returned, for snapshots.
+    ///
+    /// Fails (parameter `bits`) on a bad `len` as [`new`](Self::new) does, and
+    /// (parameter `words`) unless there are exactly `len.div_ceil(64)` words
+    /// and no bit at or beyond `len` is set.
+    pub fn from_words(len: u64, words: Vec<u64>) -> Result<Self, ParamError> {
+        Self::restore("bits", len, words)
+    }
+
+    /// As [`from_words`](Self::from_words), reporting a bad size against `param`.
+    pub(crate) fn restore(
+        param: &'static str,
+        len: u64,
+        mut words: Vec<u64>,
+    ) -> Result<Self, ParamError> {
+        let data = state_words(param, len)?;
+        if words.len() != data {
+            return Err(ParamError::new(
+                "words",
+                format!("{} words", words.len()),
+                format!("exactly {data} words for {len} bits"),
+            ));
+        }
+        // Bits past `len` in the last word must be zero, as the padding is,
+        // so that counts and comparisons never see them.
+        let tail = (len % 64) as u32;
+        let last = words.last().copied().unwrap_or(0);
+        if tail != 0 && last & !low_mask(tail) != 0 {
+            return Err(ParamError::new(
+                "words",
+                format!("last word {last:#018x}"),
+                format!("no bit set at or beyond bit {len}"),
+            ));
+        }
+        words.push(0);
+        Ok(BitArray { words, len })
+    }
+
+    /// The number of bits, `m`.
+    #[inline]
+    #[must_use]
+    pub const fn len(&self) -> u64 {
+        self.len
+    }
+
+    /// Whether the array holds no bits at all.
+    #[inline]
+    #[must_use]
+    pub const fn is_empty(&self) -> bool {
+        self.len == 0
+    }
+
+    /// The state in bits as the papers count it: [`len`](Self::len).
+    #[inline]
+    #[must_use]
+    pub const fn memory_bits(&self) -> u64 {
+        self.len
+    }
+
+    /// The data words, least significant bit first, without the padding word.
+    #[inline]
+    #[must_use]
+    pub fn as_words(&self) -> &[u64] {
+        &self.words[..self.words.len() - 1]
+    }
+
+    /// The data words, without the padding word; [`from_words`](Self::from_words)
+    /// takes them back.
+    #[must_use]
+    pub fn into_words(mut self) -> Vec<u64> {
+        self.words.pop();
+        self.words
+    }
+
+    /// Bit `i`.
+    ///
+    /// # Panics
+    /// If `i >= len`.
+    #[inline]
+    #[must_use]
+    pub fn get(&self, i: u64) -> bool {
+        self.check_index(i);
+        let (w, b) = split_index(i);
+        self.words[w] >> b & 1 == 1
+    }
+
+    /// Sets bit `i` to 1.
+    ///
+    /// # Panics
+    /// If `i >= len`.
+    #[inline]
+    pub fn set(&mut self, i: u64) {
+        self.check_index(i);
+        let (w, b) = split_index(i);
+        self.words[w] |= 1 << b;
+    }
+
+    /// Sets bit `i` to 0.
+    ///
+    /// # Panics
+    /// If `i >= len`.
+    #[inline]
+    pub fn unset(&mut self, i: u64) {
+        self.check_index(i);
+        let (w, b) = split_index(i);
+        self.words[w] &= !(1 << b);
+    }
+
+    /// Sets bit `i` to 1 and returns its old value: the Bloom-filter insert
+    /// that also tells whether the bit was already set.
+    ///
+    /// # Panics
+    /// If `i >= len`.
+    #[inline]
+    pub fn test_and_set(&mut self, i: u64) -> bool {
+        self.check_index(i);
+        let (w, b) = split_index(i);
+        let old = self.words[w] >> b & 1 == 1;
+        self.words[w] |= 1 << b;
+        old
+    }
+
+    /// The number of bits set to 1.
+    #[must_use]
+    pub fn count_ones(&self) -> u64 {
+        // The padding word is zero, so it adds nothing.
+        self.words.iter().map(|w| u64::from(w.count_ones())).sum()
+    }
+
+    /// Sets every bit to 0.
+    pub fn clear(&mut self) {
+        self.words.fill(0);
+    }
+
+    /// The `len` bits starting at bit `offset`, as an integer whose bit 0 is
+    /// bit `offset` (the `bitvec` `load_le` order). `len` may be 0 (gives 0).
+    ///
+    /// # Panics
+    /// If `len > 64` or `offset + len > self.len()`.
+    #[inline]
+    #[must_use]
+    pub fn read_bits(&self, offset: u64, len: u32) -> u64 {
+        self.check_field(offset, len);
+        if len == 0 {
+            return 0;
+        }
+        self.read_masked(offset, low_mask(len))
+    }
+
+    /// Writes the low `len` bits of `value` at bit `offset` (bit 0 of `value`
+    /// goes to bit `offset`); higher bits of `value` are ignored. `len` may be
+    /// 0 (writes nothing).
+    ///
+    /// # Panics
+    /// If `len > 64` or `offset + len > self.len()`.
+    #[inline]
+    pub fn write_bits(&mut self, offset: u64, len: u32, value: u64) {
+        self.check_field(offset, len);
+        if len == 0 {
+            return;
+        }
+        self.write_masked(offset, low_mask(len), value);
+    }
+
+    /// The field at `offset` under `mask` (the low `len ≥ 1` bits set).
+    /// The caller has checked that the field lies within `len`.
+    #[inline]
+    pub(crate) fn read_masked(&self, offset: u64, mask: u64) -> u64 {
+        let (w, sh) = split_index(offset);
+        // The field starts in word `w < data words`, so `w + 1` is at most
+        // the padding word: always in bounds.
+        let window = (u128::from(self.words[w + 1]) << 64) | u128::from(self.words[w]);
+        (window >> sh) as u64 & mask
+    }
+
+    /// Writes `value & mask` over the field at `offset` under `mask`.
+    /// The caller has checked that the field lies within `len`.
+    #[inline]
+    pub(crate) fn write_masked(&mut self, offset: u64, mask: u64, value: u64) {
+        self.update_masked(offset, mask, |_| value);
+    }
+
+    /// Replaces the field at `offset` under `mask` by `f(old)` (masked) with a
+    /// single read and write of the two words under it; returns `old`.
+    /// The caller has checked that the field lies within `len`.
+    #[inline]
+    pub(crate) fn update_masked(
+        &mut self,
+        offset: u64,
+        mask: u64,
+        f: impl FnOnce(u64) -> u64,
+    ) -> u64 {
+        let (w, sh) = split_index(offset);
+        let window = (u128::from(self.words[w + 1]) << 64) | u128::from(self.words[w]);
+        let old = (window >> sh) as u64 & mask;
+        let field = u128::from(mask) << sh;
+        let new = (window & !field) | (u128::from(f(old) & mask) << sh);
+        self.words[w] = new as u64;
+        // Fields end within `len`, so this leaves the padding word zero.
+        self.words[w + 1] = (new >> 64) as u64;
+        old
+    }
+
+    #[inline]
+    fn check_index(&self, i: u64) {
+        if i >= self.len {
+            crate::out_of_range("bit index", i, self.len, "bits");
+        }
+    }
+
+    #[inline]
+    fn check_field(&self, offset: u64, len: u32) {
+        if len > 64 || offset > self.len || u64::from(len) > self.len - offset {
+            field_out_of_range(offset, len, self.len);
+        }
+    }
+}
+
+/// Panics for a bad field, out of line for the same reason as `out_of_range` in the crate root.
+#[cold]
+#[inline(never)]
+fn field_out_of_range(offset: u64, len: u32, bound: u64) -> ! {
+    panic!("field of {len} bits at {offset} out of range for {bound} bits (at most 64 bits)")
+}
+
+/// Word index and bit within the word of bit `i`.
+#[inline]
+fn split_index(i: u64) -> (usize, u32) {
+    // `i` is below `len`, whose word count `state_words` proved fits `usize`.
+    ((i >> 6) as usize, (i & 63) as u32)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use ddf_param::MAX_STATE_BITS;
+
+    #[test]
+    fn sizes_and_errors() {
+        let a = BitArray::new(0).unwrap();
+        assert!(a.is_empty());
+        assert_eq!(a.as_words(), &[] as &[u64]);
+        let a = BitArray::new(130).unwrap();
+        assert_eq!(
+            (a.len(), a.memory_bits(), a.as_words().len()),
+            (130, 130, 3)
+        );
+        let err = BitArray::new(MAX_STATE_BITS + 1).unwrap_err();
+        assert_eq!(err.param(), "bits");
+        assert_eq!(BitArray::new(u64::MAX).unwrap_err().param(), "bits");
+    }
+
+    #[test]
+    fn single_bits() {
+        let mut a = BitArray::new(100).unwrap();
+        assert!(!a.test_and_set(64));
+        assert!(a.test_and_set(64));
+        a.set(99);
+        a.set(0);
+        assert!(a.get(0) && a.get(64) && a.get(99) && !a.get(1));
+        assert_eq!(a.count_ones(), 3);
+        a.unset(64);
+        assert!(!a.get(64));
+        assert_eq!(a.as_words(), &[1, 1 << 35]);
+        a.clear();
+        assert_eq!(a.count_ones(), 0);
+    }
+
+    #[test]
+    fn fields_straddle_words_and_keep_padding_zero() {
+        let mut a = BitArray::new(128).unwrap();
+        a.write_bits(60, 8, 0xFFAB);
+        assert_eq!(a.read_bits(60, 8), 0xAB);
+        assert_eq!(a.as_words(), &[0xB << 60, 0xA]);
+        a.write_bits(64, 64, u64::MAX);
+        a.write_bits(0, 64, 0x0123_4567_89AB_CDEF);
+        assert_eq!(a.read_bits(0, 64), 0x0123_4567_89AB_CDEF);
+        assert_eq!(a.read_bits(64, 64), u64::MAX);
+        assert_eq!(a.read_bits(128, 0), 0);
+        a.write_bits(128, 0, 1);
+        assert_eq!(a.words[2], 0, "padding word");
+        assert_eq!(a.count_ones(), 64 + 32);
+    }
+
+    #[test]
+    #[should_panic(expected = "out of range")]
+    fn field_past_end_panics() {
+        let a = BitArray::new(100).unwrap();
+        let _ = a.read_bits(90, 11);
+    }
+
+    #[test]
+    #[should_panic(expected = "out of range")]
+    fn index_in_padding_panics() {
+        let a = BitArray::new(100).unwrap();
+        let _ = a.get(100);
+    }
+
+    #[test]
+    fn from_words_round_trip_and_rejects() {
+        let mut a = BitArray::new(70).unwrap();
+        a.set(3);
+        a.set(69);
+        let b = BitArray::from_words(70, a.as_words().to_vec()).unwrap();
+        assert_eq!(a, b);
+        assert_eq!(BitArray::from_words(70, a.clone().into_words()), Ok(a));
+        let err = BitArray::from_words(70, vec![0]).unwrap_err();
+        assert_eq!(err.param(), "words");
+        let err = BitArray::from_words(70, vec![0, 1 << 6]).unwrap_err();
+        assert_eq!(err.param(), "words");
+        assert!(BitArray::from_words(128, vec![u64::MAX, u64::MAX]).is_ok());
+        assert!(BitArray::from_words(0, vec![]).is_ok());
+        assert_eq!(
+            BitArray::from_words(MAX_STATE_BITS + 1, vec![])
+                .unwrap_err()
+                .param(),
+            "bits"
+        );
+    }
+}

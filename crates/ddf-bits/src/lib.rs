@@ -1,0 +1,21 @@
+//! Hand-packed bit storage in `u64` words for the hot paths of `ddf` filters.
+#![doc = include_str!("../README.md")]
+#![forbid(unsafe_code)]
+
+mod bit_array;
+mod packed;
+mod rows;
+
+pub use bit_array::BitArray;
+pub use packed::{Iter, MAX_CELL_BITS, PackedArray};
+pub use rows::CellRows;
+
+pub use ddf_param::ParamError;
+
+/// Panics for an index out of range. Out of line and cold, so the hot
+/// accessors that check indices keep no formatting code or stack frame.
+#[cold]
+#[inline(never)]
+fn out_of_range(what: &str, index: u64, bound: u64, unit: &str) -> ! {
+    panic!("{what} {index} out of range for {bound} {unit}")
+}

@@ -1,0 +1,311 @@
+//! An array of fixed-width cells packed back to back across `u64` words.
+
+use crate::bit_array::{BitArray, low_mask};
+use ddf_param::{ParamError, checked_mul, ensure_range};
+
+/// The widest cell [`PackedArray`] and [`CellRows`](crate::CellRows) store, in bits.
+pub const MAX_CELL_BITS: u32 = 32;
+
+/// `len` cells of `width` bits each (`cell_bits`, 1..=32), packed back to back
+/// in a [`BitArray`]: cell `i` occupies bits `i·width .. (i+1)·width`, so a
+/// cell may straddle two words and no bit is wasted.
+///
+/// This is the storage of fingerprint tables: [`memory_bits`](Self::memory_bits)
+/// is `len · width`, exactly as the papers count state. A cell is read or
+/// written with one unaligned two-word access, whatever the width.
+#[derive(Debug, Clone, PartialEq, Eq, Hash)]
+pub struct PackedArray {
+    bits: BitArray,
+    len: u64,
+    width: u32,
+    mask: u64,
+}
+
+impl PackedArray {
+    /// `len` cells of `cell_bits` bits, all 0.
+    ///
+    /// Fails (parameter `cell_bits`) unless `cell_bits` is in `1..=32`, and
+    /// (parameter `len`) if `len · cell_bits` overflows or exceeds
+    /// [`MAX_STATE_BITS`](ddf_param::MAX_STATE_BITS).
+    pub fn new(len: u64, cell_bits: u32) -> Result<Self, ParamError> {
+        Self::with_params("len", len, cell_bits)
+    }
+
+    /// As [`new`](Self::new), reporting a bad size against `param`.
+    pub(crate) fn with_params(
+        param: &'static str,
+        len: u64,
+        cell_bits: u32,
+    ) -> Result<Self, ParamError> {
+        let width = ensure_range("cell_bits", cell_bits, 1..=MAX_CELL_BITS)?;
+        let total = checked_mul(param, len, u64::from(width))?;
+        Ok(PackedArray {
+            bits: BitArray::zeroed(param, total)?,
+            len,
+            width,
+            mask: low_mask(width),
+        })
+    }
+
+    /// Rebuilds an array from the words [`as_words`](Self::as_words) returned,
+    /// for snapshots; fails as [`new`](Self::new) and
+    /// [`BitArray::from_words`] do.
+    pub fn from_words(len: u64, cell_bits: u32, words: Vec<u64>) -> Result<Self, ParamError> {
+        Self::restore("len", len, cell_bits, words)
+    }
+
+    /// As [`from_words`](Self::from_words), reporting a bad size against `param`.
+    pub(crate) fn restore(
+        param: &'static str,
+        len: u64,
+        cell_bits: u32,
+        words: Vec<u64>,
+    ) -> Result<Self, ParamError> {
+        let width = ensure_range("cell_bits", cell_bits, 1..=MAX_CELL_BITS)?;
+        let total = checked_mul(param, len, u64::from(width))?;
+        let bits = BitArray::restore(param, total, words)?;
+        Ok(PackedArray {
+            bits,
+            len,
+            width,
+            mask: low_mask(width),
+        })
+    }
+
+    /// The number of cells.
+    #[inline]
+    #[must_use]
+    pub const fn len(&self) -> u64 {
+        self.len
+    }
+
+    /// Whether the array holds no cells.
+    #[inline]
+    #[must_use]
+    pub const fn is_empty(&self) -> bool {
+        self.len == 0
+    }
+
+    /// The cell width in bits (`cell_bits`).
+    #[inline]
+    #[must_use]
+    pub const fn width(&self) -> u32 {
+        self.width
+    }
+
+    /// The largest value a cell holds, `2^width − 1`.
+    #[inline]
+    #[must_use]
+    pub const fn max_value(&self) -> u32 {
+        self.mask as u32
+    }
+
+    /// The state in bits as the papers count it: `len · width`.
+    #[inline]
+    #[must_use]
+    pub const fn memory_bits(&self) -> u64 {
+        self.bits.len()
+    }
+
+    /// Cell `i`.
+    ///
+    /// # Panics
+    /// If `i >= len`.
+    #[inline]
+    #[must_use]
+    pub fn get(&self, i: u64) -> u32 {
+        self.check_index(i);
+        self.bits.read_masked(i * u64::from(self.width), self.mask) as u32
+    }
+
+    /// Stores `value` in cell `i`. Only the low `width` bits of `value` are
+    /// kept (the value is masked, in every build), so a too-wide value never
+    /// spills into the neighbouring cells.
+    ///
+    /// # Panics
+    /// If `i >= len`.
+    #[inline]
+    pub fn set(&mut self, i: u64, value: u32) {
+        self.check_index(i);
+        self.bits
+            .write_masked(i * u64::from(self.width), self.mask, u64::from(value));
+    }
+
+    /// Stores `value` (masked as in [`set`](Self::set)) in cell `i` and
+    /// returns the old value, with one access.
+    ///
+    /// # Panics
+    /// If `i >= len`.
+    #[inline]
+    pub fn replace(&mut self, i: u64, value: u32) -> u32 {
+        self.check_index(i);
+        self.bits
+            .update_masked(i * u64::from(self.width), self.mask, |_| u64::from(value))
+            as u32
+    }
+
+    /// Sets every cell to 0.
+    pub fn clear(&mut self) {
+        self.bits.clear();
+    }
+
+    /// The cells in order.
+    #[must_use]
+    pub fn iter(&self) -> Iter<'_> {
+        self.range_iter(0, self.len)
+    }
+
+    /// Cells `start..end`; the caller has checked `start <= end <= len`.
+    pub(crate) fn range_iter(&self, start: u64, end: u64) -> Iter<'_> {
+        let width = u64::from(self.width);
+        Iter {
+            bits: &self.bits,
+            next: start * width,
+            end: end * width,
+            width: self.width,
+        }
+    }
+
+    /// The underlying bits.
+    #[inline]
+    #[must_use]
+    pub const fn as_bits(&self) -> &BitArray {
+        &self.bits
+    }
+
+    /// Mutable access to the underlying bits, for structures that keep their
+    /// own invariants on top of the packed layout.
+    #[inline]
+    pub(crate) fn bits_mut(&mut self) -> &mut BitArray {
+        &mut self.bits
+    }
+
+    /// The data words; [`from_words`](Self::from_words) takes them back.
+    #[inline]
+    #[must_use]
+    pub fn as_words(&self) -> &[u64] {
+        self.bits.as_words()
+    }
+
+    #[inline]
+    fn check_index(&self, i: u64) {
+        if i >= self.len {
+            crate::out_of_range("cell index", i, self.len, "cells");
+        }
+    }
+}
+
+impl<'a> IntoIterator for &'a PackedArray {
+    type Item = u32;
+    type IntoIter = Iter<'a>;
+
+    fn into_iter(self) -> Iter<'a> {
+        self.iter()
+    }
+}
+
+/// An iterator over the cells of a [`PackedArray`] or of one row of
+/// [`CellRows`](crate::CellRows), in order.
+#[derive(Debug, Clone)]
+pub struct Iter<'a> {
+    bits: &'a BitArray,
+    /// Bit offset of the next cell.
+    next: u64,
+    /// Bit offset just past the last cell.
+    end: u64,
+    width: u32,
+}
+
+impl Iterator for Iter<'_> {
+    type Item = u32;
+
+    #[inline]
+    fn next(&mut self) -> Option<u32> {
+        if self.next >= self.end {
+            return None;
+        }
+        let value = self.bits.read_masked(self.next, low_mask(self.width)) as u32;
+        self.next += u64::from(self.width);
+        Some(value)
+    }
+
+    fn size_hint(&self) -> (usize, Option<usize>) {
+        let n = (self.end - self.next) / u64::from(self.width);
+        // More cells than `usize` can count only happens on 32-bit targets.
+        usize::try_from(n).map_or((usize::MAX, None), |n| (n, Some(n)))
+    }
+}
+
+impl std::iter::FusedIterator for Iter<'_> {}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use ddf_param::MAX_STATE_BITS;
+
+    #[test]
+    fn width_errors_name_cell_bits() {
+        for bad in [0, 33, u32::MAX] {
+            let err = PackedArray::new(10, bad).unwrap_err();
+            assert_eq!(err.param(), "cell_bits");
+            assert_eq!(err.expected(), "1..=32");
+        }
+        assert!(PackedArray::new(10, 1).is_ok());
+        assert!(PackedArray::new(10, 32).is_ok());
+    }
+
+    #[test]
+    fn size_errors_name_len() {
+        assert_eq!(PackedArray::new(u64::MAX, 2).unwrap_err().param(), "len");
+        assert_eq!(
+            PackedArray::new(MAX_STATE_BITS / 8 + 1, 8)
+                .unwrap_err()
+                .param(),
+            "len"
+        );
+        let empty = PackedArray::new(0, 8).unwrap();
+        assert!(empty.is_empty() && empty.iter().next().is_none());
+    }
+
+    #[test]
+    fn cells_straddle_words() {
+        let mut a = PackedArray::new(40, 13).unwrap();
+        assert_eq!(
+            (a.len(), a.width(), a.memory_bits(), a.max_value()),
+            (40, 13, 520, 8191)
+        );
+        // Cell 4 covers bits 52..65: the last 12 bits of word 0 and bit 0 of word 1.
+        a.set(4, 0x1ABC);
+        assert_eq!(a.get(4), 0x1ABC);
+        assert_eq!(a.as_words()[..2], [0xABC << 52, 1]);
+        a.set(5, u32::MAX);
+        assert_eq!((a.get(4), a.get(5), a.get(6)), (0x1ABC, 8191, 0));
+        assert_eq!(a.replace(4, 7), 0x1ABC);
+        assert_eq!(a.iter().take(6).collect::<Vec<_>>(), [0, 0, 0, 0, 7, 8191]);
+        assert_eq!(a.iter().size_hint(), (40, Some(40)));
+        assert_eq!((&a).into_iter().count(), 40);
+        let b = PackedArray::from_words(40, 13, a.as_words().to_vec()).unwrap();
+        assert_eq!(a, b);
+        a.clear();
+        assert!(a.iter().all(|v| v == 0));
+    }
+
+    #[test]
+    fn from_words_rejects() {
+        assert_eq!(
+            PackedArray::from_words(10, 0, vec![0]).unwrap_err().param(),
+            "cell_bits"
+        );
+        assert_eq!(
+            PackedArray::from_words(10, 8, vec![0]).unwrap_err().param(),
+            "words"
+        );
+        assert_eq!(
+            PackedArray::from_words(10, 8, vec![0, 1 << 16])
+                .unwrap_err()
+                .param(),
+            "words"
+        );
+        assert!(PackedArray::from_words(10, 8, vec![u64::MAX, 0xFFFF]).is_ok());
+    }
+}

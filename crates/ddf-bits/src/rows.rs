@@ -1,0 +1,541 @@
+//! Rows of `k` packed cells with SWAR search, the table layout of QHT-style filters.
+
+use crate::bit_array::{BitArray, low_mask};
+use crate::packed::{Iter, MAX_CELL_BITS, PackedArray};
+use ddf_param::{ParamError, checked_mul, ensure_positive, ensure_range};
+
+/// `rows` rows of `k` cells (`buckets_per_row`, the QHT paper's `k`) of
+/// `width` bits (`cell_bits`, 1..=32) each, stored row-major and contiguous
+/// in a [`PackedArray`]. A cell holding 0 is empty.
+///
+/// Cell `j` of row `r` is cell `r·k + j` of the packed array. Row operations
+/// work on up to 64 bits at a time: [`find`](Self::find) compares every cell
+/// of a 64-bit chunk with the sought value in a few word operations (SWAR,
+/// "SIMD within a register"), and [`push_front`](Self::push_front) shifts a
+/// row that fits in 64 bits with one read and one write.
+///
+/// Row and cell indices out of range panic, as slice indices do; construction
+/// never panics. Values are truncated to `width` bits when stored, and a value
+/// wider than `width` bits is never [found](Self::find).
+#[derive(Debug, Clone, PartialEq, Eq, Hash)]
+pub struct CellRows {
+    cells: PackedArray,
+    rows: u64,
+    k: usize,
+    /// `k · width`, the bit distance between consecutive rows.
+    row_bits: u64,
+    width: u32,
+    /// Cells per full 64-bit chunk: `64 / width`.
+    lanes: usize,
+    /// Chunks of `lanes` cells that come before the last chunk of a row; 0
+    /// when the row fits in one word (`k · width ≤ 64`).
+    full_chunks: usize,
+    /// Lane constants of a full chunk.
+    chunk: Lanes,
+    /// Lane constants of the last (possibly partial) chunk of a row.
+    last: Lanes,
+    /// `floor(2^16 / width) + 1`: `(bit · recip) >> 16 = bit / width` for
+    /// every bit position below 64, without a division.
+    lane_recip: u32,
+}
+
+/// The constants SWAR needs for a chunk of `n` lanes of `width` bits.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
+struct Lanes {
+    /// `n · width`, the chunk length in bits.
+    bits: u32,
+    /// The low `bits` bits.
+    mask: u64,
+    /// Bit 0 of every lane.
+    lows: u64,
+    /// The top bit of every lane.
+    highs: u64,
+}
+
+impl Lanes {
+    fn new(n: usize, width: u32) -> Self {
+        let bits = n as u32 * width;
+        let lows = (0..n as u32).fold(0u64, |acc, i| acc | 1 << (i * width));
+        Lanes {
+            bits,
+            mask: low_mask(bits),
+            lows,
+            highs: lows << (width - 1),
+        }
+    }
+
+    /// The lanes of `y` that are zero, flagged at their top bit. The lowest
+    /// flag is exact; flags above a zero lane may be false, because the
+    /// subtraction borrows out of it. Lanes beyond the chunk are never flagged.
+    /// At width 1 this isolates the lowest zero bit of `y`, so it needs no
+    /// special case either.
+    #[inline]
+    fn zero_lanes(&self, y: u64) -> u64 {
+        y.wrapping_sub(self.lows) & !y & self.highs
+    }
+
+    /// The lanes of `x` that are non-zero, flagged exactly at their top bit:
+    /// adding all-ones to a lane's low bits carries into its top bit iff they
+    /// are non-zero, and never into the next lane.
+    #[inline]
+    fn nonzero_lanes(&self, x: u64) -> u64 {
+        let low_bits = self.mask & !self.highs;
+        (((x & low_bits) + low_bits) | x) & self.highs
+    }
+}
+
+impl CellRows {
+    /// The largest `buckets_per_row` accepted.
+    ///
+    /// A lookup scans its whole row, so rows are meant to be short (the QHT
+    /// paper evaluates `k` from 1 to 16); 4096 cells of 32 bits is already a
+    /// 16 KiB row, and a larger `k` is almost surely a mix-up with `rows`.
+    pub const MAX_BUCKETS_PER_ROW: usize = 4096;
+
+    /// `rows` rows of `buckets_per_row` empty cells of `cell_bits` bits.
+    ///
+    /// Fails with a [`ParamError`] naming the parameter unless `rows ≥ 1`,
+    /// `buckets_per_row` is in `1..=4096` ([`MAX_BUCKETS_PER_ROW`](Self::MAX_BUCKETS_PER_ROW)),
+    /// `cell_bits` is in `1..=32`, and the state `rows · k · width` is at most
+    /// [`MAX_STATE_BITS`](ddf_param::MAX_STATE_BITS) (reported against `rows`).
+    pub fn new(rows: u64, buckets_per_row: usize, cell_bits: u32) -> Result<Self, ParamError> {
+        let (cells, k) = Self::check(rows, buckets_per_row, cell_bits)?;
+        Ok(Self::build(
+            PackedArray::with_params("rows", cells, cell_bits)?,
+            rows,
+            k,
+        ))
+    }
+
+    /// Rebuilds rows from the words [`as_words`](Self::as_words) returned, for
+    /// snapshots; fails as [`new`](Self::new) and [`BitArray::from_words`] do.
+    pub fn from_words(
+        rows: u64,
+        buckets_per_row: usize,
+        cell_bits: u32,
+        words: Vec<u64>,
+    ) -> Result<Self, ParamError> {
+        let (cells, k) = Self::check(rows, buckets_per_row, cell_bits)?;
+        Ok(Self::build(
+            PackedArray::restore("rows", cells, cell_bits, words)?,
+            rows,
+            k,
+        ))
+    }
+
+    /// Validates the parameters; returns the total cell count and `k`.
+    fn check(
+        rows: u64,
+        buckets_per_row: usize,
+        cell_bits: u32,
+    ) -> Result<(u64, usize), ParamError> {
+        let rows = ensure_positive("rows", rows)?;
+        let k = ensure_range(
+            "buckets_per_row",
+            buckets_per_row,
+            1..=Self::MAX_BUCKETS_PER_ROW,
+        )?;
+        ensure_range("cell_bits", cell_bits, 1..=MAX_CELL_BITS)?;
+        Ok((checked_mul("rows", rows, k as u64)?, k))
+    }
+
+    fn build(cells: PackedArray, rows: u64, k: usize) -> Self {
+        let width = cells.width();
+        let lanes = (64 / width) as usize;
+        let full_chunks = (k - 1) / lanes;
+        let last_lanes = k - full_chunks * lanes;
+        CellRows {
+            cells,
+            rows,
+            k,
+            row_bits: k as u64 * u64::from(width),
+            width,
+            lanes,
+            full_chunks,
+            chunk: Lanes::new(lanes, width),
+            last: Lanes::new(last_lanes, width),
+            lane_recip: (1 << 16) / width + 1,
+        }
+    }
+
+    /// The number of rows.
+    #[inline]
+    #[must_use]
+    pub const fn rows(&self) -> u64 {
+        self.rows
+    }
+
+    /// The cells per row, the QHT paper's `k`.
+    #[inline]
+    #[must_use]
+    pub const fn buckets_per_row(&self) -> usize {
+        self.k
+    }
+
+    /// The cell width in bits.
+    #[inline]
+    #[must_use]
+    pub const fn cell_bits(&self) -> u32 {
+        self.width
+    }
+
+    /// The state in bits as the papers count it: `rows · k · width`.
+    #[inline]
+    #[must_use]
+    pub const fn memory_bits(&self) -> u64 {
+        self.cells.memory_bits()
+    }
+
+    /// Cell `j` of row `r`.
+    ///
+    /// # Panics
+    /// If `r >= rows` or `j >= k`.
+    #[inline]
+    #[must_use]
+    pub fn get(&self, r: u64, j: usize) -> u32 {
+        let offset = self.cell_offset(r, j);
+        self.bits().read_masked(offset, self.cell_mask()) as u32
+    }
+
+    /// Stores `value` (truncated to `width` bits) in cell `j` of row `r`.
+    ///
+    /// # Panics
+    /// If `r >= rows` or `j >= k`.
+    #[inline]
+    pub fn set(&mut self, r: u64, j: usize, value: u32) {
+        let offset = self.cell_offset(r, j);
+        let mask = self.cell_mask();
+        self.cells
+            .bits_mut()
+            .write_masked(offset, mask, u64::from(value));
+    }
+
+    /// Stores `value` (truncated to `width` bits) in cell `j` of row `r` and
+    /// returns the value it replaces: random-eviction insertion.
+    ///
+    /// # Panics
+    /// If `r >= rows` or `j >= k`.
+    #[inline]
+    pub fn replace(&mut self, r: u64, j: usize, value: u32) -> u32 {
+        let offset = self.cell_offset(r, j);
+        let mask = self.cell_mask();
+        self.cells
+            .bits_mut()
+            .update_masked(offset, mask, |_| u64::from(value)) as u32
+    }
+
+    /// The first cell of row `r` that equals `value`, if any. `find(r, 0)`
+    /// is the first empty cell. A value wider than `width` bits is never found.
+    ///
+    /// # Panics
+    /// If `r >= rows`.
+    #[inline]
+    #[must_use]
+    pub fn find(&self, r: u64, value: u32) -> Option<usize> {
+        let offset = self.row_offset(r);
+        let value = u64::from(value);
+        if value > self.cell_mask() {
+            return None;
+        }
+        if self.full_chunks == 0 {
+            self.find_in_chunk(offset, value, &self.last, 0)
+        } else {
+            self.find_long(offset, value)
+        }
+    }
+
+    /// [`find`](Self::find) in the chunk at `offset` with lanes `lanes`; the
+    /// cell index is `base` plus the lane.
+    #[inline]
+    fn find_in_chunk(&self, offset: u64, value: u64, lanes: &Lanes, base: usize) -> Option<usize> {
+        // XOR with the value in every lane turns matching cells into zero
+        // lanes. The read is masked to the chunk, and so is the broadcast
+        // value, so lanes past the chunk's end are never flagged.
+        let y = self.bits().read_masked(offset, lanes.mask) ^ (value * lanes.lows);
+        let hits = lanes.zero_lanes(y);
+        (hits != 0).then(|| base + self.lowest_lane(hits))
+    }
+
+    /// [`find`](Self::find) in rows longer than 64 bits, chunk by chunk.
+    /// Out of line so that the one-chunk path inlines small.
+    #[inline(never)]
+    fn find_long(&self, mut offset: u64, value: u64) -> Option<usize> {
+        let mut base = 0;
+        for _ in 0..self.full_chunks {
+            if let Some(j) = self.find_in_chunk(offset, value, &self.chunk, base) {
+                return Some(j);
+            }
+            offset += u64::from(self.chunk.bits);
+            base += self.lanes;
+        }
+        self.find_in_chunk(offset, value, &self.last, base)
+    }
+
+    /// The first empty (zero) cell of row `r`, if any.
+    ///
+    /// # Panics
+    /// If `r >= rows`.
+    #[inline]
+    #[must_use]
+    pub fn first_empty(&self, r: u64) -> Option<usize> {
+        self.find(r, 0)
+    }
+
+    /// Inserts `value` (truncated to `width` bits) at cell 0 of row `r`, the
+    /// newest position, shifting every cell one place toward cell `k − 1`,
+    /// and returns the old cell `k − 1`: FIFO insertion, where the returned
+    /// value is the evicted one (0 if that cell was empty).
+    ///
+    /// # Panics
+    /// If `r >= rows`.
+    #[inline]
+    pub fn push_front(&mut self, r: u64, value: u32) -> u32 {
+        let offset = self.row_offset(r);
+        let value = u64::from(value) & self.cell_mask();
+        if self.full_chunks == 0 {
+            // The whole row in one read-shift-write.
+            self.shift_chunk(offset, self.last, value) as u32
+        } else {
+            self.push_front_long(offset, value)
+        }
+    }
+
+    /// Shifts the chunk at `offset` with lanes `lanes` up by one cell, `carry`
+    /// entering its cell 0; returns the cell shifted out of its top.
+    #[inline]
+    fn shift_chunk(&mut self, offset: u64, lanes: Lanes, carry: u64) -> u64 {
+        let width = self.width;
+        let bits = self.cells.bits_mut();
+        let old = bits.update_masked(offset, lanes.mask, |x| (x << width) | carry);
+        old >> (lanes.bits - width)
+    }
+
+    /// [`push_front`](Self::push_front) in rows longer than 64 bits: each
+    /// chunk's top cell carries into the next chunk.
+    #[inline(never)]
+    fn push_front_long(&mut self, mut offset: u64, value: u64) -> u32 {
+        let mut carry = value;
+        for _ in 0..self.full_chunks {
+            carry = self.shift_chunk(offset, self.chunk, carry);
+            offset += u64::from(self.chunk.bits);
+        }
+        self.shift_chunk(offset, self.last, carry) as u32
+    }
+
+    /// The number of non-empty cells in row `r`.
+    ///
+    /// # Panics
+    /// If `r >= rows`.
+    #[inline]
+    #[must_use]
+    pub fn count_occupied(&self, r: u64) -> usize {
+        let mut offset = self.row_offset(r);
+        let bits = self.bits();
+        let mut count = 0;
+        for _ in 0..self.full_chunks {
+            count += self
+                .chunk
+                .nonzero_lanes(bits.read_masked(offset, self.chunk.mask))
+                .count_ones();
+            offset += u64::from(self.chunk.bits);
+        }
+        count += self
+            .last
+            .nonzero_lanes(bits.read_masked(offset, self.last.mask))
+            .count_ones();
+        count as usize
+    }
+
+    /// The cells of row `r`, from cell 0 to cell `k − 1`.
+    ///
+    /// # Panics
+    /// If `r >= rows`.
+    #[must_use]
+    pub fn row_iter(&self, r: u64) -> Iter<'_> {
+        self.check_row(r);
+        let k = self.k as u64;
+        self.cells.range_iter(r * k, (r + 1) * k)
+    }
+
+    /// Empties every cell.
+    pub fn clear(&mut self) {
+        self.cells.clear();
+    }
+
+    /// All cells as one packed array, row after row.
+    #[inline]
+    #[must_use]
+    pub const fn as_packed(&self) -> &PackedArray {
+        &self.cells
+    }
+
+    /// The data words; [`from_words`](Self::from_words) takes them back.
+    #[inline]
+    #[must_use]
+    pub fn as_words(&self) -> &[u64] {
+        self.cells.as_words()
+    }
+
+    #[inline]
+    fn bits(&self) -> &BitArray {
+        self.cells.as_bits()
+    }
+
+    /// The mask of one cell's bits.
+    #[inline]
+    fn cell_mask(&self) -> u64 {
+        u64::from(self.cells.max_value())
+    }
+
+    /// The lane of the lowest flag in `hits` (non-zero).
+    #[inline]
+    fn lowest_lane(&self, hits: u64) -> usize {
+        ((hits.trailing_zeros() * self.lane_recip) >> 16) as usize
+    }
+
+    #[inline]
+    fn check_row(&self, r: u64) {
+        if r >= self.rows {
+            crate::out_of_range("row", r, self.rows, "rows");
+        }
+    }
+
+    #[inline]
+    fn row_offset(&self, r: u64) -> u64 {
+        self.check_row(r);
+        r * self.row_bits
+    }
+
+    #[inline]
+    fn cell_offset(&self, r: u64, j: usize) -> u64 {
+        if j >= self.k {
+            crate::out_of_range("cell", j as u64, self.k as u64, "cells per row");
+        }
+        self.row_offset(r) + j as u64 * u64::from(self.width)
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use ddf_param::MAX_STATE_BITS;
+
+    #[test]
+    fn parameter_errors() {
+        let param = |r: Result<CellRows, ParamError>| r.unwrap_err().param();
+        assert_eq!(param(CellRows::new(0, 4, 8)), "rows");
+        assert_eq!(param(CellRows::new(10, 0, 8)), "buckets_per_row");
+        assert_eq!(param(CellRows::new(10, 4097, 8)), "buckets_per_row");
+        assert_eq!(param(CellRows::new(10, 4, 0)), "cell_bits");
+        assert_eq!(param(CellRows::new(10, 4, 33)), "cell_bits");
+        // rows · k overflows 64 bits.
+        assert_eq!(param(CellRows::new(u64::MAX, 2, 8)), "rows");
+        // rows · k fits but rows · k · width overflows.
+        assert_eq!(param(CellRows::new(u64::MAX / 4096, 4096, 32)), "rows");
+        // Fits in 64 bits but exceeds the state ceiling.
+        assert_eq!(param(CellRows::new(MAX_STATE_BITS / 32 + 1, 4, 8)), "rows");
+        let err = CellRows::new(10, 4, 33).unwrap_err();
+        assert_eq!(err.to_string(), "invalid cell_bits = 33: expected 1..=32");
+        assert!(CellRows::new(1, 4096, 32).is_ok());
+    }
+
+    #[test]
+    fn lane_reciprocal_divides_exactly() {
+        for width in 1..=MAX_CELL_BITS {
+            let recip = (1 << 16) / width + 1;
+            for bit in 0..64 {
+                assert_eq!((bit * recip) >> 16, bit / width, "width {width}, bit {bit}");
+            }
+        }
+    }
+
+    #[test]
+    fn one_word_rows() {
+        let mut t = CellRows::new(3, 4, 8).unwrap();
+        assert_eq!(t.memory_bits(), 96);
+        assert_eq!(t.first_empty(1), Some(0));
+        assert_eq!(t.push_front(1, 0xAA), 0);
+        assert_eq!(t.push_front(1, 0xBB), 0);
+        assert_eq!(t.row_iter(1).collect::<Vec<_>>(), [0xBB, 0xAA, 0, 0]);
+        assert_eq!(
+            (t.find(1, 0xAA), t.find(1, 0xCC), t.first_empty(1)),
+            (Some(1), None, Some(2))
+        );
+        assert_eq!(t.find(1, 0x1AA), None, "too wide to be stored");
+        t.set(1, 3, 0xDD);
+        assert_eq!(t.push_front(1, 0xEE), 0xDD);
+        assert_eq!(t.row_iter(1).collect::<Vec<_>>(), [0xEE, 0xBB, 0xAA, 0]);
+        assert_eq!(t.count_occupied(1), 3);
+        assert_eq!(t.replace(1, 0, 0x11), 0xEE);
+        assert_eq!((t.count_occupied(0), t.count_occupied(2)), (0, 0));
+        assert_eq!(
+            t.row_iter(0)
+                .chain(t.row_iter(2))
+                .filter(|&v| v != 0)
+                .count(),
+            0
+        );
+        t.clear();
+        assert_eq!(t.count_occupied(1), 0);
+    }
+
+    #[test]
+    fn multi_chunk_rows() {
+        // 16 cells of 6 bits: chunks of 10 cells (60 bits), then 6 cells.
+        let mut t = CellRows::new(2, 16, 6).unwrap();
+        for v in 1..=16 {
+            assert_eq!(t.push_front(1, v), 0);
+        }
+        assert_eq!(
+            t.row_iter(1).collect::<Vec<_>>(),
+            (1..=16).rev().collect::<Vec<_>>()
+        );
+        assert_eq!(t.push_front(1, 17), 1);
+        assert_eq!(
+            (t.find(1, 2), t.find(1, 17), t.find(1, 12)),
+            (Some(15), Some(0), Some(5))
+        );
+        assert_eq!(
+            (t.first_empty(1), t.count_occupied(1), t.count_occupied(0)),
+            (None, 16, 0)
+        );
+        t.set(1, 12, 0);
+        assert_eq!(t.first_empty(1), Some(12));
+        let u = CellRows::from_words(2, 16, 6, t.as_words().to_vec()).unwrap();
+        assert_eq!(t, u);
+        assert_eq!(
+            CellRows::from_words(2, 16, 6, vec![]).unwrap_err().param(),
+            "words"
+        );
+    }
+
+    #[test]
+    fn width_one_and_single_cell_rows() {
+        let mut t = CellRows::new(5, 70, 1).unwrap();
+        t.set(2, 0, 1);
+        t.set(2, 1, 1);
+        t.set(2, 64, 1);
+        assert_eq!(
+            (t.first_empty(2), t.find(2, 1), t.count_occupied(2)),
+            (Some(2), Some(0), 3)
+        );
+        assert_eq!(t.push_front(2, 1), 0);
+        assert_eq!((t.find(2, 0), t.get(2, 65)), (Some(3), 1));
+        let mut t = CellRows::new(4, 1, 3).unwrap();
+        assert_eq!(
+            (t.push_front(3, 5), t.push_front(3, 6), t.get(3, 0)),
+            (0, 5, 6)
+        );
+        assert_eq!(
+            (t.find(3, 6), t.find(3, 5), t.first_empty(3)),
+            (Some(0), None, None)
+        );
+    }
+
+    #[test]
+    #[should_panic(expected = "out of range")]
+    fn row_out_of_range_panics() {
+        let t = CellRows::new(3, 4, 8).unwrap();
+        let _ = t.find(3, 1);
+    }
+}
