@@ -1,0 +1,170 @@
+//! `Deduper`: the typed front that owns the hasher and takes items.
+
+use crate::filter::{DuplicateFilter, TimedFilter, Verdict};
+use crate::snapshot::{self, DecodeError, Snapshot};
+use ddf_hash::{Digest, KeyedSipHasher, PortableHasher};
+use std::hash::{BuildHasher, Hash};
+
+/// Items per block when a batch of items is hashed before the filter sees it.
+const HASH_BLOCK: usize = 64;
+
+/// A filter together with the hasher that turns items into digests.
+///
+/// This is the front door for most users: build a filter, wrap it, and
+/// observe items of any `Hash` type. The default hasher is
+/// [`KeyedSipHasher`] with a random key.
+///
+/// ```
+/// use ddf_core::{Deduper, DuplicateFilter, Digest, Verdict};
+///
+/// // A toy filter for the example: remembers digests exactly.
+/// #[derive(Debug, Default)]
+/// struct Set(std::collections::HashSet<Digest>);
+/// impl DuplicateFilter for Set {
+///     fn contains(&self, d: Digest) -> bool { self.0.contains(&d) }
+///     fn insert(&mut self, d: Digest) { self.0.insert(d); }
+///     fn memory_bits(&self) -> u64 { 64 * self.0.len() as u64 }
+///     fn clear(&mut self) { self.0.clear() }
+/// }
+///
+/// let mut seen = Deduper::new(Set::default());
+/// assert_eq!(seen.observe("click-17"), Verdict::Unseen);
+/// assert_eq!(seen.observe("click-17"), Verdict::Duplicate);
+/// assert!(seen.contains("click-17"));
+/// ```
+#[derive(Debug, Clone)]
+pub struct Deduper<F, S = KeyedSipHasher> {
+    filter: F,
+    hasher: S,
+}
+
+impl<F: DuplicateFilter> Deduper<F> {
+    /// Wraps `filter` with a [`KeyedSipHasher`] under a fresh random key.
+    pub fn new(filter: F) -> Self {
+        Deduper {
+            filter,
+            hasher: KeyedSipHasher::new(),
+        }
+    }
+}
+
+impl<F: DuplicateFilter, S: BuildHasher> Deduper<F, S> {
+    /// Wraps `filter` with the given hasher.
+    pub fn with_hasher(filter: F, hasher: S) -> Self {
+        Deduper { filter, hasher }
+    }
+
+    /// The digest the filter sees for `item`.
+    #[inline]
+    pub fn digest<T: Hash + ?Sized>(&self, item: &T) -> Digest {
+        ddf_hash::digest(&self.hasher, item)
+    }
+
+    /// Detect, then insert, `item`.
+    #[inline]
+    pub fn observe<T: Hash + ?Sized>(&mut self, item: &T) -> Verdict {
+        let d = self.digest(item);
+        self.filter.observe(d)
+    }
+
+    /// Whether `item` is reported as seen. No side effects.
+    #[inline]
+    pub fn contains<T: Hash + ?Sized>(&self, item: &T) -> bool {
+        self.filter.contains(self.digest(item))
+    }
+
+    /// Records `item` as seen.
+    #[inline]
+    pub fn insert<T: Hash + ?Sized>(&mut self, item: &T) {
+        let d = self.digest(item);
+        self.filter.insert(d);
+    }
+
+    /// Observes `items` in order, appending one verdict per item to
+    /// `verdicts`. Items are hashed in blocks and each block goes through the
+    /// filter's [`observe_batch`](DuplicateFilter::observe_batch), so filters
+    /// that prefetch get to do so.
+    pub fn observe_many<'a, T, I>(&mut self, items: I, verdicts: &mut Vec<Verdict>)
+    where
+        T: Hash + ?Sized + 'a,
+        I: IntoIterator<Item = &'a T>,
+    {
+        let mut block = [Digest::default(); HASH_BLOCK];
+        let mut filled = 0;
+        for item in items {
+            block[filled] = self.digest(item);
+            filled += 1;
+            if filled == HASH_BLOCK {
+                self.filter.observe_batch(&block, verdicts);
+                filled = 0;
+            }
+        }
+        self.filter.observe_batch(&block[..filled], verdicts);
+    }
+
+    /// The filter.
+    pub fn filter(&self) -> &F {
+        &self.filter
+    }
+
+    /// The filter, mutably (to insert digests directly, or `clear` it).
+    pub fn filter_mut(&mut self) -> &mut F {
+        &mut self.filter
+    }
+
+    /// The hasher.
+    pub fn hasher(&self) -> &S {
+        &self.hasher
+    }
+
+    /// Splits into filter and hasher.
+    pub fn into_parts(self) -> (F, S) {
+        (self.filter, self.hasher)
+    }
+}
+
+impl<F: TimedFilter, S: BuildHasher> Deduper<F, S> {
+    /// Detect, then insert, `item` at time `now` (caller's unit, non-decreasing).
+    #[inline]
+    pub fn observe_at<T: Hash + ?Sized>(&mut self, item: &T, now: u64) -> Verdict {
+        let d = self.digest(item);
+        self.filter.observe_at(d, now)
+    }
+
+    /// Whether `item` is reported as seen at time `now`. No side effects.
+    #[inline]
+    pub fn contains_at<T: Hash + ?Sized>(&self, item: &T, now: u64) -> bool {
+        self.filter.contains_at(self.digest(item), now)
+    }
+
+    /// Records `item` as seen at time `now`.
+    #[inline]
+    pub fn insert_at<T: Hash + ?Sized>(&mut self, item: &T, now: u64) {
+        let d = self.digest(item);
+        self.filter.insert_at(d, now);
+    }
+}
+
+impl<F: Snapshot, S: PortableHasher> Deduper<F, S> {
+    /// A snapshot of filter and hasher key. The key is in the clear: keep
+    /// the bytes as secret as the key (see [`snapshot`]).
+    pub fn to_bytes(&self) -> Vec<u8> {
+        snapshot::seal_with_hasher(&self.filter, &self.hasher)
+    }
+
+    /// Restores a `Deduper` from [`to_bytes`](Self::to_bytes) output.
+    pub fn from_bytes(bytes: &[u8]) -> Result<Self, DecodeError> {
+        let (filter, hasher) = snapshot::open_with_hasher::<F, S>(bytes)?;
+        Ok(Deduper { filter, hasher })
+    }
+
+    /// Writes the snapshot to `writer`.
+    pub fn write_to<W: std::io::Write>(&self, mut writer: W) -> std::io::Result<()> {
+        writer.write_all(&self.to_bytes())
+    }
+
+    /// Reads one snapshot from `reader`, leaving later bytes unread.
+    pub fn read_from<R: std::io::Read>(reader: R) -> Result<Self, DecodeError> {
+        Self::from_bytes(&snapshot::read_sealed(reader)?)
+    }
+}

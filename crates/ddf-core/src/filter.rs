@@ -1,0 +1,200 @@
+//! The core traits: `DuplicateFilter`, `Windowed` and `TimedFilter`.
+
+use ddf_hash::Digest;
+
+/// A filter's answer for one item: seen before (within its window) or not.
+///
+/// `Duplicate` is the papers' DUPLICATE, `Unseen` their UNSEEN.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
+pub enum Verdict {
+    /// The filter believes the item has not been seen (within its window).
+    Unseen,
+    /// The filter believes the item has been seen (within its window).
+    Duplicate,
+}
+
+impl Verdict {
+    /// `Duplicate` if `seen`, else `Unseen`.
+    #[inline]
+    #[must_use]
+    pub const fn from_seen(seen: bool) -> Self {
+        if seen {
+            Verdict::Duplicate
+        } else {
+            Verdict::Unseen
+        }
+    }
+
+    /// Whether this is `Duplicate`.
+    #[inline]
+    #[must_use]
+    pub const fn is_duplicate(self) -> bool {
+        matches!(self, Verdict::Duplicate)
+    }
+}
+
+/// A duplicate-detection filter over item digests: the papers' (Detect, Insert)
+/// pair, with Stream = detect then insert as [`observe`](Self::observe).
+///
+/// The trait is object-safe; `Box<dyn DuplicateFilter>` is a filter too.
+/// Generic conveniences live in [`FilterExt`](crate::FilterExt), and
+/// [`Deduper`](crate::Deduper) hashes items for you.
+///
+/// # Contract
+///
+/// Every implementation keeps these, and the conformance suite
+/// (`ddf_core::conformance!`, feature `testing`) checks them:
+///
+/// - `observe(d)` is equivalent to `{ let seen = contains(d); insert(d); seen }`,
+///   including its effect on later answers and on the filter's own random
+///   choices. A filter may fuse the two for speed, never change the result.
+/// - `contains` has no effect visible through any method.
+/// - `observe_batch` gives the same verdicts, in order, as `observe` one by one.
+/// - `clear` returns the filter to the state it had right after construction,
+///   its internal generator included, so a cleared filter replays a fresh one.
+/// - `memory_bits` counts the state bits as the papers count them; it does not
+///   change as items arrive (unless the type documents a growing state, as
+///   the exact set does).
+pub trait DuplicateFilter {
+    /// Detect: whether the filter reports `digest` as already seen. No side effects.
+    fn contains(&self, digest: Digest) -> bool;
+
+    /// Insert: records `digest` as seen now.
+    fn insert(&mut self, digest: Digest);
+
+    /// Stream: detect, then insert; returns the detection verdict.
+    #[inline]
+    fn observe(&mut self, digest: Digest) -> Verdict {
+        let seen = self.contains(digest);
+        self.insert(digest);
+        Verdict::from_seen(seen)
+    }
+
+    /// Observes every digest in order and appends one verdict per digest to
+    /// `verdicts` (which is not cleared first).
+    ///
+    /// The default loops over [`observe`](Self::observe); filters whose
+    /// operation is a few random memory accesses override it to hash ahead and
+    /// prefetch, hiding memory latency.
+    fn observe_batch(&mut self, digests: &[Digest], verdicts: &mut Vec<Verdict>) {
+        verdicts.reserve(digests.len());
+        for &d in digests {
+            verdicts.push(self.observe(d));
+        }
+    }
+
+    /// Appends `contains(d)` for every digest to `answers` (not cleared first).
+    fn contains_batch(&self, digests: &[Digest], answers: &mut Vec<bool>) {
+        answers.reserve(digests.len());
+        answers.extend(digests.iter().map(|&d| self.contains(d)));
+    }
+
+    /// Bits of filter state, counted as the papers count them (cells times
+    /// cell width, not allocator overhead).
+    fn memory_bits(&self) -> u64;
+
+    /// Forgets everything: back to the state right after construction.
+    fn clear(&mut self);
+}
+
+/// How a windowed filter's window is measured.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
+pub enum Window {
+    /// The last `w` insertions.
+    Count(u64),
+    /// Insertions whose timestamp `ts` satisfies `now − ts < t`, in the
+    /// caller's time unit (see [`TimedFilter`]).
+    Time(u64),
+    /// The whole stream (`w = ∞`): the papers' DDP without a window.
+    Unbounded,
+}
+
+/// A filter that answers for a sliding window rather than for the whole stream.
+///
+/// An item is *in the window* if one of its earlier occurrences is among the
+/// last [`window`](Self::window) insertions (or within that time span). Items
+/// whose latest occurrence is older than window + [`slack`](Self::slack) are
+/// forgotten; between the two the filter may still report them, which is the
+/// slack of the APBF paper's (w, s, p, e) model and the `c·L − w` margin of
+/// the queuing construction. Whether items in the window can be missed (false
+/// negatives) is each type's documented guarantee.
+pub trait Windowed {
+    /// The window `w` (or `t`).
+    fn window(&self) -> Window;
+
+    /// How far beyond the window the filter may still remember an item, in the
+    /// window's unit. 0 for exact windows.
+    fn slack(&self) -> u64 {
+        0
+    }
+}
+
+/// A filter whose window is measured in the caller's time.
+///
+/// The filter never reads a clock: the caller passes `now` (any unit, say
+/// milliseconds), so runs replay exactly. Timestamps must not decrease; a
+/// `now` earlier than the latest one seen is treated as the latest, so a clock
+/// that steps back never revives expired items nor expires fresh ones early.
+pub trait TimedFilter: DuplicateFilter {
+    /// Detect at time `now`. No side effects.
+    fn contains_at(&self, digest: Digest, now: u64) -> bool;
+
+    /// Insert at time `now`.
+    fn insert_at(&mut self, digest: Digest, now: u64);
+
+    /// Detect, then insert, at time `now`.
+    #[inline]
+    fn observe_at(&mut self, digest: Digest, now: u64) -> Verdict {
+        let seen = self.contains_at(digest, now);
+        self.insert_at(digest, now);
+        Verdict::from_seen(seen)
+    }
+}
+
+impl<F: DuplicateFilter + ?Sized> DuplicateFilter for Box<F> {
+    #[inline]
+    fn contains(&self, digest: Digest) -> bool {
+        (**self).contains(digest)
+    }
+    #[inline]
+    fn insert(&mut self, digest: Digest) {
+        (**self).insert(digest)
+    }
+    #[inline]
+    fn observe(&mut self, digest: Digest) -> Verdict {
+        (**self).observe(digest)
+    }
+    fn observe_batch(&mut self, digests: &[Digest], verdicts: &mut Vec<Verdict>) {
+        (**self).observe_batch(digests, verdicts)
+    }
+    fn contains_batch(&self, digests: &[Digest], answers: &mut Vec<bool>) {
+        (**self).contains_batch(digests, answers)
+    }
+    fn memory_bits(&self) -> u64 {
+        (**self).memory_bits()
+    }
+    fn clear(&mut self) {
+        (**self).clear()
+    }
+}
+
+impl<F: Windowed + ?Sized> Windowed for Box<F> {
+    fn window(&self) -> Window {
+        (**self).window()
+    }
+    fn slack(&self) -> u64 {
+        (**self).slack()
+    }
+}
+
+impl<F: TimedFilter + ?Sized> TimedFilter for Box<F> {
+    fn contains_at(&self, digest: Digest, now: u64) -> bool {
+        (**self).contains_at(digest, now)
+    }
+    fn insert_at(&mut self, digest: Digest, now: u64) {
+        (**self).insert_at(digest, now)
+    }
+    fn observe_at(&mut self, digest: Digest, now: u64) -> Verdict {
+        (**self).observe_at(digest, now)
+    }
+}

@@ -1,0 +1,17 @@
+//! The traits, types and contract shared by every `ddf` filter.
+#![doc = include_str!("../README.md")]
+#![forbid(unsafe_code)]
+
+mod deduper;
+mod ext;
+mod filter;
+pub mod snapshot;
+#[cfg(feature = "testing")]
+pub mod testing;
+
+pub use ddf_hash::{Digest, KeyedSipHasher, PortableHasher, digest};
+pub use ddf_param::ParamError;
+pub use deduper::Deduper;
+pub use ext::{FilterExt, Tally};
+pub use filter::{DuplicateFilter, TimedFilter, Verdict, Window, Windowed};
+pub use snapshot::{DecodeError, Snapshot};
