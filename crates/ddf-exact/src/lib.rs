@@ -1,0 +1,436 @@
+//! The exact windowed duplicate filter (Theorem 1 of the sliding-window paper).
+#![doc = include_str!("../README.md")]
+#![forbid(unsafe_code)]
+
+use ddf_core::snapshot::{self, DecodeError, Decoder, Encoder, Snapshot};
+use ddf_core::{Digest, DuplicateFilter, ParamError, TimedFilter, Verdict, Window, Windowed};
+use ddf_hash::MixState;
+use std::collections::hash_map::Entry;
+use std::collections::{HashMap, VecDeque};
+use std::hash::{BuildHasher, Hash};
+
+/// What the dictionary keeps per key present in the window.
+#[derive(Debug, Clone, Copy)]
+struct Slot {
+    /// Occurrences of the key in the FIFO (the counting dictionary's value).
+    count: u64,
+    /// Timestamp of the latest occurrence (time windows only).
+    latest: u64,
+}
+
+/// An exact duplicate filter over the last `w` insertions, the last `t` time
+/// units, or the whole stream: no false positives, no false negatives.
+///
+/// The construction of Theorem 1 of *Approaching Optimal Duplicate Detection
+/// in a Sliding Window* (§3.1): a FIFO `Q` of the window's items and a
+/// dictionary `D` from item to its number of occurrences in `Q`. Insert pushes
+/// onto `Q` and increments `D`; once `Q` holds more than `w` items the oldest
+/// is popped and its count decremented, the key removed at zero. Lookup is a
+/// dictionary probe. Both are O(1) expected.
+///
+/// `K` is the key type: [`Digest`] when used as a [`DuplicateFilter`], any
+/// `Hash + Eq + Clone` type (item ids, strings) as ground truth. `S` hashes
+/// keys for the dictionary; the default [`MixState`] is fast and unkeyed, fine
+/// for digests and trusted ids.
+#[derive(Debug, Clone)]
+pub struct ExactWindow<K = Digest, S = MixState> {
+    window: Window,
+    /// Items of the window, oldest first, with their timestamps in time mode.
+    fifo: VecDeque<(K, u64)>,
+    dict: HashMap<K, Slot, S>,
+    /// The latest timestamp seen (time mode), so time never runs backwards.
+    now: u64,
+}
+
+impl<K: Hash + Eq + Clone> ExactWindow<K> {
+    /// An exact filter over the last `window` insertions (`w ≥ 1`).
+    pub fn new(window: u64) -> Result<Self, ParamError> {
+        Self::with_hasher(Window::Count(window), MixState)
+    }
+
+    /// An exact filter over the last `span` time units (`t ≥ 1`), driven by
+    /// [`observe_key_at`](Self::observe_key_at) or [`TimedFilter`].
+    pub fn with_time_span(span: u64) -> Result<Self, ParamError> {
+        Self::with_hasher(Window::Time(span), MixState)
+    }
+
+    /// An exact set over the whole stream (`w = ∞`); its memory grows with
+    /// the number of distinct items.
+    pub fn unbounded() -> Self {
+        ExactWindow {
+            window: Window::Unbounded,
+            fifo: VecDeque::new(),
+            dict: HashMap::default(),
+            now: 0,
+        }
+    }
+}
+
+impl<K: Hash + Eq + Clone, S: BuildHasher> ExactWindow<K, S> {
+    /// An exact filter for `window` with the dictionary hasher `hasher`.
+    pub fn with_hasher(window: Window, hasher: S) -> Result<Self, ParamError> {
+        match window {
+            Window::Count(0) => return Err(ParamError::new("window", 0, "at least 1 insertion")),
+            Window::Time(0) => return Err(ParamError::new("time_span", 0, "at least 1 time unit")),
+            _ => {}
+        }
+        Ok(ExactWindow {
+            window,
+            fifo: VecDeque::new(),
+            dict: HashMap::with_hasher(hasher),
+            now: 0,
+        })
+    }
+
+    /// The window this filter answers for.
+    pub fn window(&self) -> Window {
+        self.window
+    }
+
+    /// Distinct keys currently in the window.
+    pub fn distinct(&self) -> usize {
+        self.dict.len()
+    }
+
+    /// Items currently in the window, repeats included (distinct items for
+    /// the unbounded set, which keeps each only once).
+    pub fn len(&self) -> usize {
+        match self.window {
+            Window::Unbounded => self.dict.len(),
+            _ => self.fifo.len(),
+        }
+    }
+
+    /// Whether the window holds nothing.
+    pub fn is_empty(&self) -> bool {
+        self.dict.is_empty()
+    }
+
+    /// How often `key` occurs in the window (0 if absent), at the latest time seen.
+    pub fn count(&self, key: &K) -> u64 {
+        match self.dict.get(key) {
+            Some(slot) if self.live(slot, self.now) => slot.count,
+            _ => 0,
+        }
+    }
+
+    fn live(&self, slot: &Slot, now: u64) -> bool {
+        match self.window {
+            Window::Time(span) => now.max(self.now) - slot.latest < span,
+            _ => true,
+        }
+    }
+
+    /// Whether `key` occurs in the window at the latest time seen.
+    pub fn contains_key(&self, key: &K) -> bool {
+        self.contains_key_at(key, self.now)
+    }
+
+    /// Whether `key` occurs in the window at time `now` (time mode; other
+    /// modes ignore `now`). No side effects.
+    pub fn contains_key_at(&self, key: &K, now: u64) -> bool {
+        self.dict.get(key).is_some_and(|slot| self.live(slot, now))
+    }
+
+    /// Records `key` at the latest time seen.
+    pub fn insert_key(&mut self, key: K) {
+        self.insert_key_at(key, self.now);
+    }
+
+    /// Records `key` at time `now` (time mode; other modes ignore `now`).
+    pub fn insert_key_at(&mut self, key: K, now: u64) {
+        let now = now.max(self.now);
+        self.now = now;
+        if let Window::Time(span) = self.window {
+            self.expire(|&(_, ts)| now - ts >= span);
+        }
+        match self.dict.entry(key.clone()) {
+            Entry::Occupied(mut e) => {
+                let slot = e.get_mut();
+                slot.count += 1;
+                slot.latest = now;
+                if self.window == Window::Unbounded {
+                    // The set keeps each key once; the FIFO is not needed.
+                    return;
+                }
+            }
+            Entry::Vacant(e) => {
+                e.insert(Slot {
+                    count: 1,
+                    latest: now,
+                });
+                if self.window == Window::Unbounded {
+                    return;
+                }
+            }
+        }
+        self.fifo.push_back((key, now));
+        if let Window::Count(w) = self.window {
+            let excess = self.fifo.len() as u64 > w;
+            if excess {
+                self.pop_oldest();
+            }
+        }
+    }
+
+    /// Detect, then insert, `key`.
+    pub fn observe_key(&mut self, key: K) -> Verdict {
+        self.observe_key_at(key, self.now)
+    }
+
+    /// Detect, then insert, `key` at time `now`.
+    pub fn observe_key_at(&mut self, key: K, now: u64) -> Verdict {
+        let seen = self.contains_key_at(&key, now);
+        self.insert_key_at(key, now);
+        Verdict::from_seen(seen)
+    }
+
+    fn expire(&mut self, mut stale: impl FnMut(&(K, u64)) -> bool) {
+        while self.fifo.front().is_some_and(&mut stale) {
+            self.pop_oldest();
+        }
+    }
+
+    fn pop_oldest(&mut self) {
+        if let Some((old, _)) = self.fifo.pop_front()
+            && let Entry::Occupied(mut e) = self.dict.entry(old)
+        {
+            e.get_mut().count -= 1;
+            if e.get().count == 0 {
+                e.remove();
+            }
+        }
+    }
+
+    /// Forgets everything.
+    pub fn clear_all(&mut self) {
+        self.fifo.clear();
+        self.dict.clear();
+        self.now = 0;
+    }
+
+    /// State bits as Theorem 1 counts them, with keys of `key_bits` bits
+    /// (`log2 |Γ|`): `w·(⌈log2 w⌉ + 2·key_bits)` for a count window (the FIFO
+    /// and the dictionary of keys and counters, sized for a full window); for
+    /// time windows and the unbounded set, the same per stored item for the
+    /// items held now (time windows also keep a 64-bit timestamp per item).
+    pub fn theorem1_bits(&self, key_bits: u64) -> u64 {
+        let counter_bits = |w: u64| u64::from(64 - w.leading_zeros()).max(1);
+        match self.window {
+            Window::Count(w) => w.saturating_mul(counter_bits(w) + 2 * key_bits),
+            Window::Time(_) => {
+                let n = self.fifo.len() as u64;
+                n.saturating_mul(counter_bits(n) + 2 * key_bits + 64)
+            }
+            Window::Unbounded => (self.dict.len() as u64).saturating_mul(key_bits),
+        }
+    }
+}
+
+impl DuplicateFilter for ExactWindow<Digest, MixState> {
+    #[inline]
+    fn contains(&self, digest: Digest) -> bool {
+        self.contains_key(&digest)
+    }
+
+    #[inline]
+    fn insert(&mut self, digest: Digest) {
+        self.insert_key(digest);
+    }
+
+    /// Theorem 1's count with 64-bit digests as keys (see [`ExactWindow::theorem1_bits`]).
+    fn memory_bits(&self) -> u64 {
+        self.theorem1_bits(64)
+    }
+
+    fn clear(&mut self) {
+        self.clear_all();
+    }
+}
+
+impl TimedFilter for ExactWindow<Digest, MixState> {
+    fn contains_at(&self, digest: Digest, now: u64) -> bool {
+        self.contains_key_at(&digest, now)
+    }
+
+    fn insert_at(&mut self, digest: Digest, now: u64) {
+        self.insert_key_at(digest, now);
+    }
+}
+
+impl<K: Hash + Eq + Clone, S: BuildHasher> Windowed for ExactWindow<K, S> {
+    fn window(&self) -> Window {
+        self.window
+    }
+}
+
+const MODE_COUNT: u8 = 0;
+const MODE_TIME: u8 = 1;
+const MODE_UNBOUNDED: u8 = 2;
+
+/// Body: mode (u8), window parameter (u64), clock (u64), then the items as
+/// length-prefixed words — oldest first, `key, timestamp` pairs in time mode,
+/// sorted keys for the unbounded set (its dictionary has no order).
+impl Snapshot for ExactWindow<Digest, MixState> {
+    const KIND: u16 = snapshot::kind::EXACT_WINDOW;
+
+    fn encode_body(&self, out: &mut Encoder) {
+        let (mode, param) = match self.window {
+            Window::Count(w) => (MODE_COUNT, w),
+            Window::Time(t) => (MODE_TIME, t),
+            Window::Unbounded => (MODE_UNBOUNDED, 0),
+        };
+        out.put_u8(mode);
+        out.put_u64(param);
+        out.put_u64(self.now);
+        let words: Vec<u64> = match self.window {
+            Window::Count(_) => self.fifo.iter().map(|(k, _)| k.get()).collect(),
+            Window::Time(_) => self
+                .fifo
+                .iter()
+                .flat_map(|(k, ts)| [k.get(), *ts])
+                .collect(),
+            Window::Unbounded => {
+                let mut keys: Vec<u64> = self.dict.keys().map(|k| k.get()).collect();
+                keys.sort_unstable();
+                keys
+            }
+        };
+        out.put_words(&words);
+    }
+
+    fn decode_body(input: &mut Decoder<'_>, _version: u16) -> Result<Self, DecodeError> {
+        let mode = input.u8("mode")?;
+        let param = input.u64("window")?;
+        let now = input.u64("clock")?;
+        let words = input.words("items")?;
+        let mut f = match mode {
+            MODE_COUNT => ExactWindow::new(param)?,
+            MODE_TIME => ExactWindow::with_time_span(param)?,
+            MODE_UNBOUNDED if param == 0 => ExactWindow::unbounded(),
+            MODE_UNBOUNDED => {
+                return Err(DecodeError::invalid(
+                    "window",
+                    "the unbounded set has no window",
+                ));
+            }
+            m => return Err(DecodeError::invalid("mode", format!("unknown mode {m}"))),
+        };
+        match mode {
+            MODE_COUNT => {
+                if words.len() as u64 > param {
+                    return Err(DecodeError::invalid(
+                        "items",
+                        "more items than the window holds",
+                    ));
+                }
+                for w in words {
+                    f.insert_key(Digest::new(w));
+                }
+            }
+            MODE_TIME => {
+                if words.len() % 2 != 0 {
+                    return Err(DecodeError::invalid(
+                        "items",
+                        "time-window items come in key, timestamp pairs",
+                    ));
+                }
+                let mut last = 0;
+                for pair in words.chunks_exact(2) {
+                    let ts = pair[1];
+                    if ts < last || ts > now || now - ts >= param {
+                        return Err(DecodeError::invalid(
+                            "items",
+                            "timestamps out of order or outside the window",
+                        ));
+                    }
+                    last = ts;
+                    f.insert_key_at(Digest::new(pair[0]), ts);
+                }
+            }
+            _ => {
+                if words.windows(2).any(|p| p[0] >= p[1]) {
+                    return Err(DecodeError::invalid(
+                        "items",
+                        "set keys must be sorted and distinct",
+                    ));
+                }
+                for w in words {
+                    f.insert_key(Digest::new(w));
+                }
+            }
+        }
+        f.now = now;
+        Ok(f)
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn bad_windows_are_param_errors() {
+        assert_eq!(ExactWindow::<u64>::new(0).unwrap_err().param(), "window");
+        assert_eq!(
+            ExactWindow::<u64>::with_time_span(0).unwrap_err().param(),
+            "time_span"
+        );
+    }
+
+    #[test]
+    fn count_window_forgets_after_w() {
+        let mut f = ExactWindow::<u64>::new(3).unwrap();
+        assert_eq!(f.observe_key(1), Verdict::Unseen);
+        for k in [2, 3, 4] {
+            f.observe_key(k);
+        }
+        // 1 was 4 insertions ago: outside a window of 3.
+        assert_eq!(f.observe_key(1), Verdict::Unseen);
+        // 3 was 3 insertions ago (4, 1 and itself at distance 3): inside.
+        assert_eq!(f.observe_key(3), Verdict::Duplicate);
+        assert_eq!(f.len(), 3);
+    }
+
+    #[test]
+    fn repeats_are_counted() {
+        let mut f = ExactWindow::<u64>::new(4).unwrap();
+        for k in [7, 7, 7, 1] {
+            f.observe_key(k);
+        }
+        assert_eq!(f.count(&7), 3);
+        f.observe_key(2);
+        assert_eq!(f.count(&7), 2);
+        assert_eq!(f.distinct(), 3);
+    }
+
+    #[test]
+    fn time_window_uses_half_open_span() {
+        let mut f = ExactWindow::<u64>::with_time_span(10).unwrap();
+        f.observe_key_at(1, 100);
+        assert!(f.contains_key_at(&1, 109));
+        assert!(!f.contains_key_at(&1, 110));
+        // A clock stepping back is clamped to the latest time.
+        f.observe_key_at(2, 105);
+        assert!(f.contains_key_at(&2, 105));
+        assert_eq!(f.observe_key_at(1, 111), Verdict::Unseen);
+        assert_eq!(f.observe_key_at(1, 111), Verdict::Duplicate);
+    }
+
+    #[test]
+    fn unbounded_never_forgets() {
+        let mut f = ExactWindow::<u64>::unbounded();
+        for k in 0..1000 {
+            f.observe_key(k);
+        }
+        assert!((0..1000).all(|k| f.contains_key(&k)));
+        assert_eq!(f.len(), 1000);
+    }
+
+    #[test]
+    fn theorem1_memory() {
+        let f = ExactWindow::<u64>::new(1024).unwrap();
+        // 1024 · (11 + 2·20): counters up to 1024 need 11 bits.
+        assert_eq!(f.theorem1_bits(20), 1024 * (11 + 40));
+    }
+}
