@@ -1,0 +1,178 @@
+//! Property tests: ranges, monotonicity, limits and agreement with naive forms where those are accurate.
+
+use ddf_theory::bloom::{partitioned_fp, slice_fill_ratio, standard_fp};
+use ddf_theory::numerics::{find_root, minimize, one_minus_pow1m, pow1m};
+use ddf_theory::sliding_window::{ep_inf_lower_bound, ep_n_lower_bound, near_exact_fp};
+use ddf_theory::stats::{
+    binomial_pmf, clopper_pearson_interval, normal_quantile, student_t_quantile, wilson_interval,
+    z_for_confidence,
+};
+use ddf_theory::stream::{
+    expected_distinct, expected_duplicates, expected_windowed_duplicate_fraction,
+    expected_windowed_duplicates,
+};
+use proptest::prelude::*;
+
+fn close(a: f64, b: f64, rel: f64) -> bool {
+    (a - b).abs() <= rel * a.abs().max(b.abs())
+}
+
+proptest! {
+    #![proptest_config(ProptestConfig::with_cases(512))]
+
+    /// Where `1 − x` is exact enough (x not tiny) and n moderate, `powf` is accurate too.
+    #[test]
+    fn pow1m_agrees_with_naive_powf(x in 1e-3_f64..0.999, n in 0.0_f64..1000.0) {
+        let naive = (1.0 - x).powf(n);
+        // powf amplifies the rounding of 1 − x by n; allow for it.
+        let tolerance = 1e-15 * (1.0 + n);
+        prop_assert!(close(pow1m(x, n), naive, tolerance) || naive < 1e-290);
+        prop_assert!((pow1m(x, n) + one_minus_pow1m(x, n) - 1.0).abs() <= 2e-16);
+    }
+
+    #[test]
+    fn pow1m_is_a_probability_and_monotone(x in 0.0_f64..=1.0, n in 0.0_f64..1e12, extra in 0.0_f64..1e6) {
+        let p = pow1m(x, n);
+        prop_assert!((0.0..=1.0).contains(&p));
+        prop_assert!(pow1m(x, n + extra) <= p);
+        prop_assert!(one_minus_pow1m(x, n + extra) >= one_minus_pow1m(x, n));
+    }
+
+    #[test]
+    fn brent_finds_roots_of_known_functions(root in -100.0_f64..100.0, width in 0.1_f64..50.0, skew in 0.0_f64..1.0) {
+        let lo = root - width * skew;
+        let hi = root + width * (1.0 - skew) + 1e-3;
+        let cubic = |x: f64| (x - root) * (x * x + 1.0);
+        let found = find_root(cubic, lo, hi, 0.0).unwrap();
+        prop_assert!((found - root).abs() <= 1e-13 * root.abs().max(1.0));
+        let exp_shift = |x: f64| (x - root).exp_m1();
+        let found = find_root(exp_shift, lo, hi, 0.0).unwrap();
+        prop_assert!((found - root).abs() <= 1e-13 * root.abs().max(1.0));
+    }
+
+    #[test]
+    fn brent_minimises_parabolas(vertex in -50.0_f64..50.0, curvature in 0.01_f64..100.0) {
+        let m = minimize(|x: f64| curvature * (x - vertex).powi(2) + 3.0, -100.0, 100.0, 1e-12).unwrap();
+        prop_assert!((m.arg - vertex).abs() <= 1e-6 * vertex.abs().max(1.0));
+        prop_assert!((m.value - 3.0).abs() <= 1e-10);
+    }
+
+    #[test]
+    fn wilson_contains_the_point_estimate(trials in 1_u64..2_000_000_000, frac in 0.0_f64..=1.0, confidence in 0.5_f64..0.999_999) {
+        let successes = ((trials as f64) * frac).floor() as u64;
+        let (lo, hi) = wilson_interval(successes, trials, z_for_confidence(confidence));
+        let p_hat = successes as f64 / trials as f64;
+        prop_assert!(0.0 <= lo && lo <= p_hat && p_hat <= hi && hi <= 1.0, "{lo} {p_hat} {hi}");
+    }
+
+    /// Clopper–Pearson is wider than Wilson for small counts at usual levels.
+    ///
+    /// Not at every level: at 99% and above Wilson is the wider one near 0 and
+    /// n (0 of n: Wilson's upper end is z²/(n + z²), Clopper–Pearson's about
+    /// ln(2/α)/n, which is smaller once z² > ln(2/α)); at 95% only 0 of n
+    /// (n ≥ 46) is an exception. Checked exhaustively for n ≤ 150 offline.
+    #[test]
+    fn clopper_pearson_is_wider_than_wilson_for_small_counts(trials in 2_u64..150, frac in 0.0_f64..1.0, confidence in 0.5_f64..=0.95) {
+        let successes = 1 + ((trials - 1) as f64 * frac).floor() as u64;
+        prop_assume!(successes < trials);
+        let (w_lo, w_hi) = wilson_interval(successes, trials, z_for_confidence(confidence));
+        let (c_lo, c_hi) = clopper_pearson_interval(successes, trials, confidence);
+        prop_assert!(c_hi - c_lo >= w_hi - w_lo - 1e-12, "cp {c_lo}..{c_hi} wilson {w_lo}..{w_hi}");
+    }
+
+    /// The defining property of Clopper–Pearson: for every p, the interval
+    /// covers p with probability at least the confidence level.
+    #[test]
+    fn clopper_pearson_covers_at_least_the_nominal_level(trials in 1_u64..40, p in 0.001_f64..0.999, confidence in 0.5_f64..0.9999) {
+        let coverage: f64 = (0..=trials)
+            .filter(|&s| {
+                let (lo, hi) = clopper_pearson_interval(s, trials, confidence);
+                lo <= p && p <= hi
+            })
+            .map(|s| binomial_pmf(s, trials, p))
+            .sum();
+        prop_assert!(coverage >= confidence - 1e-9, "coverage {coverage}");
+    }
+
+    #[test]
+    fn quantiles_are_monotone_and_t_is_heavier_than_normal(p in 0.5001_f64..0.999_999, df in 1.0_f64..1e6) {
+        let z = normal_quantile(p);
+        prop_assert!(normal_quantile(p + 1e-5 * (1.0 - p)) > z);
+        let t = student_t_quantile(p, df);
+        prop_assert!(t >= z * (1.0 - 1e-12), "t {t} z {z}");
+    }
+
+    /// Theorem 4 of the sliding-window paper: a probability, falling in M, rising to its asymptote in n.
+    #[test]
+    fn theorem4_bound_is_a_probability_falling_in_memory(
+        log2_gamma in 1.0_f64..64.0,
+        memory in 0.0_f64..1e9,
+        more_memory in 0.0_f64..1e9,
+        extra_items in 1.0_f64..1e12,
+    ) {
+        let gamma = 2f64.powf(log2_gamma);
+        let n = memory + more_memory + extra_items;
+        let bound = ep_n_lower_bound(memory, n, gamma);
+        prop_assert!((0.0..=1.0).contains(&bound));
+        prop_assert!(ep_n_lower_bound(memory + more_memory, n, gamma) <= bound * (1.0 + 1e-12));
+        // The finite-n bound lies below its n → ∞ limit.
+        prop_assert!(bound <= ep_inf_lower_bound(memory, gamma) * (1.0 + 1e-12) + 1e-300);
+    }
+
+    #[test]
+    fn near_exact_fp_is_about_one_over_w(w in 2.0_f64..1e15) {
+        let fp = near_exact_fp(w);
+        // 1/w − (w − 1)/(2w³) ≤ FP ≤ 1/w (Bonferroni), up to a few ulps of rounding.
+        let upper = 1.0 / w;
+        let lower = 1.0 / w - 0.5 / (w * w);
+        prop_assert!(fp <= upper * (1.0 + 1e-14) && fp >= lower * (1.0 - 1e-14));
+    }
+
+    #[test]
+    fn stream_counts_are_consistent(n in 0.0_f64..1e12, log2_u in 0.0_f64..64.0, w in 0.0_f64..1e9) {
+        let u = 2f64.powf(log2_u);
+        let duplicates = expected_duplicates(n, u);
+        prop_assert!(duplicates >= 0.0 && duplicates <= (n - 1.0).max(0.0) * (1.0 + 1e-12));
+        // Every item is a first occurrence or a duplicate.
+        if n >= 1.0 {
+            let distinct = expected_distinct(n, u);
+            prop_assert!(close(distinct + duplicates, n, 1e-12));
+        }
+        let windowed = expected_windowed_duplicates(n, u, w);
+        prop_assert!(windowed >= 0.0 && windowed <= duplicates * (1.0 + 1e-12));
+        let fraction = expected_windowed_duplicate_fraction(n, u, w);
+        prop_assert!((0.0..=1.0).contains(&fraction));
+    }
+
+    #[test]
+    fn bloom_rates_are_probabilities_rising_with_load(n in 0.0_f64..1e9, extra in 1.0_f64..1e6, m in 1.0_f64..1e9, k in 1.0_f64..30.0) {
+        let p = partitioned_fp(n, m, k);
+        prop_assert!((0.0..=1.0).contains(&p));
+        prop_assert!(partitioned_fp(n + extra, m, k) >= p);
+        prop_assert!(slice_fill_ratio(n + extra, m) >= slice_fill_ratio(n, m));
+        // At equal memory the unpartitioned filter is never worse.
+        prop_assert!(standard_fp(n, k * m, k) <= p * (1.0 + 1e-12));
+    }
+}
+
+proptest! {
+    // Each interval at up to 10^9 trials sums O(√n) binomial terms per evaluation: few cases.
+    #![proptest_config(ProptestConfig::with_cases(12))]
+
+    #[test]
+    fn clopper_pearson_contains_the_point_estimate(trials in 1_u64..1_000_000_000, frac in 0.0_f64..=1.0) {
+        let successes = ((trials as f64) * frac).floor() as u64;
+        let (lo, hi) = clopper_pearson_interval(successes, trials, 0.9999);
+        let p_hat = successes as f64 / trials as f64;
+        prop_assert!(0.0 <= lo && lo <= p_hat && p_hat <= hi && hi <= 1.0, "{lo} {p_hat} {hi}");
+    }
+}
+
+#[test]
+fn one_minus_pow1m_needs_no_precision_from_one_minus_x() {
+    // One in a trillion collides, over a billion trials: 1e-3 to first order.
+    let p = one_minus_pow1m(1e-12_f64, 1e9);
+    assert!(close(p, -(-1e-3_f64).exp_m1(), 1e-12));
+    assert_eq!(1.0 - (1.0 - 1e-17_f64).powf(1e9), 0.0);
+    assert!(close(one_minus_pow1m(1e-17_f64, 1e9), 1e-8, 1e-8));
+}
