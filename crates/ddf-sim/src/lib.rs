@@ -1,0 +1,13 @@
+//! Streams, ground truth and error measurement for `ddf` filters.
+#![doc = include_str!("../README.md")]
+#![forbid(unsafe_code)]
+
+mod arrivals;
+mod eval;
+mod parallel;
+mod source;
+
+pub use arrivals::Arrivals;
+pub use eval::{Bucket, EvalConfig, Report, evaluate, evaluate_timed};
+pub use parallel::{run_seeds, threads};
+pub use source::{Distinct, Lines, Source, Uniform, Zipf};
