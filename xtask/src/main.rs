@@ -1,0 +1,93 @@
+//! ddf's task runner: `cargo xtask verify | tables`.
+
+mod checks;
+mod outcome;
+mod paths;
+mod tables;
+mod verify;
+
+use std::process::ExitCode;
+
+const USAGE: &str = "\
+usage: cargo xtask <command> [options]
+
+commands:
+  verify   check theory against simulation for every filter
+           --quick            CI-sized streams (a few minutes on 2 cores)
+           --only SUBSTRING   run only checks whose id contains SUBSTRING
+           --seed N           base seed of every stream (default 1)
+           --list             list the checks and exit
+  tables   write reproduced paper tables to target/ddf/tables/
+           --quick            shorter streams (the output says so)
+           --only SUBSTRING   only tables whose name contains SUBSTRING
+           --seed N           base seed (default 1)
+";
+
+/// Options shared by the commands.
+#[derive(Debug, Clone)]
+pub(crate) struct Options {
+    pub(crate) quick: bool,
+    pub(crate) only: Option<String>,
+    pub(crate) seed: u64,
+    pub(crate) list: bool,
+}
+
+fn parse(args: &[String]) -> Result<Options, String> {
+    let mut opts = Options {
+        quick: false,
+        only: None,
+        seed: 1,
+        list: false,
+    };
+    let mut it = args.iter();
+    while let Some(arg) = it.next() {
+        match arg.as_str() {
+            "--quick" => opts.quick = true,
+            "--list" => opts.list = true,
+            "--only" => opts.only = Some(it.next().ok_or("--only needs a SUBSTRING")?.clone()),
+            "--seed" => {
+                let v = it.next().ok_or("--seed needs a number")?;
+                opts.seed = v
+                    .parse()
+                    .map_err(|_| format!("--seed: `{v}` is not a non-negative integer"))?;
+            }
+            other => return Err(format!("unknown option `{other}`")),
+        }
+    }
+    Ok(opts)
+}
+
+fn main() -> ExitCode {
+    let args: Vec<String> = std::env::args().skip(1).collect();
+    let Some((command, rest)) = args.split_first() else {
+        eprint!("{USAGE}");
+        return ExitCode::from(2);
+    };
+    let opts = match parse(rest) {
+        Ok(o) => o,
+        Err(e) => {
+            eprintln!("error: {e}\n\n{USAGE}");
+            return ExitCode::from(2);
+        }
+    };
+    let result = match command.as_str() {
+        "verify" => verify::run(&opts),
+        "tables" => tables::run(&opts),
+        "help" | "--help" | "-h" => {
+            print!("{USAGE}");
+            Ok(true)
+        }
+        other => {
+            eprintln!("error: unknown command `{other}`\n\n{USAGE}");
+            return ExitCode::from(2);
+        }
+    };
+    match result {
+        Ok(true) => ExitCode::SUCCESS,
+        Ok(false) => ExitCode::FAILURE,
+        Err(e) => {
+            eprintln!("error: {e}");
+            ExitCode::FAILURE
+        }
+    }
+}

@@ -1,0 +1,219 @@
+//! `cargo xtask verify`: run every registered check, report, and fail on any failure.
+
+use crate::Options;
+use crate::checks;
+use crate::outcome::Outcome;
+use crate::paths::output_dir;
+use serde::Serialize;
+use std::fmt::Write as _;
+use std::time::Instant;
+
+/// One registered check: theory against simulation for one claim of a paper.
+#[derive(Debug, Clone, Copy)]
+pub(crate) struct Check {
+    /// `family/what`, e.g. `exact/zero-errors-uniform`.
+    pub(crate) id: &'static str,
+    /// The paper and section (or theorem) the check tests.
+    pub(crate) paper: &'static str,
+    pub(crate) run: fn(&Ctx) -> Outcome,
+}
+
+/// What a check may ask of the run.
+#[derive(Debug, Clone)]
+pub(crate) struct Ctx {
+    pub(crate) quick: bool,
+    pub(crate) seed: u64,
+}
+
+impl Ctx {
+    /// `quick` in `--quick` mode, `full` otherwise.
+    pub(crate) fn pick<T>(&self, quick: T, full: T) -> T {
+        if self.quick { quick } else { full }
+    }
+
+    /// `n` distinct seeds derived from the base seed and a per-check salt, so
+    /// checks do not share streams.
+    pub(crate) fn seeds(&self, salt: u64, n: usize) -> Vec<u64> {
+        (0..n as u64)
+            .map(|i| ddf_hash::mix64(self.seed ^ ddf_hash::mix64(salt.wrapping_add(i << 32))))
+            .collect()
+    }
+}
+
+#[derive(Debug, Serialize)]
+struct Row {
+    id: &'static str,
+    paper: &'static str,
+    predicted: f64,
+    measured: f64,
+    tolerance: f64,
+    pass: bool,
+    rule: String,
+    note: String,
+    seconds: f64,
+}
+
+/// Runs the checks selected by `opts`; `Ok(true)` if all passed.
+pub(crate) fn run(opts: &Options) -> Result<bool, String> {
+    let all = checks::all();
+    let selected: Vec<Check> = all
+        .into_iter()
+        .filter(|c| opts.only.as_ref().is_none_or(|s| c.id.contains(s.as_str())))
+        .collect();
+    if opts.list {
+        for c in &selected {
+            println!("{:<44} {}", c.id, c.paper);
+        }
+        return Ok(true);
+    }
+    if selected.is_empty() {
+        return Err(format!(
+            "no check id contains `{}`",
+            opts.only.as_deref().unwrap_or("")
+        ));
+    }
+    let ctx = Ctx {
+        quick: opts.quick,
+        seed: opts.seed,
+    };
+    let mode = if opts.quick { "quick" } else { "full" };
+    eprintln!(
+        "verify: {} checks, {mode} mode, seed {}, {} threads",
+        selected.len(),
+        opts.seed,
+        ddf_sim::threads()
+    );
+    let started = Instant::now();
+    let mut rows = Vec::with_capacity(selected.len());
+    for (i, check) in selected.iter().enumerate() {
+        eprint!("[{:>3}/{}] {:<44} ", i + 1, selected.len(), check.id);
+        let t = Instant::now();
+        let outcome = std::panic::catch_unwind(|| (check.run)(&ctx)).unwrap_or_else(|panic| {
+            let msg = panic
+                .downcast_ref::<String>()
+                .cloned()
+                .or_else(|| panic.downcast_ref::<&str>().map(|s| s.to_string()))
+                .unwrap_or_else(|| "unknown panic".into());
+            Outcome {
+                pass: false,
+                rule: "the check panicked".into(),
+                ..Outcome::exact(f64::NAN, f64::NAN)
+            }
+            .note(format!("panic: {msg}"))
+        });
+        let seconds = t.elapsed().as_secs_f64();
+        eprintln!(
+            "{} ({seconds:.1} s)",
+            if outcome.pass { "ok" } else { "FAILED" }
+        );
+        rows.push(Row {
+            id: check.id,
+            paper: check.paper,
+            predicted: outcome.predicted,
+            measured: outcome.measured,
+            tolerance: outcome.tolerance,
+            pass: outcome.pass,
+            rule: outcome.rule,
+            note: outcome.note,
+            seconds,
+        });
+    }
+    let failed = rows.iter().filter(|r| !r.pass).count();
+    print!("{}", console_table(&rows));
+    let summary = format!(
+        "{} checks, {} passed, {failed} failed, in {:.0} s ({mode} mode, seed {})",
+        rows.len(),
+        rows.len() - failed,
+        started.elapsed().as_secs_f64(),
+        opts.seed
+    );
+    println!("{summary}");
+    let dir = output_dir().map_err(|e| format!("creating target/ddf: {e}"))?;
+    let md = markdown(&rows, &summary);
+    std::fs::write(dir.join("verify.md"), md).map_err(|e| format!("writing verify.md: {e}"))?;
+    let json = serde_json::to_string_pretty(&rows).map_err(|e| e.to_string())?;
+    std::fs::write(dir.join("verify.json"), json + "\n")
+        .map_err(|e| format!("writing verify.json: {e}"))?;
+    eprintln!("wrote {} and verify.json", dir.join("verify.md").display());
+    Ok(failed == 0)
+}
+
+/// Numbers in a fixed width: plain for ordinary magnitudes, scientific for tiny ones.
+fn num(x: f64) -> String {
+    if x == 0.0 || x.is_nan() || (1e-3..1e3).contains(&x.abs()) {
+        format!("{x:.6}")
+    } else {
+        format!("{x:.4e}")
+    }
+}
+
+fn console_table(rows: &[Row]) -> String {
+    let mut out = String::new();
+    let _ = writeln!(
+        out,
+        "\n{:<6} {:<44} {:>14} {:>14} {:>12}",
+        "", "check", "predicted", "measured", "tolerance"
+    );
+    for r in rows {
+        let _ = writeln!(
+            out,
+            "{:<6} {:<44} {:>14} {:>14} {:>12}",
+            if r.pass { "ok" } else { "FAIL" },
+            r.id,
+            num(r.predicted),
+            num(r.measured),
+            num(r.tolerance)
+        );
+    }
+    out
+}
+
+fn markdown(rows: &[Row], summary: &str) -> String {
+    let mut out = String::from("# cargo xtask verify\n\n");
+    let _ = writeln!(out, "{summary}\n");
+    out.push_str("| | check | paper | predicted | measured | tolerance | rule | note |\n");
+    out.push_str("| --- | --- | --- | ---: | ---: | ---: | --- | --- |\n");
+    for r in rows {
+        let _ = writeln!(
+            out,
+            "| {} | `{}` | {} | {} | {} | {} | {} | {} |",
+            if r.pass { "ok" } else { "**FAIL**" },
+            r.id,
+            r.paper,
+            num(r.predicted),
+            num(r.measured),
+            num(r.tolerance),
+            r.rule.replace('|', "\\|"),
+            r.note.replace('|', "\\|")
+        );
+    }
+    out
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn check_ids_are_unique_and_well_formed() {
+        let all = checks::all();
+        let mut ids: Vec<&str> = all.iter().map(|c| c.id).collect();
+        for id in &ids {
+            let (family, what) = id.split_once('/').unwrap_or(("", ""));
+            assert!(
+                !family.is_empty() && !what.is_empty(),
+                "check id `{id}` is not family/what"
+            );
+            assert!(
+                id.chars()
+                    .all(|c| c.is_ascii_lowercase() || c.is_ascii_digit() || "/-_.".contains(c)),
+                "{id}"
+            );
+        }
+        let n = ids.len();
+        ids.sort_unstable();
+        ids.dedup();
+        assert_eq!(ids.len(), n, "duplicate check ids");
+        assert!(all.iter().all(|c| !c.paper.is_empty()));
+    }
+}
