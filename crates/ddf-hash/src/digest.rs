@@ -103,6 +103,60 @@ impl Digest {
     }
 }
 
+impl Digest {
+    /// Random access to the same probe sequence as [`probes`](Self::probes):
+    /// probe `i` without computing the `i` before it.
+    ///
+    /// Age-partitioned filters tie one probe to each physical slice and visit
+    /// slices out of order (the APBF query jumps back `k` slices on a miss),
+    /// so they need probe `i` directly.
+    #[inline]
+    #[must_use]
+    pub const fn indexed_probes(self) -> IndexedProbes {
+        IndexedProbes {
+            a: self.0,
+            b: self.remix().0 | 1,
+        }
+    }
+}
+
+/// The probe sequence of one digest with random access; see
+/// [`Digest::indexed_probes`]. `index(i, m)` equals the `i`-th item of
+/// [`Digest::probes`]`(m)`.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct IndexedProbes {
+    a: u64,
+    b: u64,
+}
+
+impl IndexedProbes {
+    /// The raw 64-bit value of probe `i`, `a + i·b + (i³ − i)/6` (mod 2^64),
+    /// before range reduction: a well-mixed hash for structures that derive
+    /// more than an index from a probe (a block and the bits within it).
+    #[inline]
+    #[must_use]
+    pub const fn hash(self, i: u32) -> u64 {
+        let i = i as u64;
+        // (i − 1)·i·(i + 1) is divisible by 6; below 2^21 it fits in 64 bits.
+        let cubic = if i < 1 << 21 {
+            i.saturating_sub(1) * i * (i + 1) / 6
+        } else {
+            let i = i as u128;
+            ((i - 1) * i * (i + 1) / 6) as u64
+        };
+        self.a
+            .wrapping_add(i.wrapping_mul(self.b))
+            .wrapping_add(cubic)
+    }
+
+    /// Probe `i` reduced to `0..m` by multiply-shift.
+    #[inline]
+    #[must_use]
+    pub const fn index(self, i: u32, m: u64) -> u64 {
+        Digest(self.hash(i)).reduce(m)
+    }
+}
+
 impl From<u64> for Digest {
     /// Same as [`Digest::new`]: the value must already be a uniform hash.
     fn from(hash: u64) -> Self {
@@ -166,6 +220,22 @@ mod tests {
         assert_eq!(d.top_bits(0), 0);
         assert_eq!(d.top_bits(4), 0xf);
         assert_eq!(d.top_bits(64), d.get());
+    }
+
+    #[test]
+    fn indexed_probes_match_the_sequence() {
+        for h in [0u64, 1, u64::MAX, 0xdead_beef, 0x0123_4567_89ab_cdef] {
+            let d = Digest::new(h);
+            let at = d.indexed_probes();
+            let mut seq = d.probes(1 << 40);
+            for i in 0..200u32 {
+                assert_eq!(at.index(i, 1 << 40), seq.next().unwrap(), "h = {h:#x}, i = {i}");
+            }
+            // Past the 64-bit fast path the value still follows the recurrence.
+            let (x, y) = (at.hash((1 << 21) - 1), at.hash(1 << 21));
+            let step = d.remix().get() | 1;
+            assert_eq!(y, x.wrapping_add(step).wrapping_add(((1u64 << 21) - 1) * (1 << 21) / 2));
+        }
     }
 
     #[test]
