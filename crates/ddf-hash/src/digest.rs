@@ -229,12 +229,20 @@ mod tests {
             let at = d.indexed_probes();
             let mut seq = d.probes(1 << 40);
             for i in 0..200u32 {
-                assert_eq!(at.index(i, 1 << 40), seq.next().unwrap(), "h = {h:#x}, i = {i}");
+                assert_eq!(
+                    at.index(i, 1 << 40),
+                    seq.next().unwrap(),
+                    "h = {h:#x}, i = {i}"
+                );
             }
             // Past the 64-bit fast path the value still follows the recurrence.
             let (x, y) = (at.hash((1 << 21) - 1), at.hash(1 << 21));
             let step = d.remix().get() | 1;
-            assert_eq!(y, x.wrapping_add(step).wrapping_add(((1u64 << 21) - 1) * (1 << 21) / 2));
+            assert_eq!(
+                y,
+                x.wrapping_add(step)
+                    .wrapping_add(((1u64 << 21) - 1) * (1 << 21) / 2)
+            );
         }
     }
 
