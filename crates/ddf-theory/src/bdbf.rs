@@ -9,10 +9,11 @@
 //!
 //! Symbols: `m` counters of `d` bits, `k` probes, window `w`; insertions are
 //! grouped into blocks of `T` (`block_size`); an item stays reported while
-//! its block is one of the last `L = ⌈w/T⌉` full blocks or the current one.
-//! So after `n` insertions the filter reports the last `L·T + (n mod T)`
-//! items, and a query for an item outside them is a false positive of a
-//! standard Bloom filter holding those items.
+//! its block is the current one or one of the `L = ⌈w/T⌉` before it. With
+//! `j` items in the current block (`1..=T`; a block opens with the first
+//! insertion after the previous one filled) the filter reports the last
+//! `L·T + j` items, and a query for an item outside them is a false
+//! positive of a standard Bloom filter holding those items.
 
 use std::f64::consts::LN_2;
 
@@ -55,32 +56,32 @@ pub fn blocks_kept(w: f64, t: f64) -> f64 {
     (w / t).ceil()
 }
 
-/// The slack: items up to `L·T + T − 1` insertions old may still be
-/// reported, `L·T + T − 1 − w` beyond the window.
+/// The slack: the last `(L + 1)·T` items may be reported when the current
+/// block is full, `(L + 1)·T − w` beyond the window.
 ///
 /// ```
 /// use ddf_theory::bdbf::slack;
-/// assert_eq!(slack(6000.0, 858.0), 7.0 * 858.0 + 857.0 - 6000.0);
+/// assert_eq!(slack(6000.0, 858.0), 8.0 * 858.0 - 6000.0);
 /// ```
 pub fn slack(w: f64, t: f64) -> f64 {
-    blocks_kept(w, t) * t + t - 1.0 - w
+    (blocks_kept(w, t) + 1.0) * t - w
 }
 
 /// The false-positive rate for an item outside the live set, averaged over
 /// the position in the current block, on a stream of distinct items:
-/// the mean over `j = 0..T` of the standard filter's rate with
+/// the mean over `j = 1..=T` of the standard filter's rate with
 /// `L·T + j` items in `m` counters and `k` probes.
 ///
 /// ```
 /// use ddf_theory::bdbf::window_fp;
 /// use ddf_theory::bloom::standard_fp;
 /// let fp = window_fp(25_000.0, 4.0, 6000.0, 858.0);
-/// assert!(fp > standard_fp(6006.0, 25_000.0, 4.0) && fp < standard_fp(6863.0, 25_000.0, 4.0));
+/// assert!(fp > standard_fp(6007.0, 25_000.0, 4.0) && fp < standard_fp(6864.0, 25_000.0, 4.0));
 /// ```
 pub fn window_fp(m: f64, k: f64, w: f64, t: f64) -> f64 {
     let live = blocks_kept(w, t) * t;
     let count = t.max(1.0) as u64;
-    (0..count)
+    (1..=count)
         .map(|j| standard_fp(live + j as f64, m, k))
         .sum::<f64>()
         / count as f64
