@@ -1,0 +1,2 @@
+//! Insert and query speed of APBF and APBBF.
+fn main() {}
