@@ -64,17 +64,15 @@ impl A2 {
     /// full: buffers switch every `n = ⌈w/2⌉` insertions, as in the
     /// sliding-window paper §4.3, each buffer answering with rate at most
     /// `1 − √(1 − fp)` after `n` items, with the optimal `k` for that rate
-    /// and the fewest bits that reach it.
+    /// and the fewest bits that reach it ([`ddf_theory::a2::buffer_bits`],
+    /// which counts the items a buffer skips as already present).
     pub fn with_window(window: u64, fp: f64) -> Result<Self, ParamError> {
         let fp = ensure_probability("fp", fp)?;
         let w = ensure_range("window", window, 2..=ddf_param::MAX_STATE_BITS)?;
         let n = w.div_ceil(2);
         let p = buffer_fp_for(fp);
         let k = probes_for(p)?;
-        // Fill f = p^(1/k) after k·n probes: m = 1/(1 − (1 − f)^(1/(k·n))).
-        let fill = p.powf(1.0 / f64::from(k));
-        let per_probe = (-fill).ln_1p() / (f64::from(k) * n as f64);
-        let m = (1.0 / -per_probe.exp_m1()).ceil();
+        let m = ddf_theory::a2::buffer_bits(n as f64, f64::from(k), p);
         if !(m.is_finite() && m <= (ddf_param::MAX_STATE_BITS / 2) as f64) {
             return Err(ParamError::new(
                 "window",

@@ -1,7 +1,13 @@
 //! The registry of checks: one module per family, one `checks()` list each.
 
+mod a2;
+mod apbbf;
+mod apbf;
+mod bdbf;
 mod bloom;
+mod common;
 mod exact;
+mod sbf;
 mod stream;
 
 use crate::verify::Check;
@@ -12,5 +18,10 @@ pub(crate) fn all() -> Vec<Check> {
     all.extend(stream::checks());
     all.extend(exact::checks());
     all.extend(bloom::checks());
+    all.extend(sbf::checks());
+    all.extend(a2::checks());
+    all.extend(bdbf::checks());
+    all.extend(apbf::checks());
+    all.extend(apbbf::checks());
     all
 }
