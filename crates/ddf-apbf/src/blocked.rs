@@ -38,48 +38,58 @@ impl Blocks {
         &mut self.lines[(w / 8) as usize].0[(w % 8) as usize]
     }
 
-    /// The first word of the item's block in segment `seg` and the mask of
-    /// its `b` bits in each of the block's words (only the first
-    /// `block_words` masks are used).
+    /// The first word of the item's block in segment `seg`, and the bits
+    /// that pick its position in each part (from the top down).
     #[inline]
-    fn locate(&self, seg: usize, h: IndexedProbes) -> (u64, [u64; 8]) {
+    fn locate(&self, seg: usize, h: IndexedProbes) -> (u64, u64) {
         let (block, rest) = Digest::new(h.hash(seg as u32)).split(self.blocks);
-        let first = (seg as u64 * self.blocks + block) * self.block_words;
+        (
+            (seg as u64 * self.blocks + block) * self.block_words,
+            rest.get(),
+        )
+    }
+
+    /// The item's bit in each of the `b` parts: (word within the block, mask).
+    /// Computed on the fly, with no array of masks, so nothing waits on a
+    /// store to memory.
+    #[inline]
+    fn parts(&self, mut bits: u64) -> impl Iterator<Item = (usize, u64)> + use<> {
         let s = self.part_shift;
-        let part_bits = 1u64 << s;
-        let mut masks = [0u64; 8];
-        let mut bits = rest.get();
-        for q in 0..u64::from(self.b) {
-            // Part q's position comes from the next s top bits of the rest.
-            let pos = q * part_bits + (bits >> (64 - s));
+        (0..u64::from(self.b)).map(move |q| {
+            let pos = (q << s) + (bits >> (64 - s));
             bits <<= s;
-            masks[(pos / 64) as usize] |= 1 << (pos % 64);
-        }
-        (first, masks)
+            ((pos / 64) as usize, 1u64 << (pos % 64))
+        })
     }
 }
 
 impl Segments for Blocks {
     #[inline]
     fn test(&self, seg: usize, h: IndexedProbes) -> bool {
-        let (first, masks) = self.locate(seg, h);
+        let (first, bits) = self.locate(seg, h);
         if self.block_words == 1 {
-            return self.word(first) & masks[0] == masks[0];
+            let mask = self.parts(bits).fold(0, |m, (_, bit)| m | bit);
+            return self.word(first) & mask == mask;
         }
+        // Branch-free: a bit of the item missing from its word shows up here.
         let line = &self.lines[(first / 8) as usize].0;
-        line.iter().zip(&masks).all(|(w, m)| w & m == *m)
+        self.parts(bits)
+            .fold(0, |missing, (w, bit)| missing | (bit & !line[w]))
+            == 0
     }
 
     #[inline]
     fn set(&mut self, seg: usize, h: IndexedProbes) {
-        let (first, masks) = self.locate(seg, h);
+        let (first, bits) = self.locate(seg, h);
         if self.block_words == 1 {
-            *self.word_mut(first) |= masks[0];
+            let mask = self.parts(bits).fold(0, |m, (_, bit)| m | bit);
+            *self.word_mut(first) |= mask;
             return;
         }
+        let parts = self.parts(bits);
         let line = &mut self.lines[(first / 8) as usize].0;
-        for (w, m) in line.iter_mut().zip(&masks) {
-            *w |= m;
+        for (w, bit) in parts {
+            line[w] |= bit;
         }
     }
 

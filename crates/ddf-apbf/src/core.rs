@@ -14,6 +14,21 @@ pub(crate) trait Segments: Clone + PartialEq + Eq {
     fn test(&self, seg: usize, h: IndexedProbes) -> bool;
     /// Records the item with probes `h` in physical segment `seg`.
     fn set(&mut self, seg: usize, h: IndexedProbes);
+    /// Records the item in the `count` physical segments from `first` on,
+    /// wrapping from segment `total − 1` to 0. Types override it to work out
+    /// every position before touching memory, so that the cache misses of
+    /// the segments overlap.
+    #[inline]
+    fn set_run(&mut self, first: usize, count: usize, total: usize, h: IndexedProbes) {
+        let mut seg = first;
+        for _ in 0..count {
+            self.set(seg, h);
+            seg += 1;
+            if seg == total {
+                seg = 0;
+            }
+        }
+    }
     /// Empties physical segment `seg`.
     fn clear_segment(&mut self, seg: usize);
     /// Empties every segment.
@@ -198,10 +213,7 @@ impl<S: Segments> AgeCore<S> {
             self.shift();
         }
         let h = digest.indexed_probes();
-        for i in 0..self.k as usize {
-            let seg = self.physical(i, 0).unwrap_or(0);
-            self.segs.set(seg, h);
-        }
+        self.segs.set_run(self.base, self.k as usize, self.n(), h);
         self.in_generation += 1;
     }
 

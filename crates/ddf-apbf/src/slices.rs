@@ -34,6 +34,31 @@ impl Segments for Slices {
             .set(seg as u64 * self.m + h.index(seg as u32, self.m));
     }
 
+    /// Positions first, in chunks of 16, then the bits: the loads of up to
+    /// 16 slices are in flight together.
+    #[inline]
+    fn set_run(&mut self, first: usize, count: usize, total: usize, h: IndexedProbes) {
+        let mut pos = [0u64; 16];
+        let (mut seg, mut left) = (first, count);
+        let mut hashes = h.hashes_from(seg as u32);
+        while left > 0 {
+            let chunk = left.min(pos.len());
+            for slot in &mut pos[..chunk] {
+                let x = hashes.next().unwrap_or_default();
+                *slot = seg as u64 * self.m + Digest::new(x).reduce(self.m);
+                seg += 1;
+                if seg == total {
+                    seg = 0;
+                    hashes = h.hashes_from(0);
+                }
+            }
+            for &p in &pos[..chunk] {
+                self.bits.set(p);
+            }
+            left -= chunk;
+        }
+    }
+
     fn clear_segment(&mut self, seg: usize) {
         let start = seg as u64 * self.m;
         // Whole words inside the slice are zeroed by 64-bit writes.

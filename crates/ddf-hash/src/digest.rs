@@ -155,6 +155,47 @@ impl IndexedProbes {
     pub const fn index(self, i: u32, m: u64) -> u64 {
         Digest(self.hash(i)).reduce(m)
     }
+
+    /// The raw values of probes `i, i + 1, …` by the recurrence (two
+    /// additions per probe instead of the cubic term), for a run of
+    /// consecutive probes such as the slices an insertion sets.
+    #[inline]
+    #[must_use]
+    pub const fn hashes_from(self, i: u32) -> ProbeHashes {
+        let i64 = i as u64;
+        // The step from probe i to i + 1 is b + i·(i + 1)/2.
+        let tri = ((i64 as u128 * (i64 as u128 + 1)) / 2) as u64;
+        ProbeHashes {
+            x: self.hash(i),
+            y: self.b.wrapping_add(tri),
+            i: i64,
+        }
+    }
+}
+
+/// The raw 64-bit values of consecutive probes; see [`IndexedProbes::hashes_from`].
+#[derive(Debug, Clone)]
+pub struct ProbeHashes {
+    x: u64,
+    y: u64,
+    i: u64,
+}
+
+impl Iterator for ProbeHashes {
+    type Item = u64;
+
+    #[inline]
+    fn next(&mut self) -> Option<u64> {
+        let out = self.x;
+        self.i = self.i.wrapping_add(1);
+        self.x = self.x.wrapping_add(self.y);
+        self.y = self.y.wrapping_add(self.i);
+        Some(out)
+    }
+
+    fn size_hint(&self) -> (usize, Option<usize>) {
+        (usize::MAX, None)
+    }
 }
 
 impl From<u64> for Digest {
@@ -234,6 +275,11 @@ mod tests {
                     seq.next().unwrap(),
                     "h = {h:#x}, i = {i}"
                 );
+            }
+            for start in [0u32, 1, 7, 100] {
+                let run: Vec<u64> = at.hashes_from(start).take(50).collect();
+                let direct: Vec<u64> = (start..start + 50).map(|i| at.hash(i)).collect();
+                assert_eq!(run, direct, "h = {h:#x}, start = {start}");
             }
             // Past the 64-bit fast path the value still follows the recurrence.
             let (x, y) = (at.hash((1 << 21) - 1), at.hash(1 << 21));

@@ -1,5 +1,7 @@
 //! `cargo xtask tables`: reproduced paper tables as CSV and Markdown.
 
+mod apbf;
+mod bloom_table4;
 mod bounds;
 
 use crate::Options;
@@ -28,6 +30,8 @@ pub(crate) struct Producer {
 fn producers() -> Vec<Producer> {
     let mut all = Vec::new();
     all.extend(bounds::producers());
+    all.extend(apbf::producers());
+    all.extend(bloom_table4::producers());
     all
 }
 
