@@ -129,9 +129,21 @@ fn table1(_opts: &Options) -> Table {
     }
 }
 
-/// APBF paper Table 2: (aimed, k, l, actual fp, eff, window, fp, false, NPWS).
-#[allow(clippy::type_complexity)]
-const PAPER2: [(f64, u32, u32, &str, &str, &str, &str, &str, &str); 25] = [
+/// A row of Table 2: (aimed, k, l, actual fp, eff, window, fp, false, NPWS).
+type Row2 = (
+    f64,
+    u32,
+    u32,
+    &'static str,
+    &'static str,
+    &'static str,
+    &'static str,
+    &'static str,
+    &'static str,
+);
+
+/// APBF paper Table 2, as printed.
+const PAPER2: [Row2; 25] = [
     (
         0.1, 4, 3, "0.100586", "0.36", "4.71", "4.38", "2.16", "0.58",
     ),
@@ -289,9 +301,23 @@ fn table2(_opts: &Options) -> Table {
     }
 }
 
-/// APBF paper Table 3: (k, l, B, b, APBBF, APBF, cap, window, fp, false, NPWS).
-#[allow(clippy::type_complexity)]
-const PAPER3: [(u32, u32, u32, u32, &str, &str, &str, &str, &str, &str, &str); 16] = [
+/// A row of Table 3: (k, l, B, b, APBBF, APBF, cap, window, fp, false, NPWS).
+type Row3 = (
+    u32,
+    u32,
+    u32,
+    u32,
+    &'static str,
+    &'static str,
+    &'static str,
+    &'static str,
+    &'static str,
+    &'static str,
+    &'static str,
+);
+
+/// APBF paper Table 3, as printed.
+const PAPER3: [Row3; 16] = [
     (
         2,
         3,
@@ -580,8 +606,21 @@ fn table3(_opts: &Options) -> Table {
     }
 }
 
-/// APBF paper Table 4: (k, l, B, b, fp, SWAMP bits, APBBF bits, SWAMP NPWS, APBBF NPWS).
-const PAPER4: [(u32, u32, u32, u32, &str, f64, &str, f64, &str); 4] = [
+/// A row of Table 4: (k, l, B, b, fp, SWAMP bits, APBBF bits, SWAMP NPWS, APBBF NPWS).
+type Row4 = (
+    u32,
+    u32,
+    u32,
+    u32,
+    &'static str,
+    f64,
+    &'static str,
+    f64,
+    &'static str,
+);
+
+/// APBF paper Table 4, as printed.
+const PAPER4: [Row4; 4] = [
     (2, 5, 512, 4, "0.0197654", 32.0, "16.2", 0.0, "0.21"),
     (3, 8, 512, 4, "0.0017993", 39.8, "23.9", 0.0, "0.13"),
     (2, 5, 512, 8, "0.0001226", 48.5, "32.6", 0.0, "0.20"),

@@ -129,8 +129,11 @@ fn run(alphabet_log2: u32, memory: u64, items: u64, seed: u64) -> Vec<Counts> {
     counts
 }
 
-/// The paper's Table 4 (FPR/FNR in %) for SBF, A2 and b_DBF on its artificial streams.
-const PAPER: [(u32, u64, [(f64, f64); 3]); 8] = [
+/// log2 of the alphabet, memory bits, and (FPR, FNR) in % of SBF, A2, b_DBF.
+type PaperRow = (u32, u64, [(f64, f64); 3]);
+
+/// The paper's Table 4 for SBF, A2 and b_DBF on its artificial streams.
+const PAPER: [PaperRow; 8] = [
     (
         24,
         8_000_000,
