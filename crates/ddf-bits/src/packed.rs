@@ -205,6 +205,59 @@ impl PackedArray {
         }
     }
 
+    /// Replaces every cell `v` by `max(v − 2^(w−1), 0)`, `w` the width: cells
+    /// with their top bit set lose it, the others become 0. The sweep of
+    /// block-decaying Bloom filters, which count down by half their range
+    /// at once.
+    ///
+    /// Word-parallel for any width: with `tops` the set top bits and
+    /// `starts` the first bits of their cells (`tops >> (w − 1)` over the
+    /// whole array), the multi-word difference `tops − starts` is exactly the
+    /// bits below each set top bit within its cell; the new state is the old
+    /// one masked by it.
+    pub fn saturating_sub_half(&mut self) {
+        let width = u64::from(self.width);
+        if width == 1 {
+            self.clear();
+            return;
+        }
+        // Top-bit patterns repeat every `width / gcd(width, 64)` words.
+        let period = (width / gcd(width, 64)) as usize;
+        let top_mask: Vec<u64> = (0..period as u64)
+            .map(|w| {
+                let mut m = 0u64;
+                let mut t = (64 * w).div_ceil(width) * width + width - 1;
+                // The first top bit at or after bit 64w, then every `width` bits.
+                if t >= 64 * w + width {
+                    t -= width;
+                }
+                while t < 64 * (w + 1) {
+                    if t >= 64 * w {
+                        m |= 1 << (t - 64 * w);
+                    }
+                    t += width;
+                }
+                m
+            })
+            .collect();
+        let shift = (width - 1) as u32;
+        let words = self.bits.data_words_mut();
+        let tops_at =
+            |words: &[u64], w: usize| words.get(w).map_or(0, |x| x & top_mask[w % period]);
+        let mut borrow = 0u64;
+        let mut tops = tops_at(words, 0);
+        for w in 0..words.len() {
+            let next_tops = tops_at(words, w + 1);
+            // Bit t of the array moves to t − (w − 1): from this word or the next.
+            let starts = (tops >> shift) | (next_tops << (64 - shift));
+            let (d1, b1) = tops.overflowing_sub(starts);
+            let (d2, b2) = d1.overflowing_sub(borrow);
+            borrow = u64::from(b1 | b2);
+            words[w] &= d2;
+            tops = next_tops;
+        }
+    }
+
     /// Sets every cell to 0.
     pub fn clear(&mut self) {
         self.bits.clear();
@@ -263,6 +316,14 @@ impl<'a> IntoIterator for &'a PackedArray {
     fn into_iter(self) -> Iter<'a> {
         self.iter()
     }
+}
+
+/// The greatest common divisor.
+fn gcd(mut a: u64, mut b: u64) -> u64 {
+    while b != 0 {
+        (a, b) = (b, a % b);
+    }
+    a
 }
 
 /// Bits `from..to` of a word set (`from < to <= 64`).
@@ -393,6 +454,28 @@ mod tests {
                         "padding bits stay zero"
                     );
                 }
+            }
+        }
+    }
+
+    #[test]
+    fn half_sweeps_match_a_cell_loop() {
+        let mut rng = ddf_hash_free_rng(11);
+        for width in 1u32..=32 {
+            for len in [1u64, 3, 64, 65, 100, 333] {
+                let mut a = PackedArray::new(len, width).unwrap();
+                for i in 0..len {
+                    a.set(i, rng() as u32);
+                }
+                let half = 1u32 << (width - 1);
+                let expected: Vec<u32> = a.iter().map(|v| v.saturating_sub(half)).collect();
+                a.saturating_sub_half();
+                assert_eq!(
+                    a.iter().collect::<Vec<_>>(),
+                    expected,
+                    "width {width} len {len}"
+                );
+                assert!(PackedArray::from_words(len, width, a.as_words().to_vec()).is_ok());
             }
         }
     }

@@ -24,8 +24,8 @@ pub const MAX_COUNTER_BITS: u32 = 32;
 /// running phase `VT < 2^(d−1)`; when the phase reaches `2^(d−1)` one sweep
 /// subtracts `2^(d−1)` from every counter (clearing the expired ones) and
 /// the phase starts again at 0: the delayed decrementing of the paper, in
-/// one sweep per `2^(d−1)·T` insertions (amortised `m/(2^(d−1)·T)` counter
-/// updates per insertion).
+/// one word-parallel sweep per `2^(d−1)·T` insertions (amortised
+/// `m·d/(64·2^(d−1)·T)` word updates per insertion).
 ///
 /// `T = ⌈w/(2^(d−1) − 1)⌉` makes the largest value, `2^(d−1) − 1 + L + 1`,
 /// fit in `d` bits. No false negatives within the window; the last
@@ -152,15 +152,10 @@ impl BlockDecayingBloom {
             .take(self.probes as usize)
     }
 
-    /// Subtracts `2^(d−1)` from every counter, clearing those at or below it.
+    /// Subtracts `2^(d−1)` from every counter, clearing those at or below it
+    /// (word-parallel, [`PackedArray::saturating_sub_half`]).
     fn sweep(&mut self) {
-        let half = 1u32 << (self.counters.width() - 1);
-        for i in 0..self.counters.len() {
-            let v = self.counters.get(i);
-            if v != 0 {
-                self.counters.set(i, v.saturating_sub(half));
-            }
-        }
+        self.counters.saturating_sub_half();
     }
 }
 
