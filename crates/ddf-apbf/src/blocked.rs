@@ -2,7 +2,7 @@
 
 use crate::core::{AgeCore, Segments, StateFields};
 use ddf_core::snapshot::{self, DecodeError, Decoder, Encoder, Snapshot};
-use ddf_core::{Digest, DuplicateFilter, ParamError, TimedFilter, Window, Windowed};
+use ddf_core::{Digest, ParamError};
 use ddf_hash::IndexedProbes;
 use ddf_param::{checked_mul, ensure_range, state_words};
 use std::fmt;
@@ -16,6 +16,8 @@ struct Line([u64; 8]);
 #[derive(Clone, PartialEq, Eq)]
 pub(crate) struct Blocks {
     lines: Vec<Line>,
+    /// Words of state, `(k + l)·blocks·B/64`; the last line may have more.
+    words: u64,
     /// Blocks per segment.
     blocks: u64,
     /// `B` in words: 1 (64-bit blocks) or 8 (512-bit blocks).
@@ -104,6 +106,11 @@ impl Segments for Blocks {
     fn clear_all(&mut self) {
         self.lines.fill(Line::default());
     }
+
+    /// Whole blocks only: the padding of the last line is not state.
+    fn memory_bits(&self) -> u64 {
+        self.words * 64
+    }
 }
 
 /// An Age-Partitioned Blocked Bloom filter (APBF paper §6): the
@@ -177,6 +184,7 @@ impl Apbbf {
         let words = state_words("blocks", bits)?;
         let segs = Blocks {
             lines: vec![Line::default(); words.div_ceil(8)],
+            words: words as u64,
             blocks,
             block_words: u64::from(block_bits / 64),
             b,
@@ -209,23 +217,6 @@ impl Apbbf {
         Self::new(k, l, blocks, block_bits, bits_per_block)
     }
 
-    /// The same filter with time-based generations over `span` time units
-    /// (see [`Apbf::with_time_span`](crate::Apbf::with_time_span)).
-    pub fn with_time_span(mut self, span: u64) -> Result<Self, ParamError> {
-        self.core.set_time_span(span)?;
-        Ok(self)
-    }
-
-    /// Segments per item, `k`.
-    pub fn k(&self) -> u32 {
-        self.core.k
-    }
-
-    /// Extra segments, `l`.
-    pub fn l(&self) -> u32 {
-        self.core.l
-    }
-
     /// Blocks per segment.
     pub fn blocks(&self) -> u64 {
         self.core.segs.blocks
@@ -240,76 +231,9 @@ impl Apbbf {
     pub fn bits_per_block(&self) -> u32 {
         self.core.segs.b
     }
-
-    /// Insertions per generation, `g`.
-    pub fn generation(&self) -> u64 {
-        self.core.generation
-    }
-
-    /// The time per generation `τ`, if generations are also closed by time.
-    pub fn period(&self) -> Option<u64> {
-        self.core.clock.map(|c| c.period)
-    }
-
-    /// The answer of [`contains`](DuplicateFilter::contains) and the number
-    /// of blocks it read (one cache line or word each).
-    pub fn query_accesses(&self, digest: Digest) -> (bool, u32) {
-        self.core.query(digest, self.core.now())
-    }
 }
 
-impl DuplicateFilter for Apbbf {
-    #[inline]
-    fn contains(&self, digest: Digest) -> bool {
-        self.core.query(digest, self.core.now()).0
-    }
-
-    #[inline]
-    fn insert(&mut self, digest: Digest) {
-        let now = self.core.now();
-        self.core.insert(digest, now);
-    }
-
-    /// `(k + l)·blocks·B`.
-    fn memory_bits(&self) -> u64 {
-        u64::from(self.core.k + self.core.l) * self.core.segs.blocks * u64::from(self.block_bits())
-    }
-
-    fn clear(&mut self) {
-        self.core.clear();
-    }
-}
-
-impl TimedFilter for Apbbf {
-    /// Without [`with_time_span`](Apbbf::with_time_span) the time is ignored.
-    #[inline]
-    fn contains_at(&self, digest: Digest, now: u64) -> bool {
-        self.core.query(digest, now).0
-    }
-
-    #[inline]
-    fn insert_at(&mut self, digest: Digest, now: u64) {
-        self.core.insert(digest, now);
-    }
-}
-
-impl Windowed for Apbbf {
-    fn window(&self) -> Window {
-        let l = u64::from(self.core.l);
-        match self.core.clock {
-            Some(c) => Window::Time(l * c.period),
-            None => Window::Count(l * self.core.generation),
-        }
-    }
-
-    fn slack(&self) -> u64 {
-        let k = u64::from(self.core.k);
-        match self.core.clock {
-            Some(c) => k * c.period,
-            None => k * self.core.generation,
-        }
-    }
-}
+crate::core::age_filter_impls!(Apbbf);
 
 impl fmt::Debug for Apbbf {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
@@ -375,6 +299,7 @@ impl Snapshot for Apbbf {
 #[cfg(test)]
 mod tests {
     use super::*;
+    use ddf_core::{DuplicateFilter, Window, Windowed};
 
     #[test]
     fn parameters_are_checked() {

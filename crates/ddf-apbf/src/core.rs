@@ -33,7 +33,118 @@ pub(crate) trait Segments: Clone + PartialEq + Eq {
     fn clear_segment(&mut self, seg: usize);
     /// Empties every segment.
     fn clear_all(&mut self);
+    /// State bits of all segments, as the paper counts them.
+    fn memory_bits(&self) -> u64;
 }
+
+/// The trait implementations an age-partitioned filter type (a struct with a
+/// `core: AgeCore<_>` field) shares: `DuplicateFilter`, `TimedFilter` and
+/// `Windowed`, all delegating to the core.
+macro_rules! age_filter_impls {
+    ($filter:ty) => {
+        impl $filter {
+            /// The same filter with time-based generations over a window of
+            /// `span` time units (`t ≥ 1`): each generation lasts at most
+            /// `τ = ⌈t/l⌉`, so the window is `l·τ ≥ t` while at most `g` items
+            /// arrive per `τ` (see the type's documentation for what happens
+            /// above that rate).
+            pub fn with_time_span(mut self, span: u64) -> Result<Self, ddf_core::ParamError> {
+                self.core.set_time_span(span)?;
+                Ok(self)
+            }
+
+            /// Segments per item and consecutive matches per query, `k`.
+            pub fn k(&self) -> u32 {
+                self.core.k
+            }
+
+            /// Extra segments, `l`: the window is `l` generations.
+            pub fn l(&self) -> u32 {
+                self.core.l
+            }
+
+            /// Insertions per generation, `g`.
+            pub fn generation(&self) -> u64 {
+                self.core.generation
+            }
+
+            /// Insertions in the current generation (a shift happens at the
+            /// next insertion once it reaches `g`).
+            pub fn generation_fill(&self) -> u64 {
+                self.core.in_generation
+            }
+
+            /// The time per generation `τ`, if generations are also closed by time.
+            pub fn period(&self) -> Option<u64> {
+                self.core.clock.map(|c| c.period)
+            }
+
+            /// Algorithm 1 with its cost: the answer of `contains` and the
+            /// number of segments it read (slices, or blocks of one cache line
+            /// or word), the quantity of the APBF paper's access recursions.
+            pub fn query_accesses(&self, digest: ddf_core::Digest) -> (bool, u32) {
+                self.core.query(digest, self.core.now())
+            }
+        }
+
+        impl ddf_core::DuplicateFilter for $filter {
+            #[inline]
+            fn contains(&self, digest: ddf_core::Digest) -> bool {
+                self.core.query(digest, self.core.now()).0
+            }
+
+            #[inline]
+            fn insert(&mut self, digest: ddf_core::Digest) {
+                let now = self.core.now();
+                self.core.insert(digest, now);
+            }
+
+            /// `(k + l)` segments of state.
+            fn memory_bits(&self) -> u64 {
+                crate::core::Segments::memory_bits(&self.core.segs)
+            }
+
+            fn clear(&mut self) {
+                self.core.clear();
+            }
+        }
+
+        impl ddf_core::TimedFilter for $filter {
+            /// Without time-based generations the time is ignored.
+            #[inline]
+            fn contains_at(&self, digest: ddf_core::Digest, now: u64) -> bool {
+                self.core.query(digest, now).0
+            }
+
+            #[inline]
+            fn insert_at(&mut self, digest: ddf_core::Digest, now: u64) {
+                self.core.insert(digest, now);
+            }
+        }
+
+        impl ddf_core::Windowed for $filter {
+            /// `l·g` insertions, or `l·τ` time units with time-based generations.
+            fn window(&self) -> ddf_core::Window {
+                let l = u64::from(self.core.l);
+                match self.core.clock {
+                    Some(c) => ddf_core::Window::Time(l * c.period),
+                    None => ddf_core::Window::Count(l * self.core.generation),
+                }
+            }
+
+            /// `k·g` (or `k·τ`): the generations still partly present just before a shift.
+            fn slack(&self) -> u64 {
+                let k = u64::from(self.core.k);
+                match self.core.clock {
+                    Some(c) => k * c.period,
+                    None => k * self.core.generation,
+                }
+            }
+        }
+    };
+}
+
+pub(crate) use age_filter_impls;
 
 /// Generations closed by time as well as by count.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]

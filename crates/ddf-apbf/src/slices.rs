@@ -3,7 +3,7 @@
 use crate::core::{AgeCore, Segments, StateFields};
 use ddf_bits::BitArray;
 use ddf_core::snapshot::{self, DecodeError, Decoder, Encoder, Snapshot};
-use ddf_core::{Digest, DuplicateFilter, ParamError, TimedFilter, Window, Windowed};
+use ddf_core::{Digest, ParamError};
 use ddf_hash::IndexedProbes;
 use ddf_param::{checked_mul, ensure_probability, ensure_range, state_words};
 use std::f64::consts::LN_2;
@@ -74,6 +74,10 @@ impl Segments for Slices {
     fn clear_all(&mut self) {
         self.bits.clear();
     }
+
+    fn memory_bits(&self) -> u64 {
+        self.bits.len()
+    }
 }
 
 /// An Age-Partitioned Bloom filter (Shtul, Baquero, Almeida,
@@ -96,7 +100,7 @@ impl Segments for Slices {
 ///
 /// **Time-based generations** ([`with_time_span`](Self::with_time_span)):
 /// a generation also closes once `τ = ⌈t/l⌉` time units have passed since
-/// it opened, by the caller's clock ([`TimedFilter`]); a query at a later
+/// it opened, by the caller's clock ([`TimedFilter`](ddf_core::TimedFilter)); a query at a later
 /// time sees the generations that time has closed, even before the next
 /// insertion. While at most `g` items arrive per period `τ` (the filter's
 /// capacity), every item inserted within the last `t` is reported and items
@@ -172,50 +176,9 @@ impl Apbf {
         Self::new(k, l, m)
     }
 
-    /// The same filter with time-based generations over a window of `span`
-    /// time units (`t ≥ 1`): each generation lasts at most `τ = ⌈t/l⌉`, so
-    /// the window is `l·τ ≥ t` while at most `g` items arrive per `τ`.
-    pub fn with_time_span(mut self, span: u64) -> Result<Self, ParamError> {
-        self.core.set_time_span(span)?;
-        Ok(self)
-    }
-
-    /// Slices per item, `k`.
-    pub fn k(&self) -> u32 {
-        self.core.k
-    }
-
-    /// Extra slices, `l`.
-    pub fn l(&self) -> u32 {
-        self.core.l
-    }
-
     /// Bits per slice, `m`.
     pub fn slice_bits(&self) -> u64 {
         self.core.segs.m
-    }
-
-    /// Insertions per generation, `g = ⌊m·ln 2/k⌋`.
-    pub fn generation(&self) -> u64 {
-        self.core.generation
-    }
-
-    /// Insertions in the current generation (a shift happens at the next
-    /// insertion once it reaches `g`).
-    pub fn generation_fill(&self) -> u64 {
-        self.core.in_generation
-    }
-
-    /// The time per generation `τ`, if generations are also closed by time.
-    pub fn period(&self) -> Option<u64> {
-        self.core.clock.map(|c| c.period)
-    }
-
-    /// Algorithm 1 with its cost: the answer of
-    /// [`contains`](DuplicateFilter::contains) and the number of slices it
-    /// read, the quantity of the APBF paper's access recursions.
-    pub fn query_accesses(&self, digest: Digest) -> (bool, u32) {
-        self.core.query(digest, self.core.now())
     }
 
     /// The fill ratio of each logical slice, `0..k + l` (slice 0 is the
@@ -239,60 +202,7 @@ impl Apbf {
     }
 }
 
-impl DuplicateFilter for Apbf {
-    #[inline]
-    fn contains(&self, digest: Digest) -> bool {
-        self.core.query(digest, self.core.now()).0
-    }
-
-    #[inline]
-    fn insert(&mut self, digest: Digest) {
-        let now = self.core.now();
-        self.core.insert(digest, now);
-    }
-
-    /// `(k + l)·m`.
-    fn memory_bits(&self) -> u64 {
-        self.core.segs.bits.len()
-    }
-
-    fn clear(&mut self) {
-        self.core.clear();
-    }
-}
-
-impl TimedFilter for Apbf {
-    /// Without [`with_time_span`](Apbf::with_time_span) the time is ignored.
-    #[inline]
-    fn contains_at(&self, digest: Digest, now: u64) -> bool {
-        self.core.query(digest, now).0
-    }
-
-    #[inline]
-    fn insert_at(&mut self, digest: Digest, now: u64) {
-        self.core.insert(digest, now);
-    }
-}
-
-impl Windowed for Apbf {
-    /// `l·g` insertions, or `l·τ` time units with time-based generations.
-    fn window(&self) -> Window {
-        let l = u64::from(self.core.l);
-        match self.core.clock {
-            Some(c) => Window::Time(l * c.period),
-            None => Window::Count(l * self.core.generation),
-        }
-    }
-
-    /// `k·g` (or `k·τ`): the generations still partly present just before a shift.
-    fn slack(&self) -> u64 {
-        let k = u64::from(self.core.k);
-        match self.core.clock {
-            Some(c) => k * c.period,
-            None => k * self.core.generation,
-        }
-    }
-}
+crate::core::age_filter_impls!(Apbf);
 
 impl fmt::Debug for Apbf {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
@@ -339,6 +249,7 @@ impl Snapshot for Apbf {
 #[cfg(test)]
 mod tests {
     use super::*;
+    use ddf_core::{DuplicateFilter, Window, Windowed};
 
     #[test]
     fn parameters_are_checked() {

@@ -5,20 +5,27 @@ use ddf_apbf::{Apbbf, Apbf};
 use ddf_core::{Digest, DuplicateFilter, Snapshot, TimedFilter, Verdict};
 use proptest::prelude::*;
 
+/// Observes `items` and fails on a repeat of one of the last `w` insertions
+/// reported as unseen.
+fn reports_last_w(mut f: impl DuplicateFilter, w: u64, items: &[u64]) -> Result<(), TestCaseError> {
+    for (i, &id) in items.iter().enumerate() {
+        let start = i.saturating_sub(w as usize);
+        let in_window = items[start..i].contains(&id);
+        let v = f.observe(Digest::mixed(id));
+        prop_assert!(!in_window || v == Verdict::Duplicate, "item {i}");
+    }
+    Ok(())
+}
+
 proptest! {
     #![proptest_config(ProptestConfig::with_cases(40))]
 
     #[test]
     fn apbf_reports_the_last_w_insertions(k in 1u32..6, l in 1u32..6, m in 8u64..300, items in prop::collection::vec(0u64..400, 0..1200)) {
         prop_assume!(m as f64 * std::f64::consts::LN_2 >= f64::from(k));
-        let mut f = Apbf::new(k, l, m).unwrap();
+        let f = Apbf::new(k, l, m).unwrap();
         let w = u64::from(l) * f.generation();
-        for (i, &id) in items.iter().enumerate() {
-            let start = i.saturating_sub(w as usize);
-            let in_window = items[start..i].contains(&id);
-            let v = f.observe(Digest::mixed(id));
-            prop_assert!(!in_window || v == Verdict::Duplicate, "item {i}");
-        }
+        reports_last_w(f, w, &items)?;
     }
 
     #[test]
@@ -31,14 +38,9 @@ proptest! {
         items in prop::collection::vec(0u64..400, 0..1000),
     ) {
         let (bb, b) = if wide { (512, 1 << b) } else { (64, 1 << b) };
-        let Ok(mut f) = Apbbf::new(k, l, blocks, bb, b) else { return Ok(()) };
+        let Ok(f) = Apbbf::new(k, l, blocks, bb, b) else { return Ok(()) };
         let w = u64::from(l) * f.generation();
-        for (i, &id) in items.iter().enumerate() {
-            let start = i.saturating_sub(w as usize);
-            let in_window = items[start..i].contains(&id);
-            let v = f.observe(Digest::mixed(id));
-            prop_assert!(!in_window || v == Verdict::Duplicate, "item {i}");
-        }
+        reports_last_w(f, w, &items)?;
     }
 
     /// Below capacity (at most g arrivals per period), every item inserted

@@ -95,9 +95,7 @@ impl Digest {
     #[must_use]
     pub const fn probes(self, m: u64) -> Probes {
         Probes {
-            x: self.0,
-            y: self.remix().0 | 1,
-            i: 0,
+            hashes: self.indexed_probes().hashes_from(0),
             m,
         }
     }
@@ -208,9 +206,7 @@ impl From<u64> for Digest {
 /// The endless sequence of Bloom probe positions of one digest; see [`Digest::probes`].
 #[derive(Debug, Clone)]
 pub struct Probes {
-    x: u64,
-    y: u64,
-    i: u64,
+    hashes: ProbeHashes,
     m: u64,
 }
 
@@ -219,11 +215,8 @@ impl Iterator for Probes {
 
     #[inline]
     fn next(&mut self) -> Option<u64> {
-        let index = Digest(self.x).reduce(self.m);
-        self.i = self.i.wrapping_add(1);
-        self.x = self.x.wrapping_add(self.y);
-        self.y = self.y.wrapping_add(self.i);
-        Some(index)
+        let x = self.hashes.next().unwrap_or_default();
+        Some(Digest(x).reduce(self.m))
     }
 
     fn size_hint(&self) -> (usize, Option<usize>) {

@@ -2,7 +2,7 @@
 //! rate through `F` with blocked-filter segment rates (Table 3), block
 //! accesses, and no false negatives by count and by time.
 
-use super::apbf::at_worst_points;
+use super::apbf::{at_worst_points, mean_false_accesses};
 use super::common::{Fresh, no_false_negatives, no_false_negatives_timed};
 use crate::outcome::Outcome;
 use crate::verify::{Check, Ctx};
@@ -114,15 +114,7 @@ fn accesses_false(ctx: &Ctx) -> Outcome {
         let hasher = KeyedSipHasher::with_seed(seed);
         let mut fresh = Fresh::new(seed);
         let means = at_worst_points(&mut f, (g, n), &hasher, 4, |f, _| {
-            let (mut total, mut count) = (0u64, 0u64);
-            for _ in 0..queries {
-                let (seen, accesses) = f.query_accesses(fresh.next_digest());
-                if !seen {
-                    total += u64::from(accesses);
-                    count += 1;
-                }
-            }
-            total as f64 / count as f64
+            mean_false_accesses(&mut fresh, queries, |d| f.query_accesses(d))
         });
         means.iter().sum::<f64>() / means.len() as f64
     });

@@ -134,6 +134,24 @@ fn shape(k: u32, l: u32, g: u64) -> (u64, u64) {
     (g, u64::from(k + l))
 }
 
+/// The mean number of segments read by those of `queries` fresh queries
+/// that return false.
+pub(super) fn mean_false_accesses(
+    fresh: &mut Fresh,
+    queries: u64,
+    query: impl Fn(ddf_core::Digest) -> (bool, u32),
+) -> f64 {
+    let (mut total, mut count) = (0u64, 0u64);
+    for _ in 0..queries {
+        let (seen, accesses) = query(fresh.next_digest());
+        if !seen {
+            total += u64::from(accesses);
+            count += 1;
+        }
+    }
+    total as f64 / count as f64
+}
+
 /// The fill ratios in steady state with the current generation at `j`.
 fn fills(f: &Apbf, j: u64) -> Vec<f64> {
     steady_fill_ratios(
@@ -217,15 +235,7 @@ fn accesses_false(ctx: &Ctx) -> Outcome {
         let hasher = KeyedSipHasher::with_seed(seed);
         let mut fresh = Fresh::new(seed);
         let means = at_worst_points(&mut f, shape(k, l, g), &hasher, 4, |f, _| {
-            let (mut total, mut count) = (0u64, 0u64);
-            for _ in 0..queries {
-                let (seen, accesses) = f.query_accesses(fresh.next_digest());
-                if !seen {
-                    total += u64::from(accesses);
-                    count += 1;
-                }
-            }
-            total as f64 / count as f64
+            mean_false_accesses(&mut fresh, queries, |d| f.query_accesses(d))
         });
         means.iter().sum::<f64>() / means.len() as f64
     });

@@ -19,19 +19,14 @@ pub(crate) fn no_false_negatives<F: DuplicateFilter>(
     items: u64,
     make: impl Fn(u64) -> F + Sync,
 ) -> Outcome {
-    let seeds = ctx.seeds(salt, 2);
-    let reports = run_seeds(&seeds, threads(), |seed| {
-        let mut filter = make(seed);
-        let cfg = EvalConfig::new(window, items);
-        let mut src = Uniform::new(alphabet, seed).expect("U ≥ 1");
+    on_uniform_streams(ctx, salt, alphabet, |seed, src, hasher| {
         evaluate(
-            &mut filter,
-            &mut src,
-            &KeyedSipHasher::with_seed(seed),
-            &cfg,
+            &mut make(seed),
+            src,
+            hasher,
+            &EvalConfig::new(window, items),
         )
-    });
-    zero_false_negatives(&Report::merged(&reports))
+    })
 }
 
 /// As [`no_false_negatives`] with Poisson arrivals of mean gap `mean_gap`
@@ -45,19 +40,24 @@ pub(crate) fn no_false_negatives_timed<F: TimedFilter>(
     items: u64,
     make: impl Fn(u64) -> F + Sync,
 ) -> Outcome {
+    on_uniform_streams(ctx, salt, alphabet, |seed, src, hasher| {
+        let mut arrivals = Arrivals::poisson(mean_gap, seed ^ 0xa5).expect("gap > 0");
+        let cfg = EvalConfig::new(Window::Time(span), items);
+        evaluate_timed(&mut make(seed), src, hasher, &mut arrivals, &cfg)
+    })
+}
+
+/// Runs `eval` on two seeded uniform streams and expects no false negatives.
+fn on_uniform_streams(
+    ctx: &Ctx,
+    salt: u64,
+    alphabet: u64,
+    eval: impl Fn(u64, &mut Uniform, &KeyedSipHasher) -> Report + Sync,
+) -> Outcome {
     let seeds = ctx.seeds(salt, 2);
     let reports = run_seeds(&seeds, threads(), |seed| {
-        let mut filter = make(seed);
-        let cfg = EvalConfig::new(Window::Time(span), items);
         let mut src = Uniform::new(alphabet, seed).expect("U ≥ 1");
-        let mut arrivals = Arrivals::poisson(mean_gap, seed ^ 0xa5).expect("gap > 0");
-        evaluate_timed(
-            &mut filter,
-            &mut src,
-            &KeyedSipHasher::with_seed(seed),
-            &mut arrivals,
-            &cfg,
-        )
+        eval(seed, &mut src, &KeyedSipHasher::with_seed(seed))
     });
     zero_false_negatives(&Report::merged(&reports))
 }
