@@ -113,6 +113,28 @@ impl Segments for Blocks {
     }
 }
 
+/// Checks a block shape and returns `log₂(B/b)`, the bits per part position.
+fn check_shape(block_bits: u32, bits_per_block: u32) -> Result<u32, ParamError> {
+    if block_bits != 64 && block_bits != 512 {
+        return Err(ParamError::new(
+            "block_bits",
+            block_bits,
+            "64 (a word) or 512 (a cache line)",
+        ));
+    }
+    let b = bits_per_block;
+    let part = block_bits.checked_div(b).unwrap_or(0);
+    let s = part.checked_ilog2().unwrap_or(0);
+    if !(b.is_power_of_two() && part >= 2 && b * s <= 64) {
+        return Err(ParamError::new(
+            "bits_per_block",
+            b,
+            format!("a power of two with 2·b ≤ {block_bits} and b·log2({block_bits}/b) ≤ 64"),
+        ));
+    }
+    Ok(s)
+}
+
 /// An Age-Partitioned Blocked Bloom filter (APBF paper §6): the
 /// age-partitioning of [`Apbf`](crate::Apbf) with a blocked Bloom filter in
 /// each segment, so that an insertion touches `k` cache lines (or words)
@@ -147,23 +169,7 @@ impl Apbbf {
         bits_per_block: u32,
     ) -> Result<Self, ParamError> {
         AgeCore::<Blocks>::check_kl(k, l)?;
-        if block_bits != 64 && block_bits != 512 {
-            return Err(ParamError::new(
-                "block_bits",
-                block_bits,
-                "64 (a word) or 512 (a cache line)",
-            ));
-        }
-        let b = bits_per_block;
-        let part = block_bits.checked_div(b).unwrap_or(0);
-        let s = part.checked_ilog2().unwrap_or(0);
-        if !(b.is_power_of_two() && part >= 2 && b * s <= 64) {
-            return Err(ParamError::new(
-                "bits_per_block",
-                b,
-                format!("a power of two with 2·b ≤ {block_bits} and b·log2({block_bits}/b) ≤ 64"),
-            ));
-        }
+        let (b, s) = (bits_per_block, check_shape(block_bits, bits_per_block)?);
         let blocks = ensure_range("blocks", blocks, 1..=ddf_param::MAX_STATE_BITS / 64)?;
         let c = ddf_theory::blocked_bloom::block_capacity(block_bits, b);
         let g = (blocks as f64 * c / f64::from(k)).floor();
@@ -207,9 +213,11 @@ impl Apbbf {
         bits_per_block: u32,
     ) -> Result<Self, ParamError> {
         AgeCore::<Blocks>::check_kl(k, l)?;
+        check_shape(block_bits, bits_per_block)?;
         let window = ensure_range("window", window, 1..=ddf_param::MAX_STATE_BITS)?;
         let g = window.div_ceil(u64::from(l));
-        let c = ddf_theory::blocked_bloom::block_capacity(block_bits.max(2), bits_per_block.max(1));
+        // At least 1 (a part of 2 bits), so the search below ends.
+        let c = ddf_theory::blocked_bloom::block_capacity(block_bits, bits_per_block);
         let mut blocks = ((g as f64 * f64::from(k)) / c).ceil().max(1.0) as u64;
         while ((blocks as f64 * c / f64::from(k)).floor() as u64) < g {
             blocks += 1;
@@ -326,6 +334,14 @@ mod tests {
         assert_eq!(Apbbf::new(2, 3, 0, 64, 4).unwrap_err().param(), "blocks");
         assert_eq!(Apbbf::new(0, 3, 10, 64, 4).unwrap_err().param(), "k");
         assert!(Apbbf::new(2, 3, 1, 512, 8).is_ok());
+        assert_eq!(
+            Apbbf::with_window(100, 2, 3, 64, 1024).unwrap_err().param(),
+            "bits_per_block"
+        );
+        assert_eq!(
+            Apbbf::with_window(100, 2, 3, 100, 4).unwrap_err().param(),
+            "block_bits"
+        );
     }
 
     #[test]

@@ -88,3 +88,35 @@ proptest! {
         prop_assert_eq!(g.contains_at(d, 10 + span - 1), true);
     }
 }
+
+proptest! {
+    #![proptest_config(ProptestConfig::with_cases(256))]
+
+    /// Constructors answer every small input with a filter or a
+    /// `ParamError`, never a panic (sizes stay small so valid ones allocate little).
+    #[test]
+    fn constructors_never_panic(
+        k in 0u32..40,
+        l in 0u32..40,
+        m in 0u64..5_000,
+        blocks in 0u64..200,
+        block_bits in prop::sample::select(vec![0u32, 1, 63, 64, 128, 512, 513]),
+        b in 0u32..20,
+        window in 0u64..20_000,
+        fp in -0.5f64..1.5,
+        npws in -0.5f64..2.5,
+        span in 0u64..1_000,
+    ) {
+        if let Ok(f) = Apbf::new(k, l, m) {
+            prop_assert!(f.generation() >= 1);
+            let _ = f.with_time_span(span);
+        }
+        if let Ok(f) = Apbbf::new(k, l, blocks, block_bits, b) {
+            prop_assert!(f.generation() >= 1);
+        }
+        let _ = Apbbf::with_window(window, k, l, block_bits, b);
+        if fp > 1e-4 {
+            let _ = Apbf::with_window_and_npws(window, fp, npws);
+        }
+    }
+}

@@ -60,3 +60,28 @@ proptest! {
         prop_assert_eq!(f, g);
     }
 }
+
+proptest! {
+    #![proptest_config(ProptestConfig::with_cases(256))]
+
+    /// Constructors answer every small input with a filter or a
+    /// `ParamError`, never a panic.
+    #[test]
+    fn constructors_never_panic(
+        a in 0u64..50_000,
+        b in 0u32..40,
+        c in 0u32..70,
+        d in 0u64..50_000,
+        fp in -0.5f64..1.5,
+    ) {
+        let _ = PartitionedBloom::new(c, a);
+        let _ = PartitionedBloom::with_capacity(d, fp);
+        let _ = StableBloom::new(a, b, c, d);
+        let _ = StableBloom::from_memory(a, b, c, fp);
+        let _ = A2::new(a, c, d);
+        let _ = A2::with_window(d, fp);
+        let _ = A2::from_memory(a, fp);
+        let _ = BlockDecayingBloom::new(d, a, b, c);
+        let _ = BlockDecayingBloom::from_memory(a, d);
+    }
+}
