@@ -44,11 +44,32 @@ impl Blocks {
     /// that pick its position in each part (from the top down).
     #[inline]
     fn locate(&self, seg: usize, h: IndexedProbes) -> (u64, u64) {
-        let (block, rest) = Digest::new(h.hash(seg as u32)).split(self.blocks);
+        self.locate_hash(seg, h.hash(seg as u32))
+    }
+
+    /// As [`locate`](Self::locate) from the segment's raw probe value `x`.
+    #[inline]
+    fn locate_hash(&self, seg: usize, x: u64) -> (u64, u64) {
+        let (block, rest) = Digest::new(x).split(self.blocks);
         (
             (seg as u64 * self.blocks + block) * self.block_words,
             rest.get(),
         )
+    }
+
+    /// Sets the item's bits in the block that `locate` found.
+    #[inline]
+    fn set_located(&mut self, (first, bits): (u64, u64)) {
+        if self.block_words == 1 {
+            let mask = self.parts(bits).fold(0, |m, (_, bit)| m | bit);
+            *self.word_mut(first) |= mask;
+            return;
+        }
+        let parts = self.parts(bits);
+        let line = &mut self.lines[(first / 8) as usize].0;
+        for (w, bit) in parts {
+            line[w] |= bit;
+        }
     }
 
     /// The item's bit in each of the `b` parts: (word within the block, mask).
@@ -82,16 +103,22 @@ impl Segments for Blocks {
 
     #[inline]
     fn set(&mut self, seg: usize, h: IndexedProbes) {
-        let (first, bits) = self.locate(seg, h);
-        if self.block_words == 1 {
-            let mask = self.parts(bits).fold(0, |m, (_, bit)| m | bit);
-            *self.word_mut(first) |= mask;
-            return;
-        }
-        let parts = self.parts(bits);
-        let line = &mut self.lines[(first / 8) as usize].0;
-        for (w, bit) in parts {
-            line[w] |= bit;
+        let located = self.locate(seg, h);
+        self.set_located(located);
+    }
+
+    /// Consecutive segments' probes by the recurrence (no cubic term).
+    #[inline]
+    fn set_run(&mut self, first: usize, count: usize, total: usize, h: IndexedProbes) {
+        let (mut seg, mut hashes) = (first, h.hashes_from(first as u32));
+        for _ in 0..count {
+            let located = self.locate_hash(seg, hashes.next().unwrap_or_default());
+            self.set_located(located);
+            seg += 1;
+            if seg == total {
+                seg = 0;
+                hashes = h.hashes_from(0);
+            }
         }
     }
 
