@@ -1,7 +1,8 @@
 //! Rows of `k` packed cells with SWAR search, the table layout of QHT-style filters.
 
-use crate::bit_array::{BitArray, low_mask};
+use crate::bit_array::BitArray;
 use crate::packed::{Iter, MAX_CELL_BITS, PackedArray};
+use crate::swar::Lanes;
 use ddf_param::{ParamError, checked_mul, ensure_positive, ensure_range};
 
 /// `rows` rows of `k` cells (`buckets_per_row`, the QHT paper's `k`) of
@@ -37,51 +38,6 @@ pub struct CellRows {
     /// `floor(2^16 / width) + 1`: `(bit · recip) >> 16 = bit / width` for
     /// every bit position below 64, without a division.
     lane_recip: u32,
-}
-
-/// The constants SWAR needs for a chunk of `n` lanes of `width` bits.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
-struct Lanes {
-    /// `n · width`, the chunk length in bits.
-    bits: u32,
-    /// The low `bits` bits.
-    mask: u64,
-    /// Bit 0 of every lane.
-    lows: u64,
-    /// The top bit of every lane.
-    highs: u64,
-}
-
-impl Lanes {
-    fn new(n: usize, width: u32) -> Self {
-        let bits = n as u32 * width;
-        let lows = (0..n as u32).fold(0u64, |acc, i| acc | 1 << (i * width));
-        Lanes {
-            bits,
-            mask: low_mask(bits),
-            lows,
-            highs: lows << (width - 1),
-        }
-    }
-
-    /// The lanes of `y` that are zero, flagged at their top bit. The lowest
-    /// flag is exact; flags above a zero lane may be false, because the
-    /// subtraction borrows out of it. Lanes beyond the chunk are never flagged.
-    /// At width 1 this isolates the lowest zero bit of `y`, so it needs no
-    /// special case either.
-    #[inline]
-    fn zero_lanes(&self, y: u64) -> u64 {
-        y.wrapping_sub(self.lows) & !y & self.highs
-    }
-
-    /// The lanes of `x` that are non-zero, flagged exactly at their top bit:
-    /// adding all-ones to a lane's low bits carries into its top bit iff they
-    /// are non-zero, and never into the next lane.
-    #[inline]
-    fn nonzero_lanes(&self, x: u64) -> u64 {
-        let low_bits = self.mask & !self.highs;
-        (((x & low_bits) + low_bits) | x) & self.highs
-    }
 }
 
 impl CellRows {
