@@ -4,6 +4,8 @@
 
 pub mod bloom;
 pub mod numerics;
+pub mod queue;
+pub mod shf;
 pub mod sliding_window;
 pub mod stats;
 pub mod stream;
