@@ -69,6 +69,33 @@ impl Outcome {
         }
     }
 
+    /// A claim the measurement should refute: passes if `claimed` lies
+    /// outside the Student-t interval of the runs. Used to show that a
+    /// formula as printed in a paper disagrees with simulation, next to the
+    /// check of the corrected formula.
+    pub(crate) fn runs_refute(claimed: f64, samples: &[f64]) -> Outcome {
+        let mut out = Outcome::runs(claimed, samples);
+        if out.rule.starts_with("Student-t") {
+            out.pass = !out.pass;
+            out.rule = format!("refutation: the claim must lie outside the {}", out.rule);
+        }
+        out
+    }
+
+    /// A lower bound on a mean measured once per independent run: passes
+    /// unless the whole Student-t interval of the runs lies below `bound`.
+    pub(crate) fn runs_at_least(bound: f64, samples: &[f64]) -> Outcome {
+        let mut out = Outcome::runs(bound, samples);
+        if let Some(ci) = mean_interval(samples, CONFIDENCE) {
+            out.pass = ci.hi() >= bound;
+            out.rule = format!(
+                "lower bound: the Student-t {CONFIDENCE} interval over {} runs must reach it",
+                ci.runs
+            );
+        }
+        out
+    }
+
     /// An exact prediction (a count of errors that must be zero, a size).
     pub(crate) fn exact(predicted: f64, measured: f64) -> Outcome {
         Outcome {
@@ -120,5 +147,10 @@ mod tests {
         assert!(Outcome::runs(1.0, &[0.99, 1.01, 1.0, 1.0]).pass);
         assert!(!Outcome::runs(1.5, &[0.99, 1.01, 1.0, 1.0]).pass);
         assert!(!Outcome::runs(1.0, &[1.0]).pass);
+        assert!(Outcome::runs_refute(1.5, &[0.99, 1.01, 1.0, 1.0]).pass);
+        assert!(!Outcome::runs_refute(1.0, &[0.99, 1.01, 1.0, 1.0]).pass);
+        assert!(!Outcome::runs_refute(1.0, &[1.0]).pass);
+        assert!(Outcome::runs_at_least(0.5, &[0.99, 1.01, 1.0, 1.0]).pass);
+        assert!(!Outcome::runs_at_least(1.5, &[0.99, 1.01, 1.0, 1.0]).pass);
     }
 }
