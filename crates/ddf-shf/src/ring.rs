@@ -93,10 +93,14 @@ impl HashRing {
 
     /// Reads what [`encode`](Self::encode) wrote, checking the clock against
     /// the parameters and that unused positions are empty.
+    /// Nothing is allocated from the stored sizes until the ring's words are
+    /// known to be present in the input.
     pub(crate) fn decode(input: &mut Decoder<'_>) -> Result<Self, DecodeError> {
         let window = input.u64("window")?;
         let hash_bits = input.u32("hash_bits")?;
-        let mut ring = HashRing::new(window, hash_bits)?;
+        ensure_range("window", window, 1..=u64::from(u32::MAX))?;
+        let scan = FieldScan::new(hash_bits)
+            .map_err(|_| ParamError::new("hash_bits", hash_bits, "1..=64"))?;
         let len = input.u64("len")?;
         let head = input.u64("head")?;
         if len > window || head >= window || (len < window && head != len) {
@@ -105,9 +109,24 @@ impl HashRing {
                 "length and head inconsistent with the window",
             ));
         }
+        // `words` checks its count against the bytes present before allocating.
         let words = input.words("ring")?;
-        ring.bits = BitArray::from_words(ring.bits.len(), words)
+        let ring_bits = window * u64::from(hash_bits);
+        if words.len() as u64 != ring_bits.div_ceil(64) {
+            return Err(DecodeError::invalid(
+                "ring",
+                "word count does not match window and hash width",
+            ));
+        }
+        let bits = BitArray::from_words(ring_bits, words)
             .map_err(|e| DecodeError::invalid("ring", e.to_string()))?;
+        let ring = HashRing {
+            bits,
+            scan,
+            window,
+            head,
+            len,
+        };
         let h = u64::from(hash_bits);
         let unused_nonzero = (len..window).any(|i| ring.bits.read_bits(i * h, hash_bits) != 0);
         if unused_nonzero {
@@ -116,8 +135,6 @@ impl HashRing {
                 "hashes stored beyond the ring's length",
             ));
         }
-        ring.len = len;
-        ring.head = head;
         Ok(ring)
     }
 }

@@ -180,3 +180,27 @@ mod tests {
         assert_eq!(f.observe(d(3)), Verdict::Duplicate);
     }
 }
+
+#[cfg(test)]
+mod decode_tests {
+    use super::*;
+    use ddf_core::snapshot::seal;
+
+    /// Found by the `shf` fuzz target: a body declaring a 2^32-item ring of
+    /// 64-bit hashes made the decoder allocate 32 GiB before it looked for
+    /// the ring's words. It must fail on the missing words instead.
+    #[test]
+    fn huge_declared_ring_is_rejected_without_allocating() {
+        let mut body = Encoder::new();
+        body.put_u64(u64::from(u32::MAX));
+        body.put_u32(64);
+        body.put_u64(0);
+        body.put_u64(0);
+        body.put_u64(0); // zero ring words follow
+        let bytes = seal(Shf::KIND, Shf::VERSION, 0, &[], &body.into_bytes());
+        assert!(matches!(
+            Shf::from_bytes(&bytes),
+            Err(DecodeError::Invalid { field: "ring", .. })
+        ));
+    }
+}
