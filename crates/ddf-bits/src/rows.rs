@@ -232,43 +232,79 @@ impl CellRows {
     #[inline]
     #[must_use]
     pub fn find(&self, r: u64, value: u32) -> Option<usize> {
-        let offset = self.row_offset(r);
         let value = u64::from(value);
         if value > self.cell_mask() {
+            // Still check the row index, as every row operation does.
+            self.check_row(r);
             return None;
         }
+        self.find_lanes(r, value, self.cell_mask())
+    }
+
+    /// The first cell `j` of row `r` whose bits under `mask` equal those of
+    /// `value`: `get(r, j) & mask == value & mask`. Bits of `value` and `mask`
+    /// above `width` are ignored; a zero `mask` matches cell 0.
+    ///
+    /// This searches one field of cells that pack several fields, such as a
+    /// fingerprint next to an age tag, with the same SWAR scan as
+    /// [`find`](Self::find).
+    ///
+    /// # Panics
+    /// If `r >= rows`.
+    #[inline]
+    #[must_use]
+    pub fn find_masked(&self, r: u64, value: u32, mask: u32) -> Option<usize> {
+        let mask = u64::from(mask) & self.cell_mask();
+        self.find_lanes(r, u64::from(value) & mask, mask)
+    }
+
+    /// The first cell of row `r` equal to `value` under `mask` (both at most
+    /// `width` bits, `value` within `mask`).
+    #[inline]
+    fn find_lanes(&self, r: u64, value: u64, mask: u64) -> Option<usize> {
+        let offset = self.row_offset(r);
         if self.full_chunks == 0 {
-            self.find_in_chunk(offset, value, &self.last, 0)
+            self.find_in_chunk(offset, value, mask, &self.last, 0)
         } else {
-            self.find_long(offset, value)
+            self.find_long(offset, value, mask)
         }
     }
 
-    /// [`find`](Self::find) in the chunk at `offset` with lanes `lanes`; the
-    /// cell index is `base` plus the lane.
+    /// The first cell equal to `value` under `mask` in the chunk at `offset`
+    /// with lanes `lanes`; the cell index is `base` plus the lane.
     #[inline]
-    fn find_in_chunk(&self, offset: u64, value: u64, lanes: &Lanes, base: usize) -> Option<usize> {
+    fn find_in_chunk(
+        &self,
+        offset: u64,
+        value: u64,
+        mask: u64,
+        lanes: &Lanes,
+        base: usize,
+    ) -> Option<usize> {
         // XOR with the value in every lane turns matching cells into zero
-        // lanes. The read is masked to the chunk, and so is the broadcast
-        // value, so lanes past the chunk's end are never flagged.
-        let y = self.bits().read_masked(offset, lanes.mask) ^ (value * lanes.lows);
+        // lanes once the bits outside `mask` are cleared. The read is masked
+        // to the chunk, and so are the broadcasts (`x · lows` has no carries
+        // between lanes for `x` of at most `width` bits), so lanes past the
+        // chunk's end are never flagged.
+        let y = (self.bits().read_masked(offset, lanes.mask) ^ (value * lanes.lows))
+            & (mask * lanes.lows);
         let hits = lanes.zero_lanes(y);
         (hits != 0).then(|| base + self.lowest_lane(hits))
     }
 
-    /// [`find`](Self::find) in rows longer than 64 bits, chunk by chunk.
-    /// Out of line so that the one-chunk path inlines small.
+    /// [`find_lanes`](Self::find_lanes) in rows longer than 64 bits, chunk by
+    /// chunk. Out of line so that the one-chunk path inlines small.
     #[inline(never)]
-    fn find_long(&self, mut offset: u64, value: u64) -> Option<usize> {
+    fn find_long(&self, mut offset: u64, value: u64, mask: u64) -> Option<usize> {
         let mut base = 0;
         for _ in 0..self.full_chunks {
-            if let Some(j) = self.find_in_chunk(offset, value, &self.chunk, base) {
+            if let Some(j) = self.find_in_chunk(offset, value, mask, &self.chunk, base) {
                 return Some(j);
             }
             offset += u64::from(self.chunk.bits);
             base += self.lanes;
         }
-        self.find_in_chunk(offset, value, &self.last, base)
+        self.find_in_chunk(offset, value, mask, &self.last, base)
     }
 
     /// The first empty (zero) cell of row `r`, if any.
@@ -530,6 +566,27 @@ mod tests {
             (t.find(3, 6), t.find(3, 5), t.first_empty(3)),
             (Some(0), None, None)
         );
+    }
+
+    #[test]
+    fn find_masked_matches_one_field() {
+        // Cells of 12 bits: an 8-bit field on top of a 4-bit tag.
+        let mut t = CellRows::new(2, 8, 12).unwrap();
+        t.set(1, 2, 0xAB3);
+        t.set(1, 6, 0xAB7);
+        t.set(1, 7, 0xCD3);
+        let field = 0xFF0;
+        assert_eq!(t.find_masked(1, 0xAB0, field), Some(2));
+        assert_eq!(t.find_masked(1, 0xCD0, field), Some(7));
+        assert_eq!(t.find_masked(1, 0xEE0, field), None);
+        assert_eq!(t.find_masked(1, 0x007, 0x00F), Some(6));
+        // Bits of the value outside the mask are ignored.
+        assert_eq!(t.find_masked(1, 0xCDF, field), Some(7));
+        // A zero mask matches the first cell.
+        assert_eq!(t.find_masked(0, 0x123, 0), Some(0));
+        // Rows of several chunks: 8 cells of 12 bits span two chunks.
+        t.set(1, 2, 0);
+        assert_eq!(t.find_masked(1, 0xAB0, field), Some(6));
     }
 
     #[test]
