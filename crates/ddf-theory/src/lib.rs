@@ -4,6 +4,7 @@
 
 pub mod bloom;
 pub mod numerics;
+pub mod sliding_bloom;
 pub mod sliding_window;
 pub mod stats;
 pub mod stream;
