@@ -393,6 +393,58 @@ impl CellRows {
         self.cells.range_iter(r * k, (r + 1) * k)
     }
 
+    /// The largest row, in bits, that [`read_row`](Self::read_row) and
+    /// [`write_row`](Self::write_row) move in one piece.
+    pub const MAX_WHOLE_ROW_BITS: u64 = 128;
+
+    /// All of row `r` as one integer: cell `j` in bits `j·width ..
+    /// (j+1)·width`. For rows of at most 128 bits (`k · width ≤ 128`), so
+    /// that a structure with short rows (cuckoo-style buckets) can inspect
+    /// every cell with register operations after two word reads.
+    ///
+    /// # Panics
+    /// If `r >= rows` or the row is longer than 128 bits.
+    // Always inlined: it is two masked loads, and a call costs as much.
+    #[inline(always)]
+    #[must_use]
+    pub fn read_row(&self, r: u64) -> u128 {
+        let offset = self.row_offset(r);
+        let (low, high) = self.whole_row_split();
+        let bits = self.bits();
+        let lo = u128::from(bits.read_masked(offset, low_mask(low)));
+        if high == 0 {
+            lo
+        } else {
+            lo | u128::from(bits.read_masked(offset + 64, low_mask(high))) << 64
+        }
+    }
+
+    /// Overwrites row `r` with `row` (as [`read_row`](Self::read_row) lays
+    /// it out); bits beyond the row are ignored.
+    ///
+    /// # Panics
+    /// If `r >= rows` or the row is longer than 128 bits.
+    #[inline]
+    pub fn write_row(&mut self, r: u64, row: u128) {
+        let offset = self.row_offset(r);
+        let (low, high) = self.whole_row_split();
+        let bits = self.cells.bits_mut();
+        bits.write_masked(offset, low_mask(low), row as u64);
+        if high != 0 {
+            bits.write_masked(offset + 64, low_mask(high), (row >> 64) as u64);
+        }
+    }
+
+    /// A row of at most 128 bits as its low word's bits and the rest.
+    #[inline]
+    fn whole_row_split(&self) -> (u32, u32) {
+        if self.row_bits > Self::MAX_WHOLE_ROW_BITS {
+            row_too_long(self.row_bits);
+        }
+        let bits = self.row_bits as u32;
+        (bits.min(64), bits.saturating_sub(64))
+    }
+
     /// Empties every cell.
     pub fn clear(&mut self) {
         self.cells.clear();
@@ -449,6 +501,14 @@ impl CellRows {
         }
         self.row_offset(r) + j as u64 * u64::from(self.width)
     }
+}
+
+/// Panics for a whole-row access to a row longer than 128 bits; out of line
+/// and cold like the crate's other index panics.
+#[cold]
+#[inline(never)]
+fn row_too_long(bits: u64) -> ! {
+    panic!("a row of {bits} bits is longer than the 128 bits a whole-row access moves")
 }
 
 #[cfg(test)]
@@ -566,6 +626,40 @@ mod tests {
             (t.find(3, 6), t.find(3, 5), t.first_empty(3)),
             (Some(0), None, None)
         );
+    }
+
+    #[test]
+    fn whole_rows_read_and_write() {
+        // 4 cells of 20 bits: 80-bit rows straddling words.
+        let mut t = CellRows::new(3, 4, 20).unwrap();
+        t.set(1, 0, 0xABCDE);
+        t.set(1, 3, 0x12345);
+        let row = t.read_row(1);
+        assert_eq!(row, 0xABCDE | 0x12345 << 60);
+        t.write_row(2, row | 0x777 << 20);
+        assert_eq!(
+            t.row_iter(2).collect::<Vec<_>>(),
+            [0xABCDE, 0x777, 0, 0x12345]
+        );
+        assert_eq!((t.read_row(0), t.read_row(1)), (0, row));
+        // Bits beyond the row are ignored.
+        t.write_row(0, u128::MAX);
+        assert_eq!(t.row_iter(0).collect::<Vec<_>>(), [0xFFFFF; 4]);
+        assert_eq!(t.read_row(1), row);
+        // Rows within one word.
+        let mut t = CellRows::new(2, 4, 8).unwrap();
+        t.write_row(1, 0x0403_0201);
+        assert_eq!(
+            (t.read_row(1), t.get(1, 2), t.read_row(0)),
+            (0x0403_0201, 3, 0)
+        );
+    }
+
+    #[test]
+    #[should_panic(expected = "longer than the 128 bits")]
+    fn whole_row_access_needs_short_rows() {
+        let t = CellRows::new(2, 5, 26).unwrap();
+        let _ = t.read_row(0);
     }
 
     #[test]

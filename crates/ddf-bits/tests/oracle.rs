@@ -147,7 +147,7 @@ proptest! {
                 5 => {
                     // A mask of a few low or high bits: one field of a packed cell.
                     let mask = (cell_seed >> 32) as u32;
-                    let mask = if mask % 2 == 0 { mask & 0xff } else { mask & !0xff };
+                    let mask = if mask & 1 == 0 { mask & 0xff } else { mask & !0xff };
                     prop_assert_eq!(
                         hand.find_masked(r, value, mask),
                         row.iter().position(|&c| c & mask == value & mask & max)
@@ -163,6 +163,13 @@ proptest! {
             prop_assert_eq!(hand.first_empty(r), row.iter().position(|&c| c == 0));
             for &c in row {
                 prop_assert_eq!(hand.find(r, c), row.iter().position(|&x| x == c));
+            }
+            if k as u64 * u64::from(width) <= CellRows::MAX_WHOLE_ROW_BITS {
+                let whole = row
+                    .iter()
+                    .enumerate()
+                    .fold(0u128, |acc, (j, &c)| acc | u128::from(c) << (j as u32 * width));
+                prop_assert_eq!(hand.read_row(r), whole);
             }
         }
         let flat: Vec<u32> = model.concat();

@@ -1,0 +1,2 @@
+//! Speed of the sliding Bloom filter.
+fn main() {}
