@@ -32,6 +32,8 @@ pub struct SlidingBloom {
     generation: u64,
     /// `generation mod (2c + 3)`.
     tag: u32,
+    /// The clock at `tag`, as the table's lane operations want it.
+    ages: Ages,
     /// Insertions in the current generation.
     in_generation: u64,
     /// `in_generation · quota mod generation_capacity`: the scan's share of
@@ -126,12 +128,15 @@ impl SlidingBloom {
     pub(crate) fn from_plan(plan: Plan) -> Result<Self, ParamError> {
         // The plan keeps remainders within 1..=31 bits.
         let fingerprinter = Fingerprinter::new(plan.remainder_bits, ZeroPolicy::Rehash)?;
+        let table = Table::new(&plan);
+        let ages = table.ages(0, plan.tag_modulus, plan.generations as u32);
         Ok(SlidingBloom {
-            table: Table::new(&plan),
+            table,
             plan,
             fingerprinter,
             generation: 0,
             tag: 0,
+            ages,
             in_generation: 0,
             scan_credit: 0,
             latest: 0,
@@ -296,11 +301,15 @@ impl SlidingBloom {
 
     #[inline]
     fn ages(&self) -> Ages {
-        Ages {
-            current: self.tag,
-            modulus: self.plan.tag_modulus,
-            max_active_age: self.plan.generations as u32,
-        }
+        self.ages
+    }
+
+    /// Sets the generation counter's tag and the clock derived from it.
+    fn set_tag(&mut self, tag: u32) {
+        self.tag = tag;
+        self.ages = self
+            .table
+            .ages(tag, self.plan.tag_modulus, self.plan.generations as u32);
     }
 
     #[inline]
@@ -384,11 +393,11 @@ impl SlidingBloom {
         self.in_generation = 0;
         self.scan_credit = 0;
         self.generation += 1;
-        self.tag = if self.tag + 1 == self.plan.tag_modulus {
+        self.set_tag(if self.tag + 1 == self.plan.tag_modulus {
             0
         } else {
             self.tag + 1
-        };
+        });
     }
 
     /// Moves the time clock to `now` (time windows).
@@ -406,7 +415,7 @@ impl SlidingBloom {
             self.in_generation = 0;
             self.scan_credit = 0;
             self.generation = target;
-            self.tag = (target % u64::from(self.plan.tag_modulus)) as u32;
+            self.set_tag((target % u64::from(self.plan.tag_modulus)) as u32);
         } else {
             for _ in 0..ahead {
                 self.end_generation();
@@ -417,7 +426,7 @@ impl SlidingBloom {
     fn clear_all(&mut self) {
         self.table.reset();
         self.generation = 0;
-        self.tag = 0;
+        self.set_tag(0);
         self.in_generation = 0;
         self.scan_credit = 0;
         self.latest = 0;
@@ -444,10 +453,17 @@ impl SlidingBloom {
     /// Rebuilds a filter from validated snapshot parts.
     pub(crate) fn restore(plan_of: SlidingBloom, table: Table, clock: ClockState) -> SlidingBloom {
         let modulus = u64::from(plan_of.plan.tag_modulus);
+        let tag = (clock.generation % modulus) as u32;
+        let ages = table.ages(
+            tag,
+            plan_of.plan.tag_modulus,
+            plan_of.plan.generations as u32,
+        );
         SlidingBloom {
             table,
             generation: clock.generation,
-            tag: (clock.generation % modulus) as u32,
+            tag,
+            ages,
             in_generation: clock.in_generation,
             scan_credit: (u128::from(clock.in_generation) * u128::from(plan_of.plan.scan_quota)
                 % u128::from(plan_of.plan.generation_capacity)) as u64,

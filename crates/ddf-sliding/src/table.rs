@@ -37,9 +37,9 @@ pub struct EntryKey {
     pub remainder: u32,
 }
 
-/// The generation clock as the table sees it: the current tag and how far
-/// ahead of it a query looks (time windows asked about a later `now`).
-#[derive(Debug, Clone, Copy)]
+/// The generation clock as the table sees it: the current tag, and the
+/// bounds of the active tags broadcast to every lane of a bucket.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub(crate) struct Ages {
     /// Tag of the current generation, in `0..modulus`.
     pub(crate) current: u32,
@@ -47,6 +47,12 @@ pub(crate) struct Ages {
     pub(crate) modulus: u32,
     /// `c`: entries of age at most this are active.
     pub(crate) max_active_age: u32,
+    /// `current` in every lane.
+    current_lanes: u128,
+    /// The oldest active tag, `current − c mod (2c + 3)`, in every lane.
+    oldest_lanes: u128,
+    /// Whether the active tags wrap past 0 (oldest > current).
+    wraps: bool,
 }
 
 impl Ages {
@@ -66,16 +72,6 @@ impl Ages {
     pub(crate) fn is_active(&self, tag: u32) -> bool {
         self.age(tag) <= self.max_active_age
     }
-
-    /// The tag of the oldest active generation, `current − c` modulo `2c + 3`.
-    #[inline]
-    fn oldest_active(&self) -> u32 {
-        if self.current >= self.max_active_age {
-            self.current - self.max_active_age
-        } else {
-            self.current + self.modulus - self.max_active_age
-        }
-    }
 }
 
 /// `B` buckets of four cells, each cell `remainder << s | tag` (`s` tag
@@ -94,7 +90,6 @@ pub(crate) struct Table {
     lanes: Lanes,
     tag_bits: u32,
     tag_mask: u32,
-    remainder_mask: u32,
     /// Entries the table could not place: key to tag.
     stash: BTreeMap<EntryKey, u32>,
     /// Non-empty cells.
@@ -113,6 +108,8 @@ struct Lanes {
     width: u32,
     /// Tag width `s`.
     tag_bits: u32,
+    /// The remainder bits of every cell.
+    remainders: u128,
     /// The low `width` bits.
     cell_mask: u32,
     /// Bit 0 of every cell.
@@ -142,9 +139,20 @@ impl Lanes {
             highs,
             below_highs: highs - lows,
             tags: ((1u128 << tag_bits) - 1) * lows,
+            remainders: (((1u128 << (width - tag_bits)) - 1) << tag_bits) * lows,
             guards: lows << tag_bits,
             recip: (1 << 16) / width + 1,
         }
+    }
+
+    /// A remainder in the remainder field of every lane, and that field's
+    /// mask in every lane: the arguments of [`find`](Self::find).
+    #[inline]
+    fn wanted(&self, remainder: u32) -> (u128, u128) {
+        (
+            (u128::from(remainder) << self.tag_bits) * self.lows,
+            self.remainders,
+        )
     }
 
     /// The cell whose lane holds the lowest flag of `flags` (flags at any
@@ -160,12 +168,13 @@ impl Lanes {
         (bucket >> (j as u32 * self.width)) as u32 & self.cell_mask
     }
 
-    /// The first cell of `bucket` equal to `value` under `mask`: XOR turns
+    /// The first cell of `bucket` equal to `value` under `mask`, both given
+    /// in every lane (`value_lanes`, `mask_lanes`): XOR turns
     /// matching cells into zero lanes, and the borrow trick flags the lowest
     /// zero lane exactly.
     #[inline]
-    fn find(&self, bucket: u128, value: u32, mask: u32) -> Option<usize> {
-        let y = (bucket ^ (u128::from(value) * self.lows)) & (u128::from(mask) * self.lows);
+    fn find(&self, bucket: u128, value_lanes: u128, mask_lanes: u128) -> Option<usize> {
+        let y = (bucket ^ value_lanes) & mask_lanes;
         let hits = y.wrapping_sub(self.lows) & !y & self.highs;
         (hits != 0).then(|| self.lowest(hits))
     }
@@ -182,14 +191,12 @@ impl Lanes {
     #[inline]
     fn free_and_stale(&self, bucket: u128, ages: &Ages) -> (u128, u128) {
         let tags = bucket & self.tags;
-        let lo = ages.oldest_active();
-        let at_least_lo = ((tags | self.guards) - u128::from(lo) * self.lows) & self.guards;
-        let at_most_current =
-            (((u128::from(ages.current) * self.lows) | self.guards) - tags) & self.guards;
-        let active = if lo <= ages.current {
-            at_least_lo & at_most_current
-        } else {
+        let at_least_lo = ((tags | self.guards) - ages.oldest_lanes) & self.guards;
+        let at_most_current = ((ages.current_lanes | self.guards) - tags) & self.guards;
+        let active = if ages.wraps {
             at_least_lo | at_most_current
+        } else {
+            at_least_lo & at_most_current
         } >> self.tag_bits;
         let occupied = ((((bucket & self.below_highs) + self.below_highs) | bucket) & self.highs)
             >> (self.width - 1);
@@ -210,11 +217,27 @@ impl Table {
             lanes: Lanes::new(cell_bits, plan.tag_bits),
             tag_bits: plan.tag_bits,
             tag_mask: (1 << plan.tag_bits) - 1,
-            remainder_mask: (((1u64 << plan.remainder_bits) - 1) as u32),
             stash: BTreeMap::new(),
             occupied: 0,
             scan: 0,
             kicks: 0,
+        }
+    }
+
+    /// The clock at tag `current` of `2c + 3`, with its lane broadcasts.
+    pub(crate) fn ages(&self, current: u32, modulus: u32, max_active_age: u32) -> Ages {
+        let oldest = if current >= max_active_age {
+            current - max_active_age
+        } else {
+            current + modulus - max_active_age
+        };
+        Ages {
+            current,
+            modulus,
+            max_active_age,
+            current_lanes: u128::from(current) * self.lanes.lows,
+            oldest_lanes: u128::from(oldest) * self.lanes.lows,
+            wraps: oldest > current,
         }
     }
 
@@ -259,15 +282,14 @@ impl Table {
     /// The entry of `slot`, active or stale, if any.
     #[inline]
     pub(crate) fn find(&self, slot: Slot) -> Option<Loc> {
-        let value = slot.remainder << self.tag_bits;
-        let mask = self.remainder_mask << self.tag_bits;
+        let (want, mask) = self.lanes.wanted(slot.remainder);
         let first = self.cells.read_row(slot.first);
-        if let Some(j) = self.lanes.find(first, value, mask) {
+        if let Some(j) = self.lanes.find(first, want, mask) {
             return Some(Loc::Cell(slot.first, j));
         }
         if slot.second != slot.first {
             let second = self.cells.read_row(slot.second);
-            if let Some(j) = self.lanes.find(second, value, mask) {
+            if let Some(j) = self.lanes.find(second, want, mask) {
                 return Some(Loc::Cell(slot.second, j));
             }
         }
@@ -306,18 +328,17 @@ impl Table {
         ages: &Ages,
         rng: &mut SplitMix64,
     ) -> Option<u32> {
-        let value = slot.remainder << self.tag_bits;
-        let mask = self.remainder_mask << self.tag_bits;
-        let fresh = value | tag;
+        let fresh = (slot.remainder << self.tag_bits) | tag;
+        let (want, mask) = self.lanes.wanted(slot.remainder);
         let first = self.cells.read_row(slot.first);
-        if let Some(j) = self.lanes.find(first, value, mask) {
+        if let Some(j) = self.lanes.find(first, want, mask) {
             return Some(self.set_tag(slot.first, first, j, fresh));
         }
         let second = if slot.second == slot.first {
             first
         } else {
             let second = self.cells.read_row(slot.second);
-            if let Some(j) = self.lanes.find(second, value, mask) {
+            if let Some(j) = self.lanes.find(second, want, mask) {
                 return Some(self.set_tag(slot.second, second, j, fresh));
             }
             second
@@ -328,12 +349,20 @@ impl Table {
                 return Some(std::mem::replace(parked, tag));
             }
         }
-        for (bucket, row) in [(slot.first, first), (slot.second, second)] {
-            if self.try_place(bucket, row, fresh, ages) {
-                return None;
-            }
+        // The bucket with more free cells (the first on a tie): balanced
+        // buckets leave fewer insertions with both buckets full.
+        let (free1, stale1) = self.lanes.free_and_stale(first, ages);
+        let (free2, stale2) = self.lanes.free_and_stale(second, ages);
+        let (bucket, free, stale) = if free2.count_ones() > free1.count_ones() {
+            (slot.second, free2, stale2)
+        } else {
+            (slot.first, free1, stale1)
+        };
+        if free == 0 {
+            self.relocate(slot, fresh, ages, rng);
+        } else {
+            self.place_at(bucket, free, stale, fresh);
         }
-        self.relocate(slot, fresh, ages, rng);
         None
     }
 
@@ -354,10 +383,15 @@ impl Table {
         if free == 0 {
             return false;
         }
-        let j = self.lanes.lowest(free);
-        self.cells.set(bucket, j, value);
-        self.occupied += u64::from(stale & free & free.wrapping_neg() == 0);
+        self.place_at(bucket, free, stale, value);
         true
+    }
+
+    /// Puts `value` in the lowest cell of `free` (non-zero) in `bucket`.
+    #[inline]
+    fn place_at(&mut self, bucket: u64, free: u128, stale: u128, value: u32) {
+        self.cells.set(bucket, self.lanes.lowest(free), value);
+        self.occupied += u64::from(stale & free & free.wrapping_neg() == 0);
     }
 
     /// Cuckoo relocation: every cell of both buckets holds an active entry.
@@ -513,5 +547,104 @@ impl Table {
     /// The key of an item in bucket `first` with `remainder`.
     pub(crate) fn key_of(&self, first: u64, remainder: u32) -> EntryKey {
         self.key(first, remainder)
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::plan::{Clock, DESIGN_LOAD, Request, Slack};
+
+    fn table(window: u64, generations: u64, epsilon: f64) -> (Plan, Table) {
+        let plan = Plan::new(Request {
+            clock: Clock::Count,
+            window,
+            slack: Slack::LeastSpace,
+            capacity: window,
+            generations: Some(generations),
+            epsilon,
+            load: DESIGN_LOAD,
+        })
+        .unwrap();
+        let t = Table::new(&plan);
+        (plan, t)
+    }
+
+    #[test]
+    fn lane_flags_agree_with_scalar_ages() {
+        // Cells from 5 to 32 bits, tags of 2 to 8 bits.
+        for (c, eps) in [
+            (1, 0.3),
+            (3, 0.01),
+            (14, 2f64.powi(-10)),
+            (62, 2f64.powi(-20)),
+            (120, 0.05),
+        ] {
+            let (plan, t) = table(1000, c, eps);
+            let mut rng = SplitMix64::new(c);
+            for current in 0..plan.tag_modulus {
+                let ages = t.ages(current, plan.tag_modulus, c as u32);
+                for _ in 0..50 {
+                    let cells: Vec<u32> = (0..CELLS_PER_BUCKET)
+                        .map(|_| match rng.below(4) {
+                            0 => 0,
+                            _ => {
+                                let rem = 1 + rng.below((1 << plan.remainder_bits) - 1) as u32;
+                                (rem << plan.tag_bits)
+                                    | rng.below(u64::from(plan.tag_modulus)) as u32
+                            }
+                        })
+                        .collect();
+                    let row = cells.iter().enumerate().fold(0u128, |acc, (j, &v)| {
+                        acc | u128::from(v) << (j as u32 * t.lanes.width)
+                    });
+                    let (free, stale) = t.lanes.free_and_stale(row, &ages);
+                    for (j, &v) in cells.iter().enumerate() {
+                        let old = v != 0 && !ages.is_active(v & t.tag_mask);
+                        let bit = |flags: u128| flags >> (j as u32 * t.lanes.width) & 1 == 1;
+                        assert_eq!(bit(stale), old, "c {c}, current {current}, cell {v:#x}");
+                        assert_eq!(bit(free), v == 0 || old);
+                    }
+                    // Flags sit at bit 0 of their lane only.
+                    assert_eq!((free | stale) & !t.lanes.lows, 0);
+                }
+            }
+        }
+    }
+
+    #[test]
+    fn alternate_is_an_involution() {
+        let (plan, t) = table(10_000, 8, 0.01);
+        for b in (0..plan.buckets).step_by(7) {
+            for rem in [1u32, 2, 77, (1 << plan.remainder_bits) - 1] {
+                let other = t.alternate(b, rem);
+                assert!(other < plan.buckets);
+                assert_eq!(t.alternate(other, rem), b);
+                assert_eq!(t.key(b, rem), t.key(other, rem));
+            }
+        }
+    }
+
+    #[test]
+    fn full_buckets_relocate_and_then_stash() {
+        // Three buckets, twelve cells, fifteen keys: those the table cannot
+        // place must reach the stash, never be dropped.
+        let (plan, mut t) = table(4, 1, 0.5);
+        let ages = t.ages(0, plan.tag_modulus, 1);
+        let mut rng = SplitMix64::new(1);
+        let mut placed = 0;
+        for rem in 1..=((1u32 << plan.remainder_bits) - 1).min(40) {
+            let slot = t.slot(0, rem);
+            assert_eq!(t.upsert(slot, 0, &ages, &mut rng), None);
+            placed += 1;
+            assert!(t.find(slot).is_some(), "entry {rem} lost");
+        }
+        let cells = plan.buckets * CELLS_PER_BUCKET as u64;
+        assert_eq!(t.occupied() + t.stash_len() as u64, placed);
+        assert!(t.stash_len() as u64 >= placed.saturating_sub(cells));
+        // Every entry is still found, and refreshing one reports its tag.
+        for rem in 1..=((1u32 << plan.remainder_bits) - 1).min(40) {
+            assert_eq!(t.upsert(t.slot(0, rem), 1, &ages, &mut rng), Some(0));
+        }
     }
 }

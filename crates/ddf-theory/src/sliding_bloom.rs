@@ -253,15 +253,17 @@ pub fn retention(n: f64, c: f64) -> f64 {
 }
 
 /// §2.4–2.5: the oldest age at which a stale entry may still occupy a cell,
-/// `(c + 1)·⌈n/c⌉ + P − 1`, when a scan that visits every cell once in any
-/// `P` consecutive insertions deletes entries the moment they are stale.
+/// `(c + 1)·⌈n/c⌉ − 1 + P`, when a scan deletes stale entries and, from any
+/// generation boundary on, visits every cell within `P` insertions.
 ///
-/// An entry turns stale one [`retention`] after its last insertion; the scan
-/// reaches its cell within the next `P` insertions, and an insertion that
-/// moves it first deletes it instead (§2.6). The tags of §2.4 count
-/// generations modulo `2c + 3`, so this must stay below `(2c + 3)` generations
-/// for a stale tag never to read as fresh: `P ≤ (c + 2)·⌈n/c⌉` suffices.
-/// The paper's scan takes two cells per insertion over `n'` cells, `P = n'/2`.
+/// An entry turns stale at the generation boundary one [`retention`] after
+/// its generation began; the scan reaches its cell within the next `P`
+/// insertions, and an insertion that moves it first deletes it instead
+/// (§2.6). The tags of §2.4 count generations modulo `2c + 3`, so the entry
+/// must be gone within `c + 2` generations of turning stale for its tag never
+/// to read as fresh: `P ≤ (c + 2)·⌈n/c⌉` suffices. The paper's scan takes two
+/// cells per insertion over `n'` cells, `P = n'/2`; a scan paying
+/// `⌈cells/(c + 1)⌉` per generation has `P = (c + 1)·⌈n/c⌉`.
 ///
 /// ```
 /// use ddf_theory::sliding_bloom::physical_lifetime;
