@@ -3,7 +3,18 @@
 use ddf_core::{Digest, DuplicateFilter, TimedFilter, Verdict, Windowed};
 use ddf_sliding::{Slack, SlidingBloom};
 use proptest::prelude::*;
+use proptest::test_runner::{Config, RngSeed};
 use std::collections::HashMap;
+
+/// Fixed seed, no regression files: every run tests the same cases.
+fn config() -> Config {
+    Config {
+        cases: 256,
+        rng_seed: RngSeed::Fixed(0xDDF5_11DE),
+        failure_persistence: None,
+        ..Config::default()
+    }
+}
 
 /// A piece of a stream: the shapes an adversary (or an unlucky workload)
 /// produces.
@@ -89,7 +100,7 @@ fn check_window(f: &mut SlidingBloom, ids: &[u64], window: u64) -> Result<(), Te
 }
 
 proptest! {
-    #![proptest_config(ProptestConfig::with_cases(96))]
+    #![proptest_config(config())]
 
     #[test]
     fn no_false_negative_in_a_count_window(

@@ -2,6 +2,7 @@
 
 mod bloom;
 mod exact;
+mod sliding;
 mod stream;
 
 use crate::verify::Check;
@@ -12,5 +13,6 @@ pub(crate) fn all() -> Vec<Check> {
     all.extend(stream::checks());
     all.extend(exact::checks());
     all.extend(bloom::checks());
+    all.extend(sliding::checks());
     all
 }
