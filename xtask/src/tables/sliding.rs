@@ -19,12 +19,14 @@ pub(crate) fn producers() -> Vec<Producer> {
 trait WindowedFilter: DuplicateFilter + Windowed + Send {}
 impl<F: DuplicateFilter + Windowed + Send> WindowedFilter for F {}
 
-/// A filter family in the comparison: its name and a builder for a window
-/// `n`, a slack (`None`: whatever slack gives the least space) and `ε`;
-/// `None` when the family cannot meet those parameters.
+/// Builds a filter for a window `n`, a slack (`None`: whatever slack gives
+/// the least space) and `ε`; `None` when the family cannot meet them.
+type Build = fn(u64, Option<u64>, f64) -> Option<Box<dyn WindowedFilter>>;
+
+/// A filter family in the comparison: its name and its builder.
 struct Candidate {
     name: &'static str,
-    build: fn(u64, Option<u64>, f64) -> Option<Box<dyn WindowedFilter>>,
+    build: Build,
 }
 
 /// The measured filters. APBF and APBBF (`ddf-apbf`) and SHF (`ddf-shf`)
