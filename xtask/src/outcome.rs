@@ -28,8 +28,7 @@ impl Outcome {
     /// whose coverage is at least [`CONFIDENCE`] for every `p` (and which is
     /// tighter than Wilson's near 0 at this level, where rare-event checks live).
     pub(crate) fn binomial(p: f64, successes: u64, trials: u64) -> Outcome {
-        let (lo, hi) = clopper_pearson_interval(successes, trials, CONFIDENCE);
-        let measured = ratio(successes, trials);
+        let (lo, hi, measured) = interval(successes, trials);
         Outcome {
             predicted: p,
             measured,
@@ -79,8 +78,7 @@ impl Outcome {
     /// the one-sided tail of the two-sided interval. A rate far below the
     /// bound passes: this rule tests a guarantee, not a prediction.
     pub(crate) fn binomial_at_most(p: f64, successes: u64, trials: u64) -> Outcome {
-        let (lo, hi) = clopper_pearson_interval(successes, trials, CONFIDENCE);
-        let measured = ratio(successes, trials);
+        let (lo, hi, measured) = interval(successes, trials);
         Outcome {
             predicted: p,
             measured,
@@ -138,6 +136,12 @@ impl Outcome {
         self.note = note.into();
         self
     }
+}
+
+/// The Clopper–Pearson interval at [`CONFIDENCE`] and the point estimate.
+fn interval(successes: u64, trials: u64) -> (f64, f64, f64) {
+    let (lo, hi) = clopper_pearson_interval(successes, trials, CONFIDENCE);
+    (lo, hi, ratio(successes, trials))
 }
 
 fn ratio(a: u64, b: u64) -> f64 {

@@ -1,6 +1,6 @@
 //! `SlidingBloom`: generations over the tagged table, and the filter traits.
 
-use crate::plan::{CELLS_PER_BUCKET, Clock, DESIGN_LOAD, Plan, Request, Slack};
+use crate::plan::{CELLS_PER_BUCKET, Clock, Plan, Request, Slack};
 use crate::table::{Ages, EntryKey, Slot, Table};
 use ddf_core::{Digest, DuplicateFilter, ParamError, TimedFilter, Verdict, Window, Windowed};
 use ddf_hash::{Fingerprinter, SplitMix64, ZeroPolicy};
@@ -59,15 +59,7 @@ impl SlidingBloom {
     /// slacks need many generations and wide tags) or `capacity` (a table
     /// above 2^40 bits).
     pub fn new(window: u64, slack: Slack, epsilon: f64) -> Result<Self, ParamError> {
-        Self::from_request(Request {
-            clock: Clock::Count,
-            window,
-            slack,
-            capacity: window,
-            generations: None,
-            epsilon,
-            load: DESIGN_LOAD,
-        })
+        Self::from_request(Request::count(window, slack, None, epsilon))
     }
 
     /// An `(n, ε)`-sliding Bloom filter (`m = ∞`): the slack is whatever
@@ -83,15 +75,12 @@ impl SlidingBloom {
         generations: u64,
         epsilon: f64,
     ) -> Result<Self, ParamError> {
-        Self::from_request(Request {
-            clock: Clock::Count,
+        Self::from_request(Request::count(
             window,
-            slack: Slack::LeastSpace,
-            capacity: window,
-            generations: Some(generations),
+            Slack::LeastSpace,
+            Some(generations),
             epsilon,
-            load: DESIGN_LOAD,
-        })
+        ))
     }
 
     /// A filter over the last `span` time units of the caller's clock
@@ -109,15 +98,7 @@ impl SlidingBloom {
         capacity: u64,
         epsilon: f64,
     ) -> Result<Self, ParamError> {
-        Self::from_request(Request {
-            clock: Clock::Time,
-            window: span,
-            slack,
-            capacity,
-            generations: None,
-            epsilon,
-            load: DESIGN_LOAD,
-        })
+        Self::from_request(Request::time(span, slack, capacity, epsilon))
     }
 
     pub(crate) fn from_request(request: Request) -> Result<Self, ParamError> {

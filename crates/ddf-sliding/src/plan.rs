@@ -86,6 +86,35 @@ pub(crate) struct Request {
     pub(crate) load: f64,
 }
 
+impl Request {
+    /// A count window of `window` insertions, with the default design load.
+    pub(crate) fn count(window: u64, slack: Slack, generations: Option<u64>, epsilon: f64) -> Self {
+        Request {
+            clock: Clock::Count,
+            window,
+            slack,
+            capacity: window,
+            generations,
+            epsilon,
+            load: DESIGN_LOAD,
+        }
+    }
+
+    /// A time window of `span` units planned for `capacity` insertions per
+    /// span, with the default design load.
+    pub(crate) fn time(span: u64, slack: Slack, capacity: u64, epsilon: f64) -> Self {
+        Request {
+            clock: Clock::Time,
+            window: span,
+            slack,
+            capacity,
+            generations: None,
+            epsilon,
+            load: DESIGN_LOAD,
+        }
+    }
+}
+
 /// The geometry derived from a [`Request`].
 #[derive(Debug, Clone, Copy, PartialEq)]
 pub(crate) struct Plan {
@@ -376,15 +405,7 @@ mod tests {
     use super::*;
 
     fn count(n: u64, slack: Slack, epsilon: f64) -> Result<Plan, ParamError> {
-        Plan::new(Request {
-            clock: Clock::Count,
-            window: n,
-            slack,
-            capacity: n,
-            generations: None,
-            epsilon,
-            load: DESIGN_LOAD,
-        })
+        Plan::new(Request::count(n, slack, None, epsilon))
     }
 
     #[test]
@@ -430,27 +451,9 @@ mod tests {
 
     #[test]
     fn time_slack_zero_is_impossible() {
-        let err = Plan::new(Request {
-            clock: Clock::Time,
-            window: 1000,
-            slack: Slack::AtMost(0),
-            capacity: 100,
-            generations: None,
-            epsilon: 0.01,
-            load: DESIGN_LOAD,
-        })
-        .unwrap_err();
+        let err = Plan::new(Request::time(1000, Slack::AtMost(0), 100, 0.01)).unwrap_err();
         assert_eq!(err.param(), "slack");
-        let p = Plan::new(Request {
-            clock: Clock::Time,
-            window: 1000,
-            slack: Slack::AtMost(1),
-            capacity: 100,
-            generations: None,
-            epsilon: 0.01,
-            load: DESIGN_LOAD,
-        })
-        .unwrap();
+        let p = Plan::new(Request::time(1000, Slack::AtMost(1), 100, 0.01)).unwrap();
         assert_eq!((p.generations, p.generation_len, p.slack), (1000, 1, 1));
     }
 
@@ -496,15 +499,7 @@ mod tests {
             count(1 << 28, Slack::AtMost(0), 0.01).unwrap_err().param(),
             "slack"
         );
-        let fixed = Plan::new(Request {
-            clock: Clock::Count,
-            window: 100,
-            slack: Slack::AtMost(5),
-            capacity: 100,
-            generations: Some(4),
-            epsilon: 0.01,
-            load: DESIGN_LOAD,
-        });
+        let fixed = Plan::new(Request::count(100, Slack::AtMost(5), Some(4), 0.01));
         assert_eq!(fixed.unwrap_err().param(), "generations");
     }
 }

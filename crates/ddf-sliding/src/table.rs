@@ -553,18 +553,15 @@ impl Table {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::plan::{Clock, DESIGN_LOAD, Request, Slack};
+    use crate::plan::{Request, Slack};
 
     fn table(window: u64, generations: u64, epsilon: f64) -> (Plan, Table) {
-        let plan = Plan::new(Request {
-            clock: Clock::Count,
+        let plan = Plan::new(Request::count(
             window,
-            slack: Slack::LeastSpace,
-            capacity: window,
-            generations: Some(generations),
+            Slack::LeastSpace,
+            Some(generations),
             epsilon,
-            load: DESIGN_LOAD,
-        })
+        ))
         .unwrap();
         let t = Table::new(&plan);
         (plan, t)
