@@ -138,7 +138,7 @@ impl SlidingBloom {
 
     /// The same filter re-planned for design load `load` (in
     /// [`DESIGN_LOAD_RANGE`](crate::DESIGN_LOAD_RANGE), default
-    /// [`DESIGN_LOAD`]); state is reset. A higher load saves space and costs
+    /// [`DESIGN_LOAD`](crate::DESIGN_LOAD)); state is reset. A higher load saves space and costs
     /// insertion time; the false-positive bound still holds.
     pub fn with_design_load(self, load: f64) -> Result<Self, ParamError> {
         let request = Request {
