@@ -26,12 +26,12 @@ pub const DESIGN_LOAD: f64 = 0.90;
 /// and more would only waste space.
 pub const DESIGN_LOAD_RANGE: std::ops::RangeInclusive<f64> = 0.25..=0.96;
 
-/// Extra buckets, in multiples of `√B`, on top of the design load.
+/// Extra buckets, in multiples of `√b`, on top of the `b` the design load asks for.
 ///
 /// A finite table fills less reliably than the asymptotic threshold of
 /// two-choice hashing, by a margin that shrinks like `1/√B`: with no margin,
 /// about one filter in twelve below 100 buckets sent an entry to the stash
-/// over 40 windows of distinct items; with `2√B` extra buckets none of 9,000
+/// over 40 windows of distinct items; with `2√b` extra buckets none of 9,000
 /// filters of windows 1 to 250 did. The margin costs 0.4 % of the table at
 /// `n = 10^6` and 1.2 % at `n = 10^5`.
 const SMALL_TABLE_MARGIN: f64 = 2.0;
