@@ -17,8 +17,9 @@ const DEFAULT_SEED: u64 = 0x6e61_6f72_796f_6765;
 /// `h(x)` is kept in a dictionary with the generation of its latest
 /// occurrence, counted modulo `2c + 3` (§2.4). An item is reported while that
 /// generation is among the last `c + 1`. Stale entries are deleted lazily —
-/// an insertion overwrites any it meets — and by a scan that visits one bucket
-/// per insertion (§2.5), so no operation pauses.
+/// an insertion overwrites any it needs — and by a scan that visits at most one
+/// bucket per insertion, `⌈B/(c + 1)⌉` per generation (§2.5), so no operation
+/// of a count window pauses.
 ///
 /// The dictionary is a two-choice table of 4-cell buckets; see the crate
 /// documentation for its sizing, the argument that it never drops an entry,
