@@ -1,6 +1,6 @@
 //! Rows of `k` packed cells with SWAR search, the table layout of QHT-style filters.
 
-use crate::bit_array::BitArray;
+use crate::bit_array::{BitArray, low_mask};
 use crate::packed::{Iter, MAX_CELL_BITS, PackedArray};
 use crate::swar::Lanes;
 use ddf_param::{ParamError, checked_mul, ensure_positive, ensure_range};
@@ -188,43 +188,79 @@ impl CellRows {
     #[inline]
     #[must_use]
     pub fn find(&self, r: u64, value: u32) -> Option<usize> {
-        let offset = self.row_offset(r);
         let value = u64::from(value);
         if value > self.cell_mask() {
+            // Still check the row index, as every row operation does.
+            self.check_row(r);
             return None;
         }
+        self.find_lanes(r, value, self.cell_mask())
+    }
+
+    /// The first cell `j` of row `r` whose bits under `mask` equal those of
+    /// `value`: `get(r, j) & mask == value & mask`. Bits of `value` and `mask`
+    /// above `width` are ignored; a zero `mask` matches cell 0.
+    ///
+    /// This searches one field of cells that pack several fields, such as a
+    /// fingerprint next to an age tag, with the same SWAR scan as
+    /// [`find`](Self::find).
+    ///
+    /// # Panics
+    /// If `r >= rows`.
+    #[inline]
+    #[must_use]
+    pub fn find_masked(&self, r: u64, value: u32, mask: u32) -> Option<usize> {
+        let mask = u64::from(mask) & self.cell_mask();
+        self.find_lanes(r, u64::from(value) & mask, mask)
+    }
+
+    /// The first cell of row `r` equal to `value` under `mask` (both at most
+    /// `width` bits, `value` within `mask`).
+    #[inline]
+    fn find_lanes(&self, r: u64, value: u64, mask: u64) -> Option<usize> {
+        let offset = self.row_offset(r);
         if self.full_chunks == 0 {
-            self.find_in_chunk(offset, value, &self.last, 0)
+            self.find_in_chunk(offset, value, mask, &self.last, 0)
         } else {
-            self.find_long(offset, value)
+            self.find_long(offset, value, mask)
         }
     }
 
-    /// [`find`](Self::find) in the chunk at `offset` with lanes `lanes`; the
-    /// cell index is `base` plus the lane.
+    /// The first cell equal to `value` under `mask` in the chunk at `offset`
+    /// with lanes `lanes`; the cell index is `base` plus the lane.
     #[inline]
-    fn find_in_chunk(&self, offset: u64, value: u64, lanes: &Lanes, base: usize) -> Option<usize> {
+    fn find_in_chunk(
+        &self,
+        offset: u64,
+        value: u64,
+        mask: u64,
+        lanes: &Lanes,
+        base: usize,
+    ) -> Option<usize> {
         // XOR with the value in every lane turns matching cells into zero
-        // lanes. The read is masked to the chunk, and so is the broadcast
-        // value, so lanes past the chunk's end are never flagged.
-        let y = self.bits().read_masked(offset, lanes.mask) ^ (value * lanes.lows);
+        // lanes once the bits outside `mask` are cleared. The read is masked
+        // to the chunk, and so are the broadcasts (`x · lows` has no carries
+        // between lanes for `x` of at most `width` bits), so lanes past the
+        // chunk's end are never flagged.
+        let y = (self.bits().read_masked(offset, lanes.mask) ^ (value * lanes.lows))
+            & (mask * lanes.lows);
         let hits = lanes.zero_lanes(y);
         (hits != 0).then(|| base + self.lowest_lane(hits))
     }
 
-    /// [`find`](Self::find) in rows longer than 64 bits, chunk by chunk.
-    /// Out of line so that the one-chunk path inlines small.
+    /// [`find_lanes`](Self::find_lanes) in rows longer than 64 bits, chunk by
+    /// chunk. Out of line so that the one-chunk path inlines small.
     #[inline(never)]
-    fn find_long(&self, mut offset: u64, value: u64) -> Option<usize> {
+    fn find_long(&self, mut offset: u64, value: u64, mask: u64) -> Option<usize> {
         let mut base = 0;
         for _ in 0..self.full_chunks {
-            if let Some(j) = self.find_in_chunk(offset, value, &self.chunk, base) {
+            if let Some(j) = self.find_in_chunk(offset, value, mask, &self.chunk, base) {
                 return Some(j);
             }
             offset += u64::from(self.chunk.bits);
             base += self.lanes;
         }
-        self.find_in_chunk(offset, value, &self.last, base)
+        self.find_in_chunk(offset, value, mask, &self.last, base)
     }
 
     /// The first empty (zero) cell of row `r`, if any.
@@ -313,6 +349,58 @@ impl CellRows {
         self.cells.range_iter(r * k, (r + 1) * k)
     }
 
+    /// The largest row, in bits, that [`read_row`](Self::read_row) and
+    /// [`write_row`](Self::write_row) move in one piece.
+    pub const MAX_WHOLE_ROW_BITS: u64 = 128;
+
+    /// All of row `r` as one integer: cell `j` in bits `j·width ..
+    /// (j+1)·width`. For rows of at most 128 bits (`k · width ≤ 128`), so
+    /// that a structure with short rows (cuckoo-style buckets) can inspect
+    /// every cell with register operations after two word reads.
+    ///
+    /// # Panics
+    /// If `r >= rows` or the row is longer than 128 bits.
+    // Always inlined: it is two masked loads, and a call costs as much.
+    #[inline(always)]
+    #[must_use]
+    pub fn read_row(&self, r: u64) -> u128 {
+        let offset = self.row_offset(r);
+        let (low, high) = self.whole_row_split();
+        let bits = self.bits();
+        let lo = u128::from(bits.read_masked(offset, low_mask(low)));
+        if high == 0 {
+            lo
+        } else {
+            lo | u128::from(bits.read_masked(offset + 64, low_mask(high))) << 64
+        }
+    }
+
+    /// Overwrites row `r` with `row` (as [`read_row`](Self::read_row) lays
+    /// it out); bits beyond the row are ignored.
+    ///
+    /// # Panics
+    /// If `r >= rows` or the row is longer than 128 bits.
+    #[inline]
+    pub fn write_row(&mut self, r: u64, row: u128) {
+        let offset = self.row_offset(r);
+        let (low, high) = self.whole_row_split();
+        let bits = self.cells.bits_mut();
+        bits.write_masked(offset, low_mask(low), row as u64);
+        if high != 0 {
+            bits.write_masked(offset + 64, low_mask(high), (row >> 64) as u64);
+        }
+    }
+
+    /// A row of at most 128 bits as its low word's bits and the rest.
+    #[inline]
+    fn whole_row_split(&self) -> (u32, u32) {
+        if self.row_bits > Self::MAX_WHOLE_ROW_BITS {
+            row_too_long(self.row_bits);
+        }
+        let bits = self.row_bits as u32;
+        (bits.min(64), bits.saturating_sub(64))
+    }
+
     /// Empties every cell.
     pub fn clear(&mut self) {
         self.cells.clear();
@@ -369,6 +457,14 @@ impl CellRows {
         }
         self.row_offset(r) + j as u64 * u64::from(self.width)
     }
+}
+
+/// Panics for a whole-row access to a row longer than 128 bits; out of line
+/// and cold like the crate's other index panics.
+#[cold]
+#[inline(never)]
+fn row_too_long(bits: u64) -> ! {
+    panic!("a row of {bits} bits is longer than the 128 bits a whole-row access moves")
 }
 
 #[cfg(test)]
@@ -486,6 +582,61 @@ mod tests {
             (t.find(3, 6), t.find(3, 5), t.first_empty(3)),
             (Some(0), None, None)
         );
+    }
+
+    #[test]
+    fn whole_rows_read_and_write() {
+        // 4 cells of 20 bits: 80-bit rows straddling words.
+        let mut t = CellRows::new(3, 4, 20).unwrap();
+        t.set(1, 0, 0xABCDE);
+        t.set(1, 3, 0x12345);
+        let row = t.read_row(1);
+        assert_eq!(row, 0xABCDE | 0x12345 << 60);
+        t.write_row(2, row | 0x777 << 20);
+        assert_eq!(
+            t.row_iter(2).collect::<Vec<_>>(),
+            [0xABCDE, 0x777, 0, 0x12345]
+        );
+        assert_eq!((t.read_row(0), t.read_row(1)), (0, row));
+        // Bits beyond the row are ignored.
+        t.write_row(0, u128::MAX);
+        assert_eq!(t.row_iter(0).collect::<Vec<_>>(), [0xFFFFF; 4]);
+        assert_eq!(t.read_row(1), row);
+        // Rows within one word.
+        let mut t = CellRows::new(2, 4, 8).unwrap();
+        t.write_row(1, 0x0403_0201);
+        assert_eq!(
+            (t.read_row(1), t.get(1, 2), t.read_row(0)),
+            (0x0403_0201, 3, 0)
+        );
+    }
+
+    #[test]
+    #[should_panic(expected = "longer than the 128 bits")]
+    fn whole_row_access_needs_short_rows() {
+        let t = CellRows::new(2, 5, 26).unwrap();
+        let _ = t.read_row(0);
+    }
+
+    #[test]
+    fn find_masked_matches_one_field() {
+        // Cells of 12 bits: an 8-bit field on top of a 4-bit tag.
+        let mut t = CellRows::new(2, 8, 12).unwrap();
+        t.set(1, 2, 0xAB3);
+        t.set(1, 6, 0xAB7);
+        t.set(1, 7, 0xCD3);
+        let field = 0xFF0;
+        assert_eq!(t.find_masked(1, 0xAB0, field), Some(2));
+        assert_eq!(t.find_masked(1, 0xCD0, field), Some(7));
+        assert_eq!(t.find_masked(1, 0xEE0, field), None);
+        assert_eq!(t.find_masked(1, 0x007, 0x00F), Some(6));
+        // Bits of the value outside the mask are ignored.
+        assert_eq!(t.find_masked(1, 0xCDF, field), Some(7));
+        // A zero mask matches the first cell.
+        assert_eq!(t.find_masked(0, 0x123, 0), Some(0));
+        // Rows of several chunks: 8 cells of 12 bits span two chunks.
+        t.set(1, 2, 0);
+        assert_eq!(t.find_masked(1, 0xAB0, field), Some(6));
     }
 
     #[test]

@@ -6,6 +6,7 @@ pub mod bloom;
 pub mod numerics;
 pub mod queue;
 pub mod shf;
+pub mod sliding_bloom;
 pub mod sliding_window;
 pub mod stats;
 pub mod stream;

@@ -2,6 +2,9 @@
 
 use ddf_theory::bloom::{partitioned_fp, slice_fill_ratio, standard_fp};
 use ddf_theory::numerics::{find_root, minimize, one_minus_pow1m, pow1m};
+use ddf_theory::sliding_bloom::{
+    construction_bits, dictionary_bits, lower_bound_bits, optimal_generations, theorem_1_1_bits,
+};
 use ddf_theory::sliding_window::{ep_inf_lower_bound, ep_n_lower_bound, near_exact_fp};
 use ddf_theory::stats::{
     binomial_pmf, clopper_pearson_interval, normal_quantile, student_t_quantile, wilson_interval,
@@ -175,4 +178,39 @@ fn one_minus_pow1m_needs_no_precision_from_one_minus_x() {
     assert!(close(p, -(-1e-3_f64).exp_m1(), 1e-12));
     assert_eq!(1.0 - (1.0 - 1e-17_f64).powf(1e9), 0.0);
     assert!(close(one_minus_pow1m(1e-17_f64, 1e9), 1e-8, 1e-8));
+}
+
+proptest! {
+    #![proptest_config(ProptestConfig::with_cases(256))]
+
+    /// Theorem 1.1's construction never beats Theorem 1.2's bound, and both
+    /// grow as ε shrinks or the slack tightens.
+    #[test]
+    fn sliding_bloom_bounds_are_ordered(
+        n in 1e3_f64..1e9,
+        k in 2.0_f64..30.0,
+        slack_fraction in 1e-4_f64..4.0,
+    ) {
+        let eps = 2f64.powf(-k);
+        for m in [n * slack_fraction, f64::INFINITY] {
+            let lower = lower_bound_bits(n, m, eps);
+            prop_assert!(theorem_1_1_bits(n, m, eps) >= lower);
+            prop_assert!(lower_bound_bits(n, m, eps / 2.0) > lower);
+            prop_assert!(lower_bound_bits(n, m / 2.0, eps) >= lower);
+        }
+        let c = optimal_generations(eps);
+        prop_assert!(c >= 1.0 && c <= k + 1.0, "c = {c}");
+        prop_assert!(construction_bits(n, c, eps) <= construction_bits(n, c.round().max(1.0), eps) * (1.0 + 1e-12));
+    }
+
+    #[test]
+    fn dictionary_bits_grow_with_the_universe(big_m in 10_u64..1_000_000_000, frac in 0.0_f64..1.0, extra in 1_u64..1000) {
+        let n = ((big_m as f64) * frac).floor() / 2.0;
+        let n = n.floor();
+        prop_assert!(dictionary_bits((big_m + extra) as f64, n) >= dictionary_bits(big_m as f64, n));
+        // ℬ(M, n) ≤ n·log2(e·M/n).
+        if n >= 1.0 {
+            prop_assert!(dictionary_bits(big_m as f64, n) <= n * (std::f64::consts::E * big_m as f64 / n).log2() + 1.0);
+        }
+    }
 }

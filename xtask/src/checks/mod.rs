@@ -5,6 +5,7 @@ mod bounds;
 mod exact;
 mod queue;
 mod shf;
+mod sliding;
 mod stream;
 
 use crate::verify::Check;
@@ -33,6 +34,7 @@ pub(crate) fn all() -> Vec<Check> {
     all.extend(shf::checks());
     all.extend(queue::checks());
     all.extend(bounds::checks());
+    all.extend(sliding::checks());
     all
 }
 

@@ -2,6 +2,7 @@
 
 mod bounds;
 mod shf;
+mod sliding;
 
 use crate::Options;
 use crate::paths::output_dir;
@@ -30,6 +31,7 @@ fn producers() -> Vec<Producer> {
     let mut all = Vec::new();
     all.extend(bounds::producers());
     all.extend(shf::producers());
+    all.extend(sliding::producers());
     all
 }
 
