@@ -260,6 +260,14 @@ impl BitArray {
         old
     }
 
+    /// The data words, mutable, for word-parallel updates that keep the
+    /// bits past `len` at zero.
+    #[inline]
+    pub(crate) fn data_words_mut(&mut self) -> &mut [u64] {
+        let n = self.words.len() - 1;
+        &mut self.words[..n]
+    }
+
     #[inline]
     fn check_index(&self, i: u64) {
         if i >= self.len {

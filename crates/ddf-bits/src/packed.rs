@@ -144,6 +144,120 @@ impl PackedArray {
             as u32
     }
 
+    /// Subtracts 1 from every non-zero cell among `count` consecutive cells
+    /// starting at `start`, wrapping from the last cell to cell 0: the decay
+    /// step of Stable Bloom filters, which decrement a run of cells from a
+    /// random start.
+    ///
+    /// Widths that divide 64 are handled a word at a time (SWAR: every lane
+    /// of a word tested for zero and decremented at once); other widths cell
+    /// by cell. `count` is capped at [`len`](Self::len).
+    ///
+    /// # Panics
+    /// If `start >= len` while `count > 0`.
+    pub fn saturating_decrement_run(&mut self, start: u64, count: u64) {
+        let count = count.min(self.len);
+        if count == 0 {
+            return;
+        }
+        self.check_index(start);
+        let first_end = start.saturating_add(count).min(self.len);
+        self.decrement_range(start, first_end);
+        let wrapped = count - (first_end - start);
+        self.decrement_range(0, wrapped);
+    }
+
+    /// Decrements the non-zero cells of `start..end` (`end <= len`).
+    fn decrement_range(&mut self, start: u64, end: u64) {
+        if start >= end {
+            return;
+        }
+        let width = u64::from(self.width);
+        if 64 % width != 0 {
+            for i in start..end {
+                self.bits
+                    .update_masked(i * width, self.mask, |v| v.saturating_sub(1));
+            }
+            return;
+        }
+        // Lanes tile the words: `high` has the top bit of every lane, `low`
+        // the other bits, `ones` the bottom bit.
+        let lanes = 64 / width;
+        let ones = u64::MAX / self.mask;
+        let high = ones << (width - 1);
+        let low = !high;
+        let words = self.bits.data_words_mut();
+        let (first, last) = (start / lanes, (end - 1) / lanes);
+        for w in first..=last {
+            let from = if w == first { start % lanes } else { 0 };
+            let to = if w == last {
+                (end - 1) % lanes + 1
+            } else {
+                lanes
+            };
+            // Bit 0 of each lane in from..to.
+            let lane_mask = lane_range_mask(from * width, to * width) & ones;
+            let x = words[w as usize];
+            // A lane's low bits plus all-ones low bits carry into its top bit
+            // exactly when they are non-zero; no carry leaves the lane.
+            let non_zero = (((x & low).wrapping_add(low)) | x) & high;
+            words[w as usize] = x - ((non_zero >> (width - 1)) & lane_mask);
+        }
+    }
+
+    /// Replaces every cell `v` by `max(v − 2^(w−1), 0)`, `w` the width: cells
+    /// with their top bit set lose it, the others become 0. The sweep of
+    /// block-decaying Bloom filters, which count down by half their range
+    /// at once.
+    ///
+    /// Word-parallel for any width: with `tops` the set top bits and
+    /// `starts` the first bits of their cells (`tops >> (w − 1)` over the
+    /// whole array), the multi-word difference `tops − starts` is exactly the
+    /// bits below each set top bit within its cell; the new state is the old
+    /// one masked by it.
+    pub fn saturating_sub_half(&mut self) {
+        let width = u64::from(self.width);
+        if width == 1 {
+            self.clear();
+            return;
+        }
+        // Top-bit patterns repeat every `width / gcd(width, 64)` words.
+        let period = (width / gcd(width, 64)) as usize;
+        let top_mask: Vec<u64> = (0..period as u64)
+            .map(|w| {
+                let mut m = 0u64;
+                let mut t = (64 * w).div_ceil(width) * width + width - 1;
+                // The first top bit at or after bit 64w, then every `width` bits.
+                if t >= 64 * w + width {
+                    t -= width;
+                }
+                while t < 64 * (w + 1) {
+                    if t >= 64 * w {
+                        m |= 1 << (t - 64 * w);
+                    }
+                    t += width;
+                }
+                m
+            })
+            .collect();
+        let shift = (width - 1) as u32;
+        let words = self.bits.data_words_mut();
+        let tops_at =
+            |words: &[u64], w: usize| words.get(w).map_or(0, |x| x & top_mask[w % period]);
+        let mut borrow = 0u64;
+        let mut tops = tops_at(words, 0);
+        for w in 0..words.len() {
+            let next_tops = tops_at(words, w + 1);
+            // Bit t of the array moves to t − (w − 1): from this word or the next.
+            let starts = (tops >> shift) | (next_tops << (64 - shift));
+            let (d1, b1) = tops.overflowing_sub(starts);
+            let (d2, b2) = d1.overflowing_sub(borrow);
+            borrow = u64::from(b1 | b2);
+            words[w] &= d2;
+            tops = next_tops;
+        }
+    }
+
     /// Sets every cell to 0.
     pub fn clear(&mut self) {
         self.bits.clear();
@@ -202,6 +316,21 @@ impl<'a> IntoIterator for &'a PackedArray {
     fn into_iter(self) -> Iter<'a> {
         self.iter()
     }
+}
+
+/// The greatest common divisor.
+fn gcd(mut a: u64, mut b: u64) -> u64 {
+    while b != 0 {
+        (a, b) = (b, a % b);
+    }
+    a
+}
+
+/// Bits `from..to` of a word set (`from < to <= 64`).
+#[inline]
+fn lane_range_mask(from: u64, to: u64) -> u64 {
+    let upper = if to == 64 { u64::MAX } else { (1 << to) - 1 };
+    upper & !((1u64 << from) - 1)
 }
 
 /// An iterator over the cells of a [`PackedArray`] or of one row of
@@ -288,6 +417,78 @@ mod tests {
         assert_eq!(a, b);
         a.clear();
         assert!(a.iter().all(|v| v == 0));
+    }
+
+    #[test]
+    fn decrement_runs_match_a_cell_loop() {
+        let mut rng = ddf_hash_free_rng(7);
+        for width in [1u32, 2, 3, 4, 8, 11, 16, 32] {
+            for len in [1u64, 5, 31, 32, 33, 100, 257] {
+                let mut a = PackedArray::new(len, width).unwrap();
+                for i in 0..len {
+                    // Many zeros and many ones, where the edge cases are.
+                    let v = match rng() % 4 {
+                        0 => 0,
+                        1 => 1,
+                        _ => rng() as u32,
+                    };
+                    a.set(i, v);
+                }
+                for _ in 0..20 {
+                    let start = rng() % len;
+                    let count = rng() % (len + 3);
+                    let mut expected: Vec<u32> = a.iter().collect();
+                    for j in 0..count.min(len) {
+                        let i = ((start + j) % len) as usize;
+                        expected[i] = expected[i].saturating_sub(1);
+                    }
+                    a.saturating_decrement_run(start, count);
+                    assert_eq!(
+                        a.iter().collect::<Vec<_>>(),
+                        expected,
+                        "width {width} len {len}"
+                    );
+                    assert_eq!(
+                        PackedArray::from_words(len, width, a.as_words().to_vec()).as_ref(),
+                        Ok(&a),
+                        "padding bits stay zero"
+                    );
+                }
+            }
+        }
+    }
+
+    #[test]
+    fn half_sweeps_match_a_cell_loop() {
+        let mut rng = ddf_hash_free_rng(11);
+        for width in 1u32..=32 {
+            for len in [1u64, 3, 64, 65, 100, 333] {
+                let mut a = PackedArray::new(len, width).unwrap();
+                for i in 0..len {
+                    a.set(i, rng() as u32);
+                }
+                let half = 1u32 << (width - 1);
+                let expected: Vec<u32> = a.iter().map(|v| v.saturating_sub(half)).collect();
+                a.saturating_sub_half();
+                assert_eq!(
+                    a.iter().collect::<Vec<_>>(),
+                    expected,
+                    "width {width} len {len}"
+                );
+                assert!(PackedArray::from_words(len, width, a.as_words().to_vec()).is_ok());
+            }
+        }
+    }
+
+    /// A tiny xorshift, so this crate's tests need no generator dependency.
+    fn ddf_hash_free_rng(seed: u64) -> impl FnMut() -> u64 {
+        let mut x = seed.wrapping_mul(0x9e37_79b9_7f4a_7c15) | 1;
+        move || {
+            x ^= x << 13;
+            x ^= x >> 7;
+            x ^= x << 17;
+            x
+        }
     }
 
     #[test]

@@ -95,11 +95,104 @@ impl Digest {
     #[must_use]
     pub const fn probes(self, m: u64) -> Probes {
         Probes {
-            x: self.0,
-            y: self.remix().0 | 1,
-            i: 0,
+            hashes: self.indexed_probes().hashes_from(0),
             m,
         }
+    }
+}
+
+impl Digest {
+    /// Random access to the same probe sequence as [`probes`](Self::probes):
+    /// probe `i` without computing the `i` before it.
+    ///
+    /// Age-partitioned filters tie one probe to each physical slice and visit
+    /// slices out of order (the APBF query jumps back `k` slices on a miss),
+    /// so they need probe `i` directly.
+    #[inline]
+    #[must_use]
+    pub const fn indexed_probes(self) -> IndexedProbes {
+        IndexedProbes {
+            a: self.0,
+            b: self.remix().0 | 1,
+        }
+    }
+}
+
+/// The probe sequence of one digest with random access; see
+/// [`Digest::indexed_probes`]. `index(i, m)` equals the `i`-th item of
+/// [`Digest::probes`]`(m)`.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct IndexedProbes {
+    a: u64,
+    b: u64,
+}
+
+impl IndexedProbes {
+    /// The raw 64-bit value of probe `i`, `a + i·b + (i³ − i)/6` (mod 2^64),
+    /// before range reduction: a well-mixed hash for structures that derive
+    /// more than an index from a probe (a block and the bits within it).
+    #[inline]
+    #[must_use]
+    pub const fn hash(self, i: u32) -> u64 {
+        let i = i as u64;
+        // (i − 1)·i·(i + 1) is divisible by 6; below 2^21 it fits in 64 bits.
+        let cubic = if i < 1 << 21 {
+            i.saturating_sub(1) * i * (i + 1) / 6
+        } else {
+            let i = i as u128;
+            ((i - 1) * i * (i + 1) / 6) as u64
+        };
+        self.a
+            .wrapping_add(i.wrapping_mul(self.b))
+            .wrapping_add(cubic)
+    }
+
+    /// Probe `i` reduced to `0..m` by multiply-shift.
+    #[inline]
+    #[must_use]
+    pub const fn index(self, i: u32, m: u64) -> u64 {
+        Digest(self.hash(i)).reduce(m)
+    }
+
+    /// The raw values of probes `i, i + 1, …` by the recurrence (two
+    /// additions per probe instead of the cubic term), for a run of
+    /// consecutive probes such as the slices an insertion sets.
+    #[inline]
+    #[must_use]
+    pub const fn hashes_from(self, i: u32) -> ProbeHashes {
+        let i64 = i as u64;
+        // The step from probe i to i + 1 is b + i·(i + 1)/2.
+        let tri = ((i64 as u128 * (i64 as u128 + 1)) / 2) as u64;
+        ProbeHashes {
+            x: self.hash(i),
+            y: self.b.wrapping_add(tri),
+            i: i64,
+        }
+    }
+}
+
+/// The raw 64-bit values of consecutive probes; see [`IndexedProbes::hashes_from`].
+#[derive(Debug, Clone)]
+pub struct ProbeHashes {
+    x: u64,
+    y: u64,
+    i: u64,
+}
+
+impl Iterator for ProbeHashes {
+    type Item = u64;
+
+    #[inline]
+    fn next(&mut self) -> Option<u64> {
+        let out = self.x;
+        self.i = self.i.wrapping_add(1);
+        self.x = self.x.wrapping_add(self.y);
+        self.y = self.y.wrapping_add(self.i);
+        Some(out)
+    }
+
+    fn size_hint(&self) -> (usize, Option<usize>) {
+        (usize::MAX, None)
     }
 }
 
@@ -113,9 +206,7 @@ impl From<u64> for Digest {
 /// The endless sequence of Bloom probe positions of one digest; see [`Digest::probes`].
 #[derive(Debug, Clone)]
 pub struct Probes {
-    x: u64,
-    y: u64,
-    i: u64,
+    hashes: ProbeHashes,
     m: u64,
 }
 
@@ -124,11 +215,8 @@ impl Iterator for Probes {
 
     #[inline]
     fn next(&mut self) -> Option<u64> {
-        let index = Digest(self.x).reduce(self.m);
-        self.i = self.i.wrapping_add(1);
-        self.x = self.x.wrapping_add(self.y);
-        self.y = self.y.wrapping_add(self.i);
-        Some(index)
+        let x = self.hashes.next().unwrap_or_default();
+        Some(Digest(x).reduce(self.m))
     }
 
     fn size_hint(&self) -> (usize, Option<usize>) {
@@ -166,6 +254,35 @@ mod tests {
         assert_eq!(d.top_bits(0), 0);
         assert_eq!(d.top_bits(4), 0xf);
         assert_eq!(d.top_bits(64), d.get());
+    }
+
+    #[test]
+    fn indexed_probes_match_the_sequence() {
+        for h in [0u64, 1, u64::MAX, 0xdead_beef, 0x0123_4567_89ab_cdef] {
+            let d = Digest::new(h);
+            let at = d.indexed_probes();
+            let mut seq = d.probes(1 << 40);
+            for i in 0..200u32 {
+                assert_eq!(
+                    at.index(i, 1 << 40),
+                    seq.next().unwrap(),
+                    "h = {h:#x}, i = {i}"
+                );
+            }
+            for start in [0u32, 1, 7, 100] {
+                let run: Vec<u64> = at.hashes_from(start).take(50).collect();
+                let direct: Vec<u64> = (start..start + 50).map(|i| at.hash(i)).collect();
+                assert_eq!(run, direct, "h = {h:#x}, start = {start}");
+            }
+            // Past the 64-bit fast path the value still follows the recurrence.
+            let (x, y) = (at.hash((1 << 21) - 1), at.hash(1 << 21));
+            let step = d.remix().get() | 1;
+            assert_eq!(
+                y,
+                x.wrapping_add(step)
+                    .wrapping_add(((1u64 << 21) - 1) * (1 << 21) / 2)
+            );
+        }
     }
 
     #[test]

@@ -8,7 +8,7 @@ mod hasher;
 mod mix;
 mod rng;
 
-pub use digest::{Digest, Probes};
+pub use digest::{Digest, IndexedProbes, ProbeHashes, Probes};
 pub use fingerprint::{Fingerprinter, ZeroPolicy};
 pub use hasher::{KeyedSipHasher, MixHasher, MixState, PortableHasher};
 pub use mix::mix64;

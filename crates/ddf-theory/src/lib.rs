@@ -2,11 +2,16 @@
 #![doc = include_str!("../README.md")]
 #![forbid(unsafe_code)]
 
+pub mod a2;
+pub mod apbf;
+pub mod bdbf;
+pub mod blocked_bloom;
 pub mod bloom;
 pub mod numerics;
 pub mod queue;
 pub mod shf;
 pub mod sliding_bloom;
 pub mod sliding_window;
+pub mod stable_bloom;
 pub mod stats;
 pub mod stream;

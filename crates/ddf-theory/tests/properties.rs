@@ -213,4 +213,55 @@ proptest! {
             prop_assert!(dictionary_bits(big_m as f64, n) <= n * (std::f64::consts::E * big_m as f64 / n).log2() + 1.0);
         }
     }
+
+    /// F is a probability, grows with any slice's match probability, and
+    /// Algorithm 1's two outcomes exhaust it.
+    #[test]
+    fn apbf_recursions_are_consistent(
+        k in 1_usize..8,
+        l in 1_usize..10,
+        seed in prop::collection::vec(0.0_f64..=1.0, 18),
+        bump in 0_usize..18,
+    ) {
+        use ddf_theory::apbf::{false_positive, query_cost};
+        let r: Vec<f64> = seed[..k + l].to_vec();
+        let f = false_positive(k, &r);
+        prop_assert!((0.0..=1.0 + 1e-12).contains(&f));
+        let q = query_cost(k, &r);
+        prop_assert!((q.p_true - f).abs() <= 1e-12);
+        prop_assert!((q.p_true + q.p_false - 1.0).abs() <= 1e-12);
+        if q.p_false > 1e-9 {
+            prop_assert!(q.accesses_false >= 1.0 - 1e-9);
+        }
+        if q.p_true > 1e-9 {
+            prop_assert!(q.accesses_true >= k as f64 - 1e-9);
+        }
+        let mut higher = r.clone();
+        let i = bump % (k + l);
+        higher[i] = (higher[i] + 0.3).min(1.0);
+        prop_assert!(false_positive(k, &higher) >= f - 1e-12);
+    }
+
+    /// More decrements keep more cells at zero: a lower stable rate.
+    #[test]
+    fn stable_bloom_rate_falls_with_decrements(m in 100.0_f64..1e7, k in 1.0_f64..8.0, p in 1.0_f64..100.0, d in 1_u32..8) {
+        use ddf_theory::stable_bloom::{any_probe_rate, stable_fp};
+        prop_assume!(k < m);
+        let max = f64::from((1u32 << d) - 1);
+        let fp = stable_fp(m, k, p, max);
+        prop_assert!((0.0..=1.0).contains(&fp));
+        prop_assert!(stable_fp(m, k, p + 1.0, max) <= fp);
+        prop_assert!(any_probe_rate(m, k, p, max) >= fp - 1e-15);
+    }
+
+    /// A blocked filter is a probability that grows with its load.
+    #[test]
+    fn blocked_rate_grows_with_load(lambda in 0.0_f64..200.0, extra in 0.0_f64..50.0, wide in any::<bool>(), b in 1_u32..4) {
+        use ddf_theory::blocked_bloom::blocked_fp;
+        let block = if wide { 512 } else { 64 };
+        let b = 1 << b;
+        let p = blocked_fp(lambda, block, b);
+        prop_assert!((0.0..=1.0 + 1e-12).contains(&p));
+        prop_assert!(blocked_fp(lambda + extra, block, b) >= p - 1e-12);
+    }
 }

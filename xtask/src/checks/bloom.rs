@@ -1,14 +1,12 @@
-//! Checks of the partitioned Bloom filter formulas against a minimal
-//! partitioned Bloom filter built on `ddf-bits` and `ddf-hash` probes.
-//!
-//! The model filter here only exercises the shared mechanics (probe
-//! derivation and bit arrays) until `ddf-bloom` provides the real filter.
+//! Checks of the partitioned Bloom filter of `ddf-bloom` against Mullin's
+//! fill-ratio and false-positive formulas.
 
+use super::common::{Fresh, item, no_false_negatives};
 use crate::outcome::Outcome;
 use crate::verify::{Check, Ctx};
-use ddf_bits::BitArray;
-use ddf_core::Digest;
-use ddf_hash::{KeyedSipHasher, digest};
+use ddf_bloom::PartitionedBloom;
+use ddf_core::{DuplicateFilter, Window};
+use ddf_hash::KeyedSipHasher;
 use ddf_sim::{run_seeds, threads};
 use ddf_theory::bloom::{partitioned_fp, slice_fill_ratio};
 
@@ -26,45 +24,15 @@ pub(crate) fn checks() -> Vec<Check> {
             paper: MULLIN,
             run: false_positives,
         },
+        Check {
+            id: "bloom/partitioned-no-false-negatives",
+            paper: "Bloom filters have no false negatives (APBF paper §4)",
+            run: no_false_negatives_ever,
+        },
     ]
 }
 
-/// `k` slices of `m` bits; probe `i` of an item lands in slice `i`.
-struct Partitioned {
-    bits: BitArray,
-    k: u64,
-    m: u64,
-}
-
-impl Partitioned {
-    fn new(k: u64, m: u64) -> Partitioned {
-        Partitioned {
-            bits: BitArray::new(k * m).expect("small filter"),
-            k,
-            m,
-        }
-    }
-
-    fn probes(&self, d: Digest) -> impl Iterator<Item = u64> + '_ {
-        d.probes(self.m)
-            .take(self.k as usize)
-            .enumerate()
-            .map(|(i, p)| i as u64 * self.m + p)
-    }
-
-    fn insert(&mut self, d: Digest) {
-        let positions: Vec<u64> = self.probes(d).collect();
-        for p in positions {
-            self.bits.set(p);
-        }
-    }
-
-    fn contains(&self, d: Digest) -> bool {
-        self.probes(d).all(|p| self.bits.get(p))
-    }
-}
-
-const K: u64 = 4;
+const K: u32 = 4;
 const M: u64 = 1 << 16;
 
 /// Items that fill each slice to one half: `m·ln 2`.
@@ -79,15 +47,12 @@ fn runs(ctx: &Ctx, salt: u64, queries: u64) -> Vec<(f64, f64)> {
     let n = half_fill_items();
     run_seeds(&seeds, threads(), |seed| {
         let hasher = KeyedSipHasher::with_seed(seed);
-        let mut f = Partitioned::new(K, M);
+        let mut f = PartitionedBloom::new(K, M).expect("valid parameters");
         for id in 0..n {
-            f.insert(digest(&hasher, &id));
+            f.insert(item(&hasher, id));
         }
-        let fill = f.bits.count_ones() as f64 / (K * M) as f64;
-        let fps = (n..n + queries)
-            .filter(|id| f.contains(digest(&hasher, id)))
-            .count();
-        (fill, fps as f64 / queries as f64)
+        let fp = Fresh::new(seed).rate(queries, |d| f.contains(d));
+        (f.fill_ratio(), fp)
     })
 }
 
@@ -104,7 +69,19 @@ fn false_positives(ctx: &Ctx) -> Outcome {
     let queries = ctx.pick(100_000, 1_000_000);
     let fps: Vec<f64> = runs(ctx, 22, queries).into_iter().map(|r| r.1).collect();
     let n = half_fill_items();
-    Outcome::runs(partitioned_fp(n as f64, M as f64, K as f64), &fps).note(format!(
+    Outcome::runs(partitioned_fp(n as f64, M as f64, f64::from(K)), &fps).note(format!(
         "k = {K}, m = 2^16, n = {n}, {queries} queries per run"
     ))
+}
+
+/// Every repeat on a stream over the whole history is reported.
+fn no_false_negatives_ever(ctx: &Ctx) -> Outcome {
+    no_false_negatives(
+        ctx,
+        23,
+        Window::Unbounded,
+        1 << 16,
+        ctx.pick(200_000, 2_000_000),
+        |_| PartitionedBloom::with_capacity(1 << 16, 0.01).expect("valid parameters"),
+    )
 }

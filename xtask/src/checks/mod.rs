@@ -1,9 +1,15 @@
 //! The registry of checks: one module per family, one `checks()` list each.
 
+mod a2;
+mod apbbf;
+mod apbf;
+mod bdbf;
 mod bloom;
 mod bounds;
+mod common;
 mod exact;
 mod queue;
+mod sbf;
 mod shf;
 mod sliding;
 mod stream;
@@ -35,6 +41,11 @@ pub(crate) fn all() -> Vec<Check> {
     all.extend(queue::checks());
     all.extend(bounds::checks());
     all.extend(sliding::checks());
+    all.extend(sbf::checks());
+    all.extend(a2::checks());
+    all.extend(bdbf::checks());
+    all.extend(apbf::checks());
+    all.extend(apbbf::checks());
     all
 }
 

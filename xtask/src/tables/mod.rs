@@ -1,5 +1,7 @@
 //! `cargo xtask tables`: reproduced paper tables as CSV and Markdown.
 
+mod apbf;
+mod bloom_table4;
 mod bounds;
 mod shf;
 mod sliding;
@@ -32,6 +34,8 @@ fn producers() -> Vec<Producer> {
     all.extend(bounds::producers());
     all.extend(shf::producers());
     all.extend(sliding::producers());
+    all.extend(apbf::producers());
+    all.extend(bloom_table4::producers());
     all
 }
 

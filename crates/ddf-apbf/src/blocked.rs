@@ -1,0 +1,363 @@
+//! The Age-Partitioned Blocked Bloom filter: a blocked Bloom filter per segment.
+
+use crate::core::{AgeCore, Segments, StateFields};
+use ddf_core::snapshot::{self, DecodeError, Decoder, Encoder, Snapshot};
+use ddf_core::{Digest, ParamError};
+use ddf_hash::IndexedProbes;
+use ddf_param::{checked_mul, ensure_range, state_words};
+use std::fmt;
+
+/// One 64-byte cache line, aligned, so a 512-bit block is one line.
+#[derive(Clone, Copy, PartialEq, Eq, Default)]
+#[repr(C, align(64))]
+struct Line([u64; 8]);
+
+/// `k + l` segments of `blocks` blocks of `B` bits, each block `b` parts.
+#[derive(Clone, PartialEq, Eq)]
+pub(crate) struct Blocks {
+    lines: Vec<Line>,
+    /// Words of state, `(k + l)·blocks·B/64`; the last line may have more.
+    words: u64,
+    /// Blocks per segment.
+    blocks: u64,
+    /// `B` in words: 1 (64-bit blocks) or 8 (512-bit blocks).
+    block_words: u64,
+    /// `b`, bits set per item in a block.
+    b: u32,
+    /// `log₂(B/b)`, the bits that pick a position within a part.
+    part_shift: u32,
+}
+
+impl Blocks {
+    /// Word `w` of the whole state.
+    #[inline]
+    fn word(&self, w: u64) -> u64 {
+        self.lines[(w / 8) as usize].0[(w % 8) as usize]
+    }
+
+    #[inline]
+    fn word_mut(&mut self, w: u64) -> &mut u64 {
+        &mut self.lines[(w / 8) as usize].0[(w % 8) as usize]
+    }
+
+    /// The first word of the item's block in segment `seg`, and the bits
+    /// that pick its position in each part (from the top down).
+    #[inline]
+    fn locate(&self, seg: usize, h: IndexedProbes) -> (u64, u64) {
+        let (block, rest) = Digest::new(h.hash(seg as u32)).split(self.blocks);
+        (
+            (seg as u64 * self.blocks + block) * self.block_words,
+            rest.get(),
+        )
+    }
+
+    /// The item's bit in each of the `b` parts: (word within the block, mask).
+    /// Computed on the fly, with no array of masks, so nothing waits on a
+    /// store to memory.
+    #[inline]
+    fn parts(&self, mut bits: u64) -> impl Iterator<Item = (usize, u64)> + use<> {
+        let s = self.part_shift;
+        (0..u64::from(self.b)).map(move |q| {
+            let pos = (q << s) + (bits >> (64 - s));
+            bits <<= s;
+            ((pos / 64) as usize, 1u64 << (pos % 64))
+        })
+    }
+}
+
+impl Segments for Blocks {
+    #[inline]
+    fn test(&self, seg: usize, h: IndexedProbes) -> bool {
+        let (first, bits) = self.locate(seg, h);
+        if self.block_words == 1 {
+            let mask = self.parts(bits).fold(0, |m, (_, bit)| m | bit);
+            return self.word(first) & mask == mask;
+        }
+        // Branch-free: a bit of the item missing from its word shows up here.
+        let line = &self.lines[(first / 8) as usize].0;
+        self.parts(bits)
+            .fold(0, |missing, (w, bit)| missing | (bit & !line[w]))
+            == 0
+    }
+
+    #[inline]
+    fn set(&mut self, seg: usize, h: IndexedProbes) {
+        let (first, bits) = self.locate(seg, h);
+        if self.block_words == 1 {
+            let mask = self.parts(bits).fold(0, |m, (_, bit)| m | bit);
+            *self.word_mut(first) |= mask;
+            return;
+        }
+        let parts = self.parts(bits);
+        let line = &mut self.lines[(first / 8) as usize].0;
+        for (w, bit) in parts {
+            line[w] |= bit;
+        }
+    }
+
+    fn clear_segment(&mut self, seg: usize) {
+        let words = self.blocks * self.block_words;
+        let start = seg as u64 * words;
+        for w in start..start + words {
+            *self.word_mut(w) = 0;
+        }
+    }
+
+    fn clear_all(&mut self) {
+        self.lines.fill(Line::default());
+    }
+
+    /// Whole blocks only: the padding of the last line is not state.
+    fn memory_bits(&self) -> u64 {
+        self.words * 64
+    }
+}
+
+/// An Age-Partitioned Blocked Bloom filter (APBF paper §6): the
+/// age-partitioning of [`Apbf`](crate::Apbf) with a blocked Bloom filter in
+/// each segment, so that an insertion touches `k` cache lines (or words)
+/// and a query about 2–5.
+///
+/// Each of the `k + l` segments is `blocks` blocks of `B` bits (`B = 64`, a
+/// word, or `B = 512`, a cache line). An item's probe for a segment picks
+/// one block and, from the same 64-bit probe, one bit in each of the
+/// block's `b` parts of `B/b` bits. A segment's match probability is the
+/// blocked filter's false-positive rate, so the APBF theory applies with it
+/// in place of the fill ratio ([`ddf_theory::apbf::apbbf_segment_rates`]).
+///
+/// A generation is `g = ⌊blocks·c/k⌋` items, where `c` is the number of
+/// items that fill a part of `B/b` bits to ½; the window is `l·g`, the
+/// slack `k·g`, and time-based generations work as for
+/// [`Apbf`](crate::Apbf::with_time_span).
+#[derive(Clone, PartialEq, Eq)]
+pub struct Apbbf {
+    core: AgeCore<Blocks>,
+}
+
+impl Apbbf {
+    /// An APBBF with `k` segments per item, `l` extra segments (`k, l ≥ 1`,
+    /// `k + l ≤ 4096`), `blocks` (≥ 1) blocks of `block_bits` (`B`, 64 or
+    /// 512) bits per segment, and `bits_per_block` (`b`, a power of two with
+    /// `2b ≤ B` and `b·log₂(B/b) ≤ 64`, e.g. 4 or 8) bits per item and block.
+    pub fn new(
+        k: u32,
+        l: u32,
+        blocks: u64,
+        block_bits: u32,
+        bits_per_block: u32,
+    ) -> Result<Self, ParamError> {
+        AgeCore::<Blocks>::check_kl(k, l)?;
+        if block_bits != 64 && block_bits != 512 {
+            return Err(ParamError::new(
+                "block_bits",
+                block_bits,
+                "64 (a word) or 512 (a cache line)",
+            ));
+        }
+        let b = bits_per_block;
+        let part = block_bits.checked_div(b).unwrap_or(0);
+        let s = part.checked_ilog2().unwrap_or(0);
+        if !(b.is_power_of_two() && part >= 2 && b * s <= 64) {
+            return Err(ParamError::new(
+                "bits_per_block",
+                b,
+                format!("a power of two with 2·b ≤ {block_bits} and b·log2({block_bits}/b) ≤ 64"),
+            ));
+        }
+        let blocks = ensure_range("blocks", blocks, 1..=ddf_param::MAX_STATE_BITS / 64)?;
+        let c = ddf_theory::blocked_bloom::block_capacity(block_bits, b);
+        let g = (blocks as f64 * c / f64::from(k)).floor();
+        if g < 1.0 {
+            return Err(ParamError::new(
+                "blocks",
+                blocks,
+                format!(
+                    "enough blocks for one item per generation ({c:.1} items per block, k = {k})"
+                ),
+            ));
+        }
+        let bits = checked_mul(
+            "blocks",
+            checked_mul("blocks", u64::from(k + l), blocks)?,
+            u64::from(block_bits),
+        )?;
+        let words = state_words("blocks", bits)?;
+        let segs = Blocks {
+            lines: vec![Line::default(); words.div_ceil(8)],
+            words: words as u64,
+            blocks,
+            block_words: u64::from(block_bits / 64),
+            b,
+            part_shift: s,
+        };
+        Ok(Apbbf {
+            core: AgeCore::new(segs, k, l, g as u64),
+        })
+    }
+
+    /// An APBBF with the given shape whose window is at least `window`
+    /// insertions: the fewest blocks per segment whose generation `g`
+    /// makes `l·g ≥ window`. The APBF paper's Table 3 lists shapes and their
+    /// false-positive rates ([`ddf_theory::apbf::apbbf_segment_rates`]).
+    pub fn with_window(
+        window: u64,
+        k: u32,
+        l: u32,
+        block_bits: u32,
+        bits_per_block: u32,
+    ) -> Result<Self, ParamError> {
+        AgeCore::<Blocks>::check_kl(k, l)?;
+        let window = ensure_range("window", window, 1..=ddf_param::MAX_STATE_BITS)?;
+        let g = window.div_ceil(u64::from(l));
+        let c = ddf_theory::blocked_bloom::block_capacity(block_bits.max(2), bits_per_block.max(1));
+        let mut blocks = ((g as f64 * f64::from(k)) / c).ceil().max(1.0) as u64;
+        while ((blocks as f64 * c / f64::from(k)).floor() as u64) < g {
+            blocks += 1;
+        }
+        Self::new(k, l, blocks, block_bits, bits_per_block)
+    }
+
+    /// Blocks per segment.
+    pub fn blocks(&self) -> u64 {
+        self.core.segs.blocks
+    }
+
+    /// Bits per block, `B`.
+    pub fn block_bits(&self) -> u32 {
+        (self.core.segs.block_words * 64) as u32
+    }
+
+    /// Bits set per item in a block, `b`.
+    pub fn bits_per_block(&self) -> u32 {
+        self.core.segs.b
+    }
+}
+
+crate::core::age_filter_impls!(Apbbf);
+
+impl fmt::Debug for Apbbf {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.debug_struct("Apbbf")
+            .field("k", &self.core.k)
+            .field("l", &self.core.l)
+            .field("blocks", &self.core.segs.blocks)
+            .field("block_bits", &self.block_bits())
+            .field("bits_per_block", &self.core.segs.b)
+            .field("generation", &self.core.generation)
+            .field("period", &self.period())
+            .finish_non_exhaustive()
+    }
+}
+
+/// Body: blocks (u64), block bits (u32), bits per block (u32); `k`, `l`,
+/// clock and position; the state as words (whole cache lines).
+impl Snapshot for Apbbf {
+    const KIND: u16 = snapshot::kind::APBBF;
+
+    fn encode_body(&self, out: &mut Encoder) {
+        out.put_u64(self.core.segs.blocks);
+        out.put_u32(self.block_bits());
+        out.put_u32(self.core.segs.b);
+        self.core.encode_state(out);
+        let words: Vec<u64> = self.core.segs.lines.iter().flat_map(|l| l.0).collect();
+        out.put_words(&words);
+    }
+
+    fn decode_body(input: &mut Decoder<'_>, _version: u16) -> Result<Self, DecodeError> {
+        let blocks = input.u64("blocks")?;
+        let block_bits = input.u32("block_bits")?;
+        let b = input.u32("bits_per_block")?;
+        let state = StateFields::decode(input)?;
+        let words = input.words("blocks")?;
+        let bits = checked_mul("blocks", u64::from(state.k) + u64::from(state.l), blocks)
+            .and_then(|x| checked_mul("blocks", x, u64::from(block_bits)))?;
+        let lines = state_words("blocks", bits)?.div_ceil(8);
+        if words.len() != lines * 8 {
+            return Err(DecodeError::invalid(
+                "blocks",
+                "word count does not match the shape",
+            ));
+        }
+        let mut f = Apbbf::new(state.k, state.l, blocks, block_bits, b)?;
+        // Blocks are whole words; the words past the last block (in the
+        // last line) must stay zero.
+        let used = (bits / 64) as usize;
+        if words[used..].iter().any(|&w| w != 0) {
+            return Err(DecodeError::invalid(
+                "blocks",
+                "bits set past the last block",
+            ));
+        }
+        for (line, chunk) in f.core.segs.lines.iter_mut().zip(words.chunks_exact(8)) {
+            line.0.copy_from_slice(chunk);
+        }
+        state.apply(&mut f.core)?;
+        Ok(f)
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use ddf_core::{DuplicateFilter, Window, Windowed};
+
+    #[test]
+    fn parameters_are_checked() {
+        assert_eq!(
+            Apbbf::new(2, 3, 100, 128, 4).unwrap_err().param(),
+            "block_bits"
+        );
+        assert_eq!(
+            Apbbf::new(2, 3, 100, 64, 3).unwrap_err().param(),
+            "bits_per_block"
+        );
+        assert_eq!(
+            Apbbf::new(2, 3, 100, 64, 64).unwrap_err().param(),
+            "bits_per_block"
+        );
+        assert_eq!(
+            Apbbf::new(2, 3, 100, 512, 16).unwrap_err().param(),
+            "bits_per_block"
+        );
+        assert_eq!(
+            Apbbf::new(2, 3, 100, 64, 0).unwrap_err().param(),
+            "bits_per_block"
+        );
+        assert_eq!(Apbbf::new(2, 3, 0, 64, 4).unwrap_err().param(), "blocks");
+        assert_eq!(Apbbf::new(0, 3, 10, 64, 4).unwrap_err().param(), "k");
+        assert!(Apbbf::new(2, 3, 1, 512, 8).is_ok());
+    }
+
+    #[test]
+    fn shape_and_window() {
+        // B = 512, b = 4: c = 88.375 items per block, so 1000 blocks and
+        // k = 2 give g = 44_187.
+        let f = Apbbf::new(2, 5, 1000, 512, 4).unwrap();
+        assert_eq!(f.generation(), 44_187);
+        assert_eq!(f.window(), Window::Count(5 * 44_187));
+        assert_eq!(f.memory_bits(), 7 * 1000 * 512);
+        let w = Apbbf::with_window(100_000, 3, 8, 64, 4).unwrap();
+        let Window::Count(len) = w.window() else {
+            unreachable!()
+        };
+        assert!((100_000..100_000 + 8 * 4).contains(&len));
+    }
+
+    #[test]
+    fn items_in_the_window_are_found() {
+        for (bb, b) in [(64, 4), (64, 8), (512, 4), (512, 8)] {
+            let mut f = Apbbf::new(2, 3, 50, bb, b).unwrap();
+            let w = 3 * f.generation();
+            for i in 0..5 * w {
+                f.insert(Digest::mixed(i));
+                if i % 61 == 0 {
+                    let from = (i + 1).saturating_sub(w);
+                    assert!(
+                        (from..=i).all(|j| f.contains(Digest::mixed(j))),
+                        "B = {bb}, b = {b}"
+                    );
+                }
+            }
+        }
+    }
+}

@@ -1,0 +1,11 @@
+//! Age-Partitioned Bloom filters: sliding-window duplicate detection, plain and blocked, by count or by time.
+#![doc = include_str!("../README.md")]
+#![forbid(unsafe_code)]
+
+mod blocked;
+mod core;
+mod slices;
+
+pub use blocked::Apbbf;
+pub use core::MAX_SEGMENTS;
+pub use slices::{Apbf, DEFAULT_NPWS};

@@ -1,0 +1,327 @@
+//! The Age-Partitioned Bloom filter: one Bloom slice per segment.
+
+use crate::core::{AgeCore, Segments, StateFields};
+use ddf_bits::BitArray;
+use ddf_core::snapshot::{self, DecodeError, Decoder, Encoder, Snapshot};
+use ddf_core::{Digest, ParamError};
+use ddf_hash::IndexedProbes;
+use ddf_param::{checked_mul, ensure_probability, ensure_range, state_words};
+use std::f64::consts::LN_2;
+use std::fmt;
+
+/// The peak NPWS [`Apbf::with_window`] aims for: the APBF paper (§5.5)
+/// points to `l ≈ 14`, peak NPWS `≈ 0.14`, as the modest-slack choice
+/// ("no reason for l being much larger than k").
+pub const DEFAULT_NPWS: f64 = 0.15;
+
+/// `k + l` slices of `m` bits in one array; slice `p` is bits `p·m ..`.
+#[derive(Clone, PartialEq, Eq)]
+pub(crate) struct Slices {
+    bits: BitArray,
+    m: u64,
+}
+
+impl Segments for Slices {
+    #[inline]
+    fn test(&self, seg: usize, h: IndexedProbes) -> bool {
+        self.bits
+            .get(seg as u64 * self.m + h.index(seg as u32, self.m))
+    }
+
+    #[inline]
+    fn set(&mut self, seg: usize, h: IndexedProbes) {
+        self.bits
+            .set(seg as u64 * self.m + h.index(seg as u32, self.m));
+    }
+
+    /// Positions first, in chunks of 16, then the bits: the loads of up to
+    /// 16 slices are in flight together.
+    #[inline]
+    fn set_run(&mut self, first: usize, count: usize, total: usize, h: IndexedProbes) {
+        let mut pos = [0u64; 16];
+        let (mut seg, mut left) = (first, count);
+        let mut hashes = h.hashes_from(seg as u32);
+        while left > 0 {
+            let chunk = left.min(pos.len());
+            for slot in &mut pos[..chunk] {
+                let x = hashes.next().unwrap_or_default();
+                *slot = seg as u64 * self.m + Digest::new(x).reduce(self.m);
+                seg += 1;
+                if seg == total {
+                    seg = 0;
+                    hashes = h.hashes_from(0);
+                }
+            }
+            for &p in &pos[..chunk] {
+                self.bits.set(p);
+            }
+            left -= chunk;
+        }
+    }
+
+    fn clear_segment(&mut self, seg: usize) {
+        let start = seg as u64 * self.m;
+        // Whole words inside the slice are zeroed by 64-bit writes.
+        let mut i = start;
+        let end = start + self.m;
+        while i < end {
+            let len = (64 - (i % 64)).min(end - i) as u32;
+            self.bits.write_bits(i, len, 0);
+            i += u64::from(len);
+        }
+    }
+
+    fn clear_all(&mut self) {
+        self.bits.clear();
+    }
+
+    fn memory_bits(&self) -> u64 {
+        self.bits.len()
+    }
+}
+
+/// An Age-Partitioned Bloom filter (Shtul, Baquero, Almeida,
+/// *Age-Partitioned Bloom Filters*, §5): a sliding-window duplicate filter
+/// with no false negatives in the window.
+///
+/// `k + l` slices of `m` bits form a circular buffer. An insertion sets one
+/// bit in each of the first `k` logical slices; every generation of
+/// `g = ⌊m·ln 2/k⌋` insertions the slices shift by one (the oldest is
+/// emptied and becomes slice 0). A query reports a duplicate when `k`
+/// consecutive slices hold the item's bit, found by Algorithm 1 (start at
+/// slice `l`, jump back `k` slices on a miss). Physical slice `p` always
+/// uses probe `p` of the item's digest ([`Digest::indexed_probes`]).
+///
+/// Window `w = l·g`: items among the last `w` insertions are always
+/// reported; up to `s = k·g` older ones may be, with a probability that
+/// halves with each generation past the window (peak NPWS
+/// [`ddf_theory::apbf::peak_npws`]). The false-positive rate peaks just
+/// before a shift ([`ddf_theory::apbf::false_positive`]).
+///
+/// **Time-based generations** ([`with_time_span`](Self::with_time_span)):
+/// a generation also closes once `τ = ⌈t/l⌉` time units have passed since
+/// it opened, by the caller's clock ([`TimedFilter`](ddf_core::TimedFilter)); a query at a later
+/// time sees the generations that time has closed, even before the next
+/// insertion. While at most `g` items arrive per period `τ` (the filter's
+/// capacity), every item inserted within the last `t` is reported and items
+/// are forgotten after at most `(l + k)·τ`. Above capacity, a full
+/// generation closes early, as in the count-based filter: the
+/// false-positive rate stays at its design value, and the window shrinks to
+/// the last `l` generations, which then last less than `τ`. Pauses make
+/// several periods pass at once: up to `k + l` shifts, all applied at the
+/// next insertion.
+#[derive(Clone, PartialEq, Eq)]
+pub struct Apbf {
+    core: AgeCore<Slices>,
+}
+
+impl Apbf {
+    /// An APBF with `k` (≥ 1) slices per item, `l` (≥ 1) extra slices for the
+    /// window (`k + l ≤ 4096`), and `m` bits per slice, large enough for a
+    /// generation of at least one item (`m·ln 2 ≥ k`).
+    pub fn new(k: u32, l: u32, m: u64) -> Result<Self, ParamError> {
+        AgeCore::<Slices>::check_kl(k, l)?;
+        let m = ensure_range("m", m, 1..=ddf_param::MAX_STATE_BITS)?;
+        let g = ddf_theory::apbf::generation_size(m as f64, f64::from(k));
+        if g < 1.0 {
+            return Err(ParamError::new(
+                "m",
+                m,
+                format!(
+                    "at least {} bits, one item per generation for k = {k}",
+                    (f64::from(k) / LN_2).ceil()
+                ),
+            ));
+        }
+        let total = checked_mul("m", u64::from(k + l), m)?;
+        state_words("m", total)?;
+        let slices = Slices {
+            bits: BitArray::new(total)?,
+            m,
+        };
+        Ok(Apbf {
+            core: AgeCore::new(slices, k, l, g as u64),
+        })
+    }
+
+    /// An APBF for a window of at least `window` insertions and a
+    /// false-positive rate of at most `fp` at its worst point, with peak
+    /// NPWS at most [`DEFAULT_NPWS`]: `(k, l)` from
+    /// [`ddf_theory::apbf::choose_parameters`], then the smallest `m` whose
+    /// generation `g` makes `l·g ≥ window`.
+    ///
+    /// For example `fp = 0.01` gives `k = 10, l = 24` (about 20.4 bits per
+    /// window item); `fp = 0.001` gives `k = 13, l = 22`.
+    pub fn with_window(window: u64, fp: f64) -> Result<Self, ParamError> {
+        Self::with_window_and_npws(window, fp, DEFAULT_NPWS)
+    }
+
+    /// As [`with_window`](Self::with_window) with a chosen bound on the peak
+    /// NPWS (in `(0, 2]`): lower bounds need more slices, higher ones less
+    /// memory per item down to a point (APBF paper Table 2).
+    pub fn with_window_and_npws(window: u64, fp: f64, npws: f64) -> Result<Self, ParamError> {
+        let fp = ensure_probability("fp", fp)?;
+        let window = ensure_range("window", window, 1..=ddf_param::MAX_STATE_BITS)?;
+        if !(npws > 0.0 && npws <= 2.0) {
+            return Err(ParamError::new("npws", npws, "a peak NPWS in (0, 2]"));
+        }
+        let (k, l) = ddf_theory::apbf::choose_parameters(fp, npws).ok_or_else(|| {
+            ParamError::new("fp", fp, "a rate some (k, l) with k + l ≤ 4096 reaches")
+        })?;
+        let g = window.div_ceil(u64::from(l));
+        let mut m = (g as f64 * f64::from(k) / LN_2).ceil() as u64;
+        while ddf_theory::apbf::generation_size(m as f64, f64::from(k)) < g as f64 {
+            m += 1;
+        }
+        Self::new(k, l, m)
+    }
+
+    /// Bits per slice, `m`.
+    pub fn slice_bits(&self) -> u64 {
+        self.core.segs.m
+    }
+
+    /// The fill ratio of each logical slice, `0..k + l` (slice 0 is the
+    /// newest), for comparison with [`ddf_theory::apbf::steady_fill_ratios`].
+    pub fn fill_ratios(&self) -> Vec<f64> {
+        let m = self.core.segs.m;
+        let n = (self.core.k + self.core.l) as u64;
+        (0..n)
+            .map(|i| {
+                let p = (self.core.base as u64 + i) % n;
+                let ones: u64 = (0..m)
+                    .step_by(64)
+                    .map(|j| {
+                        let len = (m - j).min(64) as u32;
+                        u64::from(self.core.segs.bits.read_bits(p * m + j, len).count_ones())
+                    })
+                    .sum();
+                ones as f64 / m as f64
+            })
+            .collect()
+    }
+}
+
+crate::core::age_filter_impls!(Apbf);
+
+impl fmt::Debug for Apbf {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.debug_struct("Apbf")
+            .field("k", &self.core.k)
+            .field("l", &self.core.l)
+            .field("m", &self.core.segs.m)
+            .field("generation", &self.core.generation)
+            .field("generation_fill", &self.core.in_generation)
+            .field("period", &self.period())
+            .finish_non_exhaustive()
+    }
+}
+
+/// Body: `m` (u64); `k`, `l`, clock and position (see the crate's core);
+/// the `(k + l)·m` bits as words.
+impl Snapshot for Apbf {
+    const KIND: u16 = snapshot::kind::APBF;
+
+    fn encode_body(&self, out: &mut Encoder) {
+        out.put_u64(self.core.segs.m);
+        self.core.encode_state(out);
+        out.put_words(self.core.segs.bits.as_words());
+    }
+
+    fn decode_body(input: &mut Decoder<'_>, _version: u16) -> Result<Self, DecodeError> {
+        let m = input.u64("m")?;
+        let state = StateFields::decode(input)?;
+        let words = input.words("slices")?;
+        let total = checked_mul("m", u64::from(state.k) + u64::from(state.l), m)?;
+        if words.len() != state_words("m", total)? {
+            return Err(DecodeError::invalid(
+                "slices",
+                "word count does not match k, l and m",
+            ));
+        }
+        let mut f = Apbf::new(state.k, state.l, m)?;
+        f.core.segs.bits = BitArray::from_words(total, words)?;
+        state.apply(&mut f.core)?;
+        Ok(f)
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use ddf_core::{DuplicateFilter, Window, Windowed};
+
+    #[test]
+    fn parameters_are_checked() {
+        assert_eq!(Apbf::new(0, 3, 100).unwrap_err().param(), "k");
+        assert_eq!(Apbf::new(3, 0, 100).unwrap_err().param(), "l");
+        assert_eq!(Apbf::new(3, 4094, 100).unwrap_err().param(), "l");
+        assert_eq!(Apbf::new(3, 3, 0).unwrap_err().param(), "m");
+        assert_eq!(Apbf::new(10, 3, 14).unwrap_err().param(), "m");
+        assert_eq!(Apbf::new(100, 100, 1 << 36).unwrap_err().param(), "m");
+        assert_eq!(Apbf::with_window(0, 0.1).unwrap_err().param(), "window");
+        assert_eq!(Apbf::with_window(10, 0.0).unwrap_err().param(), "fp");
+        assert_eq!(
+            Apbf::with_window_and_npws(10, 0.1, 0.0)
+                .unwrap_err()
+                .param(),
+            "npws"
+        );
+        assert_eq!(
+            Apbf::new(3, 3, 100)
+                .unwrap()
+                .with_time_span(0)
+                .unwrap_err()
+                .param(),
+            "time_span"
+        );
+    }
+
+    #[test]
+    fn generation_and_window() {
+        // k = 4, l = 3, g = 1000 as in the paper's Figure 6 (w = 10^3 there
+        // with l = 3 would need g = 334; the sizes are ours).
+        let f = Apbf::new(4, 3, 5771).unwrap();
+        assert_eq!(f.generation(), 1000);
+        assert_eq!(f.window(), Window::Count(3000));
+        assert_eq!(f.slack(), 4000);
+        assert_eq!(f.memory_bits(), 7 * 5771);
+        let w = Apbf::with_window(10_000, 0.01).unwrap();
+        assert_eq!((w.k(), w.l()), (10, 24));
+        let Window::Count(len) = w.window() else {
+            unreachable!()
+        };
+        assert!((10_000..10_000 + 24).contains(&len));
+    }
+
+    #[test]
+    fn shifts_follow_figure_3() {
+        // k = 3, l = 2, g = 2 (m = 9), the filter of Figure 3.
+        let mut f = Apbf::new(3, 2, 9).unwrap();
+        assert_eq!(f.generation(), 2);
+        let a = Digest::mixed(1);
+        f.insert(a);
+        f.insert(Digest::mixed(2));
+        // Generation A shifts before insertions 3 and 5; until the third
+        // shift (before insertion 7) its three slices are all there.
+        for i in 0..5 {
+            f.insert(Digest::mixed(100 + i));
+            if i < 4 {
+                assert!(f.contains(a), "after {} insertions", i + 3);
+            }
+        }
+        // Insertion 7 opened a generation: A now sits in slices 3..5 of 0..5.
+        assert_eq!(f.generation_fill(), 1);
+    }
+
+    #[test]
+    fn query_starts_at_slice_l() {
+        let mut f = Apbf::new(3, 2, 9).unwrap();
+        let a = Digest::mixed(1);
+        for i in 0..6 {
+            f.insert(if i == 0 { a } else { Digest::mixed(10 + i) });
+        }
+        // Two shifts: A in logical slices 2..5, exactly where Algorithm 1 starts.
+        assert_eq!(f.query_accesses(a), (true, 3));
+    }
+}

@@ -1,0 +1,40 @@
+//! The shared contract for the plain and blocked filters, by count and by time.
+
+use ddf_apbf::{Apbbf, Apbf};
+use ddf_core::conformance;
+use ddf_core::testing::{Conformance, Promise};
+
+// g = ⌊2000·ln 2/4⌋ = 346, w = 6·346.
+conformance!(
+    apbf,
+    Apbf::new(4, 6, 2_000).unwrap(),
+    Conformance::default()
+        .promise(Promise::LastInsertions(6 * 346))
+        .budget_bits(20_000)
+);
+// Without timestamps every insertion happens at time 0: generations close by count.
+conformance!(
+    apbf_timed,
+    Apbf::new(4, 6, 2_000).unwrap().with_time_span(100).unwrap(),
+    Conformance::default()
+        .promise(Promise::LastInsertions(6 * 346))
+        .budget_bits(20_000)
+);
+// 40 blocks of 64 bits, b = 4: c = 10.74, g = ⌊40·10.74/2⌋ = 214.
+conformance!(
+    apbbf_word,
+    Apbbf::new(2, 5, 40, 64, 4).unwrap(),
+    Conformance::default()
+        .promise(Promise::LastInsertions(5 * 214))
+        .budget_bits(7 * 40 * 64)
+);
+conformance!(
+    apbbf_line,
+    Apbbf::new(3, 5, 8, 512, 8)
+        .unwrap()
+        .with_time_span(1_000)
+        .unwrap(),
+    Conformance::default()
+        .promise(Promise::LastInsertions(5 * 117))
+        .budget_bits(8 * 8 * 512)
+);

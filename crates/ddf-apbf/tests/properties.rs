@@ -1,0 +1,90 @@
+//! Property tests: no false negatives in the window, by count and by time,
+//! plain and blocked, against a brute-force history.
+
+use ddf_apbf::{Apbbf, Apbf};
+use ddf_core::{Digest, DuplicateFilter, Snapshot, TimedFilter, Verdict};
+use proptest::prelude::*;
+
+/// Observes `items` and fails on a repeat of one of the last `w` insertions
+/// reported as unseen.
+fn reports_last_w(mut f: impl DuplicateFilter, w: u64, items: &[u64]) -> Result<(), TestCaseError> {
+    for (i, &id) in items.iter().enumerate() {
+        let start = i.saturating_sub(w as usize);
+        let in_window = items[start..i].contains(&id);
+        let v = f.observe(Digest::mixed(id));
+        prop_assert!(!in_window || v == Verdict::Duplicate, "item {i}");
+    }
+    Ok(())
+}
+
+proptest! {
+    #![proptest_config(ProptestConfig::with_cases(40))]
+
+    #[test]
+    fn apbf_reports_the_last_w_insertions(k in 1u32..6, l in 1u32..6, m in 8u64..300, items in prop::collection::vec(0u64..400, 0..1200)) {
+        prop_assume!(m as f64 * std::f64::consts::LN_2 >= f64::from(k));
+        let f = Apbf::new(k, l, m).unwrap();
+        let w = u64::from(l) * f.generation();
+        reports_last_w(f, w, &items)?;
+    }
+
+    #[test]
+    fn apbbf_reports_the_last_w_insertions(
+        k in 1u32..4,
+        l in 1u32..5,
+        blocks in 1u64..20,
+        wide in any::<bool>(),
+        b in 0u32..4,
+        items in prop::collection::vec(0u64..400, 0..1000),
+    ) {
+        let (bb, b) = if wide { (512, 1 << b) } else { (64, 1 << b) };
+        let Ok(f) = Apbbf::new(k, l, blocks, bb, b) else { return Ok(()) };
+        let w = u64::from(l) * f.generation();
+        reports_last_w(f, w, &items)?;
+    }
+
+    /// Below capacity (at most g arrivals per period), every item inserted
+    /// within the last t time units is reported, whatever the gaps.
+    #[test]
+    fn timed_apbf_reports_the_last_t(
+        k in 1u32..5,
+        l in 1u32..6,
+        span in 1u64..200,
+        events in prop::collection::vec((0u64..60, 0u64..40), 0..600),
+    ) {
+        let m = 400u64;
+        let mut f = Apbf::new(k, l, m).unwrap().with_time_span(span).unwrap();
+        let g = f.generation();
+        let period = span.div_ceil(u64::from(l));
+        let mut now = 0u64;
+        let mut history: Vec<(u64, u64)> = Vec::new();
+        for &(id, gap) in &events {
+            now += gap;
+            // Stay within capacity: skip an arrival that would put more than
+            // g items into one period since the last period boundary seen.
+            let recent = history.iter().filter(|&&(_, t)| now - t < period).count() as u64;
+            if recent >= g {
+                continue;
+            }
+            let expected = history.iter().any(|&(x, t)| x == id && now - t < span);
+            let v = f.observe_at(Digest::mixed(id), now);
+            prop_assert!(!expected || v == Verdict::Duplicate, "id {id} at {now}");
+            history.push((id, now));
+        }
+    }
+
+    /// Queries see the generations time has closed, with no insertion in between.
+    #[test]
+    fn timed_queries_age_without_insertions(k in 1u32..5, l in 1u32..6, span in 1u64..1000) {
+        let mut f = Apbbf::new(k, l, 64, 512, 8).unwrap().with_time_span(span).unwrap();
+        let d = Digest::mixed(42);
+        f.insert_at(d, 10);
+        let period = span.div_ceil(u64::from(l));
+        prop_assert!(f.contains_at(d, 10 + span - 1));
+        // After k + l periods every segment has been emptied.
+        prop_assert!(!f.contains_at(d, 10 + period * u64::from(k + l + 1)));
+        // A restored snapshot ages the same way.
+        let g = Apbbf::from_bytes(&f.to_bytes()).unwrap();
+        prop_assert_eq!(g.contains_at(d, 10 + span - 1), true);
+    }
+}

@@ -1,0 +1,366 @@
+//! The block-decaying Bloom filter (b_DBF) of Shen and Zhang.
+
+use ddf_bits::PackedArray;
+use ddf_core::snapshot::{self, DecodeError, Decoder, Encoder, Snapshot};
+use ddf_core::{Digest, DuplicateFilter, ParamError, Window, Windowed};
+use ddf_param::ensure_range;
+use std::fmt;
+
+/// The widest counter, `d`: what [`PackedArray`] stores.
+pub const MAX_COUNTER_BITS: u32 = 32;
+
+/// The block-decaying Bloom filter, b_DBF (Shen and Zhang, *Improved
+/// approximate detection of duplicates for data streams over sliding
+/// windows*, as described in the APBF paper §3.3 and benchmarked in the QHT
+/// paper §6), over a window of the last `w` insertions.
+///
+/// `m` counters of `d` bits, `k` probes. Insertions are grouped into blocks
+/// of `T`; a counter records the block until which its last item must stay
+/// reported, so decay happens per block instead of per insertion (the
+/// decaying Bloom filter decrements every counter at every insertion). With
+/// `L = ⌈w/T⌉`, an insertion in block `b` sets its `k` counters to `b + L`
+/// (relative to an offset) and an item is reported while all its counters
+/// are at least the current block. Counters hold the block relative to a
+/// running phase `VT < 2^(d−1)`; when the phase reaches `2^(d−1)` one sweep
+/// subtracts `2^(d−1)` from every counter (clearing the expired ones) and
+/// the phase starts again at 0: the delayed decrementing of the paper, in
+/// one word-parallel sweep per `2^(d−1)·T` insertions (amortised
+/// `m·d/(64·2^(d−1)·T)` word updates per insertion).
+///
+/// `T = ⌈w/(2^(d−1) − 1)⌉` makes the largest value, `2^(d−1) − 1 + L + 1`,
+/// fit in `d` bits. No false negatives within the window; the last
+/// `L·T + j` items are reported when the current block holds `j`.
+#[derive(Clone, PartialEq, Eq)]
+pub struct BlockDecayingBloom {
+    counters: PackedArray,
+    /// `k`.
+    probes: u32,
+    /// `w`.
+    window: u64,
+    /// `T`, insertions per block.
+    block: u64,
+    /// `L = ⌈w/T⌉`, full blocks kept besides the current one.
+    kept: u64,
+    /// The phase `VT`: blocks since the last sweep, below `2^(d−1)`.
+    phase: u64,
+    /// Insertions in the current block, `0..=T`.
+    in_block: u64,
+}
+
+impl BlockDecayingBloom {
+    /// A b_DBF for the last `window` (`w ≥ 1`) insertions with `counters`
+    /// (`m ≥ 1`) counters of `counter_bits` (`d`, 2..=32) bits and `probes`
+    /// (`k`, 1..=64) probes per item.
+    pub fn new(
+        window: u64,
+        counters: u64,
+        counter_bits: u32,
+        probes: u32,
+    ) -> Result<Self, ParamError> {
+        let w = ensure_range("window", window, 1..=1 << 62)?;
+        let d = ensure_range("counter_bits", counter_bits, 2..=MAX_COUNTER_BITS)?;
+        let m = ensure_range("counters", counters, 1..=ddf_param::MAX_STATE_BITS)?;
+        let k = ensure_range("probes", probes, 1..=64)?;
+        let half = 1u64 << (d - 1);
+        let block = w.div_ceil(half - 1);
+        let kept = w.div_ceil(block);
+        Ok(BlockDecayingBloom {
+            counters: PackedArray::new(m, d)
+                .map_err(|e| ParamError::new("counters", e.value(), e.expected().to_owned()))?,
+            probes: k,
+            window: w,
+            block,
+            kept,
+            phase: 0,
+            in_block: 0,
+        })
+    }
+
+    /// A b_DBF in `memory_bits` bits for the last `window` insertions, sized
+    /// as the QHT authors' benchmark does: `d = ⌈√(M·ln 2/w)⌉` bits per
+    /// counter ([`ddf_theory::bdbf::counter_bits`]), `k = d` probes,
+    /// `m = ⌊M/d⌋` counters. Needs `2 ≤ d ≤ 32`, that is roughly
+    /// `w/ln 2 < M ≤ 1024·w/ln 2`.
+    ///
+    /// The QHT paper's configuration is `from_memory(M, 6000)`.
+    pub fn from_memory(memory_bits: u64, window: u64) -> Result<Self, ParamError> {
+        let w = ensure_range("window", window, 1..=1 << 62)?;
+        let d = ddf_theory::bdbf::counter_bits(memory_bits as f64, w as f64).max(2.0);
+        if d > f64::from(MAX_COUNTER_BITS) {
+            return Err(ParamError::new(
+                "memory_bits",
+                memory_bits,
+                format!("at most 1024·w/ln 2 bits for w = {w} (counters of at most 32 bits)"),
+            ));
+        }
+        let d = d as u32;
+        let counters = memory_bits / u64::from(d);
+        if counters < 1 {
+            return Err(ParamError::new(
+                "memory_bits",
+                memory_bits,
+                "room for one counter",
+            ));
+        }
+        Self::new(w, counters, d, d)
+    }
+
+    /// The window `w`.
+    pub fn window_len(&self) -> u64 {
+        self.window
+    }
+
+    /// Insertions per block, `T`.
+    pub fn block_size(&self) -> u64 {
+        self.block
+    }
+
+    /// Full blocks kept besides the current one, `L = ⌈w/T⌉`.
+    pub fn blocks_kept(&self) -> u64 {
+        self.kept
+    }
+
+    /// The number of counters, `m`.
+    pub fn counters(&self) -> u64 {
+        self.counters.len()
+    }
+
+    /// Bits per counter, `d`.
+    pub fn counter_bits(&self) -> u32 {
+        self.counters.width()
+    }
+
+    /// Probes per item, `k`.
+    pub fn probes(&self) -> u32 {
+        self.probes
+    }
+
+    /// The running phase `VT` (blocks since the last sweep) and the
+    /// insertions in the current block.
+    ///
+    /// Exposed so that `cargo xtask verify` can reproduce the QHT authors'
+    /// benchmark, whose lookup reports every item while `VT = 0` (see
+    /// `docs/errata.md`).
+    pub fn phase(&self) -> (u64, u64) {
+        (self.phase, self.in_block)
+    }
+
+    #[inline]
+    fn positions(&self, digest: Digest) -> impl Iterator<Item = u64> + use<> {
+        digest
+            .probes(self.counters.len())
+            .take(self.probes as usize)
+    }
+
+    /// Subtracts `2^(d−1)` from every counter, clearing those at or below it
+    /// (word-parallel, [`PackedArray::saturating_sub_half`]).
+    fn sweep(&mut self) {
+        self.counters.saturating_sub_half();
+    }
+}
+
+impl DuplicateFilter for BlockDecayingBloom {
+    /// All `k` counters at least `VT + 1`: set in the current block or one
+    /// of the `L` before it.
+    #[inline]
+    fn contains(&self, digest: Digest) -> bool {
+        let live = self.phase + 1;
+        self.positions(digest)
+            .all(|i| u64::from(self.counters.get(i)) >= live)
+    }
+
+    fn insert(&mut self, digest: Digest) {
+        if self.in_block == self.block {
+            self.in_block = 0;
+            self.phase += 1;
+            if self.phase == 1 << (self.counters.width() - 1) {
+                self.sweep();
+                self.phase = 0;
+            }
+        }
+        // Below 2^(d−1) + L ≤ 2^d − 1 by the choice of T.
+        let value = (self.phase + self.kept + 1) as u32;
+        for i in self.positions(digest) {
+            self.counters.set(i, value);
+        }
+        self.in_block += 1;
+    }
+
+    /// `m·d`.
+    fn memory_bits(&self) -> u64 {
+        self.counters.memory_bits()
+    }
+
+    fn clear(&mut self) {
+        self.counters.clear();
+        self.phase = 0;
+        self.in_block = 0;
+    }
+}
+
+impl Windowed for BlockDecayingBloom {
+    fn window(&self) -> Window {
+        Window::Count(self.window)
+    }
+
+    /// `(L + 1)·T − w`: a full current block plus `L` full blocks.
+    fn slack(&self) -> u64 {
+        (self.kept + 1) * self.block - self.window
+    }
+}
+
+impl fmt::Debug for BlockDecayingBloom {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.debug_struct("BlockDecayingBloom")
+            .field("window", &self.window)
+            .field("counters", &self.counters.len())
+            .field("counter_bits", &self.counters.width())
+            .field("probes", &self.probes)
+            .field("block", &self.block)
+            .field("phase", &self.phase)
+            .field("in_block", &self.in_block)
+            .finish_non_exhaustive()
+    }
+}
+
+/// Body: window (u64), counters (u64), counter bits (u8), probes (u32),
+/// phase (u64), insertions in the block (u64), the counters as words.
+impl Snapshot for BlockDecayingBloom {
+    const KIND: u16 = snapshot::kind::BLOCK_DECAYING_BLOOM;
+
+    fn encode_body(&self, out: &mut Encoder) {
+        out.put_u64(self.window);
+        out.put_u64(self.counters.len());
+        out.put_u8(self.counters.width() as u8);
+        out.put_u32(self.probes);
+        out.put_u64(self.phase);
+        out.put_u64(self.in_block);
+        out.put_words(self.counters.as_words());
+    }
+
+    fn decode_body(input: &mut Decoder<'_>, _version: u16) -> Result<Self, DecodeError> {
+        let window = input.u64("window")?;
+        let counters = input.u64("counters")?;
+        let d = u32::from(input.u8("counter_bits")?);
+        let probes = input.u32("probes")?;
+        let phase = input.u64("phase")?;
+        let in_block = input.u64("in_block")?;
+        let words = input.words("counters")?;
+        let total = ddf_param::checked_mul("counters", counters, u64::from(d))?;
+        crate::expect_words(&words, total, "counters")?;
+        let mut f = BlockDecayingBloom::new(window, counters, d, probes)?;
+        if phase >= 1 << (d - 1) {
+            return Err(DecodeError::invalid("phase", "at or above 2^(d-1)"));
+        }
+        if in_block > f.block {
+            return Err(DecodeError::invalid(
+                "in_block",
+                "more insertions than a block holds",
+            ));
+        }
+        f.phase = phase;
+        f.in_block = in_block;
+        f.counters = PackedArray::from_words(counters, d, words)?;
+        // Counters are set to phase + L + 1 at most; larger ones cannot arise.
+        let top = phase + f.kept + 1;
+        if f.counters.iter().any(|v| u64::from(v) > top) {
+            return Err(DecodeError::invalid(
+                "counters",
+                "a value above the current phase + L + 1",
+            ));
+        }
+        Ok(f)
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn parameters_are_checked() {
+        assert_eq!(
+            BlockDecayingBloom::new(0, 10, 4, 4).unwrap_err().param(),
+            "window"
+        );
+        assert_eq!(
+            BlockDecayingBloom::new(10, 0, 4, 4).unwrap_err().param(),
+            "counters"
+        );
+        assert_eq!(
+            BlockDecayingBloom::new(10, 10, 1, 4).unwrap_err().param(),
+            "counter_bits"
+        );
+        assert_eq!(
+            BlockDecayingBloom::new(10, 10, 33, 4).unwrap_err().param(),
+            "counter_bits"
+        );
+        assert_eq!(
+            BlockDecayingBloom::new(10, 10, 4, 0).unwrap_err().param(),
+            "probes"
+        );
+        assert_eq!(
+            BlockDecayingBloom::new(10, 1 << 40, 8, 4)
+                .unwrap_err()
+                .param(),
+            "counters"
+        );
+        assert_eq!(
+            BlockDecayingBloom::from_memory(1 << 40, 10)
+                .unwrap_err()
+                .param(),
+            "memory_bits"
+        );
+    }
+
+    #[test]
+    fn qht_configurations() {
+        for (mem, d, t, l) in [
+            (10_000u64, 2, 6000, 1),
+            (100_000, 4, 858, 7),
+            (1_000_000, 11, 6, 1000),
+            (8_000_000, 31, 1, 6000),
+        ] {
+            let f = BlockDecayingBloom::from_memory(mem, 6000).unwrap();
+            assert_eq!(
+                (
+                    f.counter_bits(),
+                    f.probes(),
+                    f.block_size(),
+                    f.blocks_kept()
+                ),
+                (d, d, t, l)
+            );
+            assert_eq!(f.counters(), mem / u64::from(d));
+        }
+    }
+
+    #[test]
+    fn window_items_survive_sweeps_and_old_ones_expire() {
+        // d = 3: T = ⌈10/3⌉ = 4, L = 3, sweeps every 16 insertions.
+        let mut f = BlockDecayingBloom::new(10, 4096, 3, 4).unwrap();
+        assert_eq!((f.block_size(), f.blocks_kept(), f.slack()), (4, 3, 6));
+        for i in 0..200u64 {
+            f.insert(Digest::mixed(i));
+            // The last (L + j)·T... at least the last 12 items, never more than 16.
+            let (_, j) = f.phase();
+            let live = 3 * 4 + j;
+            for back in 0..live.min(i + 1) {
+                assert!(
+                    f.contains(Digest::mixed(i - back)),
+                    "item {} at {i}",
+                    i - back
+                );
+            }
+            if i >= live {
+                // Expired items are gone but for false positives; with 4096
+                // counters and 4 probes there are none in this stream.
+                assert!(
+                    !f.contains(Digest::mixed(i - live)),
+                    "item {} at {i}",
+                    i - live
+                );
+            }
+        }
+    }
+}

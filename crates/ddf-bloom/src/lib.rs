@@ -1,0 +1,34 @@
+//! Bloom-family duplicate filters: partitioned Bloom, Stable Bloom, A2 and the block-decaying Bloom filter.
+#![doc = include_str!("../README.md")]
+#![forbid(unsafe_code)]
+
+mod a2;
+mod bdbf;
+mod partitioned;
+mod stable;
+
+pub use a2::A2;
+pub use bdbf::{BlockDecayingBloom, MAX_COUNTER_BITS};
+pub use partitioned::{MAX_SLICES, PartitionedBloom};
+pub use stable::{DEFAULT_SEED, MAX_CELL_BITS, MAX_PROBES, StableBloom};
+
+/// Checks that a snapshot holds exactly the words `bits` bits need, before
+/// anything is allocated from the parameters that imply `bits`.
+fn expect_words(
+    words: &[u64],
+    bits: u64,
+    field: &'static str,
+) -> Result<(), ddf_core::DecodeError> {
+    let expected = ddf_param::state_words(field, bits)?;
+    if words.len() == expected {
+        Ok(())
+    } else {
+        Err(ddf_core::DecodeError::invalid(
+            field,
+            format!(
+                "{} words where the parameters imply {expected}",
+                words.len()
+            ),
+        ))
+    }
+}

@@ -1,0 +1,204 @@
+//! The partitioned Bloom filter (Mullin): `k` slices of `m` bits, one probe each.
+
+use ddf_bits::BitArray;
+use ddf_core::snapshot::{self, DecodeError, Decoder, Encoder, Snapshot};
+use ddf_core::{Digest, DuplicateFilter, ParamError, Verdict};
+use ddf_param::{checked_mul, ensure_probability, ensure_range, state_words};
+use std::fmt;
+
+/// The most slices (`k`) a partitioned filter takes; `2^-64` is far below any
+/// useful false-positive rate.
+pub const MAX_SLICES: u32 = 64;
+
+/// A partitioned Bloom filter: `k` slices of `m` bits each, an item sets one
+/// bit in every slice (Mullin, *A second look at Bloom filters*, as
+/// described in the APBF paper §4).
+///
+/// Probe `i` of an item's [`Digest::probes`] sequence lands in slice `i`,
+/// so one digest gives all `k` positions (double hashing, Kirsch and
+/// Mitzenmacher). No false negatives: an inserted item is reported forever.
+/// After `n` insertions of distinct items each slice is filled to
+/// `r = 1 − (1 − 1/m)^n` and the false-positive rate is `r^k`
+/// ([`ddf_theory::bloom::partitioned_fp`]).
+#[derive(Clone, PartialEq, Eq)]
+pub struct PartitionedBloom {
+    /// `k·m` bits; slice `i` is bits `i·m .. (i + 1)·m`.
+    bits: BitArray,
+    /// `k`.
+    slices: u32,
+    /// `m`.
+    slice_bits: u64,
+}
+
+impl PartitionedBloom {
+    /// `slices` (`k`, 1..=64) slices of `slice_bits` (`m ≥ 1`) bits.
+    pub fn new(slices: u32, slice_bits: u64) -> Result<Self, ParamError> {
+        let k = ensure_range("slices", slices, 1..=MAX_SLICES)?;
+        let m = ensure_range("slice_bits", slice_bits, 1..=ddf_param::MAX_STATE_BITS)?;
+        let total = checked_mul("slice_bits", u64::from(k), m)?;
+        state_words("slice_bits", total)?;
+        Ok(PartitionedBloom {
+            bits: BitArray::new(total)?,
+            slices: k,
+            slice_bits: m,
+        })
+    }
+
+    /// A filter for `capacity` distinct items at a false-positive rate of at
+    /// most `fp` (strictly between 0 and 1): `k = ⌈log₂(1/fp)⌉` slices,
+    /// each the smallest that is at most half full after `capacity`
+    /// insertions (APBF paper §4.1, Table 1).
+    pub fn with_capacity(capacity: u64, fp: f64) -> Result<Self, ParamError> {
+        let fp = ensure_probability("fp", fp)?;
+        let capacity = ensure_range("capacity", capacity, 1..=ddf_param::MAX_STATE_BITS)?;
+        let k = ddf_theory::bloom::optimal_slices(fp)
+            .filter(|&k| (1..=MAX_SLICES).contains(&k))
+            .ok_or_else(|| ParamError::new("fp", fp, "a rate of at least 2^-64"))?;
+        // (1 − 1/m)^n ≥ ½ ⇔ m ≥ 1/(1 − 2^(−1/n)).
+        let m = (1.0 / -(-std::f64::consts::LN_2 / capacity as f64).exp_m1()).ceil();
+        Self::new(k, m as u64)
+    }
+
+    /// The number of slices, `k`.
+    pub fn slices(&self) -> u32 {
+        self.slices
+    }
+
+    /// The bits per slice, `m`.
+    pub fn slice_bits(&self) -> u64 {
+        self.slice_bits
+    }
+
+    /// The fraction of bits set, the mean fill ratio of the slices.
+    pub fn fill_ratio(&self) -> f64 {
+        self.bits.count_ones() as f64 / self.bits.len() as f64
+    }
+
+    /// The bit positions of `digest`, slice by slice.
+    #[inline]
+    fn positions(&self, digest: Digest) -> impl Iterator<Item = u64> + use<> {
+        let m = self.slice_bits;
+        digest
+            .probes(m)
+            .take(self.slices as usize)
+            .zip(0u64..)
+            .map(move |(p, i)| i * m + p)
+    }
+}
+
+impl DuplicateFilter for PartitionedBloom {
+    #[inline]
+    fn contains(&self, digest: Digest) -> bool {
+        self.positions(digest).all(|p| self.bits.get(p))
+    }
+
+    #[inline]
+    fn insert(&mut self, digest: Digest) {
+        for p in self.positions(digest) {
+            self.bits.set(p);
+        }
+    }
+
+    /// Tests and sets each slice's bit in one pass: slices are disjoint, so
+    /// setting one bit cannot change the test of another.
+    #[inline]
+    fn observe(&mut self, digest: Digest) -> Verdict {
+        let mut seen = true;
+        for p in self.positions(digest) {
+            seen &= self.bits.test_and_set(p);
+        }
+        Verdict::from_seen(seen)
+    }
+
+    fn memory_bits(&self) -> u64 {
+        self.bits.len()
+    }
+
+    fn clear(&mut self) {
+        self.bits.clear();
+    }
+}
+
+impl fmt::Debug for PartitionedBloom {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.debug_struct("PartitionedBloom")
+            .field("slices", &self.slices)
+            .field("slice_bits", &self.slice_bits)
+            .field("fill_ratio", &self.fill_ratio())
+            .finish_non_exhaustive()
+    }
+}
+
+/// Body: slices (u32), slice bits (u64), the `k·m` bits as words.
+impl Snapshot for PartitionedBloom {
+    const KIND: u16 = snapshot::kind::PARTITIONED_BLOOM;
+
+    fn encode_body(&self, out: &mut Encoder) {
+        out.put_u32(self.slices);
+        out.put_u64(self.slice_bits);
+        out.put_words(self.bits.as_words());
+    }
+
+    fn decode_body(input: &mut Decoder<'_>, _version: u16) -> Result<Self, DecodeError> {
+        let slices = input.u32("slices")?;
+        let slice_bits = input.u64("slice_bits")?;
+        // The words are read (bounded by the input) and counted before the
+        // constructor allocates what the parameters ask for.
+        let words = input.words("bits")?;
+        let total = checked_mul("slice_bits", u64::from(slices), slice_bits)?;
+        crate::expect_words(&words, total, "bits")?;
+        let mut f = PartitionedBloom::new(slices, slice_bits)?;
+        f.bits = BitArray::from_words(total, words)?;
+        Ok(f)
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn parameters_are_checked() {
+        assert_eq!(PartitionedBloom::new(0, 10).unwrap_err().param(), "slices");
+        assert_eq!(PartitionedBloom::new(65, 10).unwrap_err().param(), "slices");
+        assert_eq!(
+            PartitionedBloom::new(3, 0).unwrap_err().param(),
+            "slice_bits"
+        );
+        assert_eq!(
+            PartitionedBloom::new(64, 1 << 40).unwrap_err().param(),
+            "slice_bits"
+        );
+        assert_eq!(
+            PartitionedBloom::with_capacity(10, 1.0)
+                .unwrap_err()
+                .param(),
+            "fp"
+        );
+        assert_eq!(
+            PartitionedBloom::with_capacity(0, 0.1).unwrap_err().param(),
+            "capacity"
+        );
+    }
+
+    #[test]
+    fn capacity_sizing_follows_table1() {
+        let f = PartitionedBloom::with_capacity(1000, 0.01).unwrap();
+        assert_eq!(f.slices(), 7);
+        // m = 1444: (1 − 1/1444)^1000 ≥ ½ > (1 − 1/1443)^1000.
+        assert_eq!(f.slice_bits(), 1444);
+        assert_eq!(f.memory_bits(), 7 * 1444);
+    }
+
+    #[test]
+    fn inserted_items_are_found() {
+        let mut f = PartitionedBloom::new(4, 1000).unwrap();
+        for i in 0..500 {
+            f.insert(Digest::mixed(i));
+        }
+        assert!((0..500).all(|i| f.contains(Digest::mixed(i))));
+        assert!(f.fill_ratio() > 0.3 && f.fill_ratio() < 0.5);
+        f.clear();
+        assert_eq!(f.fill_ratio(), 0.0);
+    }
+}
