@@ -4,6 +4,7 @@
 
 pub mod bloom;
 pub mod numerics;
+pub mod qht;
 pub mod sliding_window;
 pub mod stats;
 pub mod stream;
