@@ -8,7 +8,7 @@ mod rows;
 
 pub use bit_array::BitArray;
 pub use packed::{Iter, MAX_CELL_BITS, PackedArray};
-pub use rows::CellRows;
+pub use rows::{CellRows, RowRules, RowViolation};
 
 pub use ddf_param::ParamError;
 

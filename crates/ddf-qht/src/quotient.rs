@@ -1,7 +1,7 @@
 //! QHT, QHTD and QQHTD: one table of quotiented fingerprints, three insertion rules.
 
-use crate::rows::{self, DEFAULT_SEED, RowRules};
-use ddf_bits::CellRows;
+use crate::rows::{self, DEFAULT_SEED};
+use ddf_bits::{CellRows, RowRules};
 use ddf_core::snapshot::{self, DecodeError, Decoder, Encoder, Snapshot};
 use ddf_core::{Digest, DuplicateFilter, ParamError, Verdict};
 use ddf_hash::{Fingerprinter, SplitMix64, ZeroPolicy};
@@ -184,7 +184,7 @@ impl<I: Insertion> QuotientFilter<I> {
     ) -> Result<Self, ParamError> {
         Fingerprinter::new(fingerprint_bits, ZeroPolicy::default())?;
         check_buckets(buckets_per_row, fingerprint_bits)?;
-        let rows = rows::rows_for_memory(memory_bits, buckets_per_row, fingerprint_bits)?;
+        let rows = CellRows::rows_for_memory(memory_bits, buckets_per_row, fingerprint_bits)?;
         Self::new(rows, buckets_per_row, fingerprint_bits)
     }
 
@@ -265,7 +265,7 @@ fn check_params(
 ) -> Result<Fingerprinter, ParamError> {
     let fingerprinter = Fingerprinter::new(fingerprint_bits, ZeroPolicy::default())?;
     check_buckets(buckets_per_row, fingerprint_bits)?;
-    rows::check_digest_budget(rows, fingerprint_bits, "fingerprints")?;
+    Digest::check_split("rows", rows, fingerprint_bits)?;
     Ok(fingerprinter)
 }
 
@@ -370,7 +370,7 @@ impl<I: Insertion> Snapshot for QuotientFilter<I> {
         f.rng = SplitMix64::new(state);
         let rules = RowRules {
             distinct: I::DISTINCT_ROWS,
-            prefix: policy != ZeroPolicy::TreatAsValue,
+            filled_in_order: policy != ZeroPolicy::TreatAsValue,
         };
         rows::check_rows(&f.cells, rules, |_| true)?;
         Ok(f)

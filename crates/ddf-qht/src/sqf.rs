@@ -1,7 +1,7 @@
 //! The Streaming Quotient Filter of Dutta, Narang and Bera, as the QHT paper §2.4 describes it.
 
-use crate::rows::{self, DEFAULT_SEED, RowRules};
-use ddf_bits::CellRows;
+use crate::rows::{self, DEFAULT_SEED};
+use ddf_bits::{CellRows, RowRules};
 use ddf_core::snapshot::{self, DecodeError, Decoder, Encoder, Snapshot};
 use ddf_core::{Digest, DuplicateFilter, ParamError, Verdict};
 use ddf_hash::SplitMix64;
@@ -76,7 +76,7 @@ impl Sqf {
         r_prime: u32,
     ) -> Result<Self, ParamError> {
         let (sigma, weight_bits) = check_remainder(buckets_per_row, r, r_prime)?;
-        rows::check_digest_budget(rows, r, "remainders")?;
+        Digest::check_split("rows", rows, r)?;
         let cells = CellRows::new(rows, buckets_per_row, sigma)?;
         Ok(Self::from_parts(cells, r, r_prime, weight_bits))
     }
@@ -100,7 +100,7 @@ impl Sqf {
         r_prime: u32,
     ) -> Result<Self, ParamError> {
         let (sigma, _) = check_remainder(buckets_per_row, r, r_prime)?;
-        let rows = rows::rows_for_memory(memory_bits, buckets_per_row, sigma)?;
+        let rows = CellRows::rows_for_memory(memory_bits, buckets_per_row, sigma)?;
         Self::with_rows(rows, buckets_per_row, r, r_prime)
     }
 
@@ -277,7 +277,7 @@ impl Snapshot for Sqf {
         let state = input.u64("generator")?;
         let words = input.words("cells")?;
         let (sigma, weight_bits) = check_remainder(k, r, r_prime)?;
-        rows::check_digest_budget(rows, r, "remainders")?;
+        Digest::check_split("rows", rows, r)?;
         // The word count is checked against the parameters before use.
         let cells = CellRows::from_words(rows, k, sigma, words)?;
         let mut f = Sqf::from_parts(cells, r, r_prime, weight_bits);
@@ -285,7 +285,7 @@ impl Snapshot for Sqf {
         f.rng = SplitMix64::new(state);
         let rules = RowRules {
             distinct: true,
-            prefix: true,
+            filled_in_order: true,
         };
         rows::check_rows(&f.cells, rules, |v| f.reachable(v))?;
         Ok(f)
