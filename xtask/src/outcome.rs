@@ -35,7 +35,7 @@ impl Outcome {
             measured,
             tolerance: (hi - measured).max(measured - lo),
             rule: format!(
-                "Wilson {CONFIDENCE} interval [{lo:.6}, {hi:.6}] of {successes}/{trials}"
+                "Clopper–Pearson {CONFIDENCE} interval [{lo:.6}, {hi:.6}] of {successes}/{trials}"
             ),
             pass: lo <= p && p <= hi,
             note: String::new(),
@@ -67,6 +67,20 @@ impl Outcome {
                 note: String::new(),
             },
         }
+    }
+
+    /// A published claim that the measurement should refute: passes if
+    /// `claim` lies outside the Student-t interval of the runs, that is, if a
+    /// two-sided test of the mean rejects it at [`CONFIDENCE`]. The runs are
+    /// independent, as for [`runs`](Self::runs); the check shows a paper's
+    /// statement failing without turning the verify run red.
+    pub(crate) fn refutes(claim: f64, samples: &[f64]) -> Outcome {
+        let mut out = Outcome::runs(claim, samples);
+        if out.rule != "needs at least two runs" {
+            out.pass = !out.pass;
+            out.rule = format!("claim refuted if outside the {}", out.rule);
+        }
+        out
     }
 
     /// An exact prediction (a count of errors that must be zero, a size).
@@ -113,6 +127,14 @@ mod tests {
     fn binomial_accepts_truth_and_rejects_far_values() {
         assert!(Outcome::binomial(0.1, 1_000, 10_000).pass);
         assert!(!Outcome::binomial(0.12, 1_000, 10_000).pass);
+    }
+
+    #[test]
+    fn refutation_passes_only_far_from_the_claim() {
+        let samples = [0.99, 1.01, 1.0, 1.0];
+        assert!(Outcome::refutes(0.0, &samples).pass);
+        assert!(!Outcome::refutes(1.0, &samples).pass);
+        assert!(!Outcome::refutes(0.0, &[1.0]).pass);
     }
 
     #[test]

@@ -1,7 +1,9 @@
 //! The registry of checks: one module per family, one `checks()` list each.
 
 mod bloom;
+mod cuckoo;
 mod exact;
+mod quotient;
 mod stream;
 
 use crate::verify::Check;
@@ -12,5 +14,7 @@ pub(crate) fn all() -> Vec<Check> {
     all.extend(stream::checks());
     all.extend(exact::checks());
     all.extend(bloom::checks());
+    all.extend(quotient::checks());
+    all.extend(cuckoo::checks());
     all
 }
