@@ -58,8 +58,10 @@ pub(crate) fn checks() -> Vec<Check> {
 
 /// Results of simulations that several checks share (the FPR and FNR of one
 /// steady state), kept for the rest of the verify run.
-static MEMO: Mutex<Option<HashMap<(&'static str, bool, u64), Box<dyn Any + Send>>>> =
-    Mutex::new(None);
+static MEMO: Mutex<Option<Memo>> = Mutex::new(None);
+
+/// Shared results by (key, quick mode, seed).
+type Memo = HashMap<(&'static str, bool, u64), Box<dyn Any + Send>>;
 
 /// `make()`, computed once per key, mode and seed.
 pub(super) fn memo<T: Clone + Send + 'static>(
