@@ -12,9 +12,11 @@ use std::fmt;
 /// The default seed of the filter's generator.
 const DEFAULT_SEED: u64 = 0xc0c0_5eed_0000_0001;
 
-/// Mixed into a fingerprint before hashing it to a bucket offset, so the
-/// offset is unrelated to the bits the fingerprint was taken from.
-const ALT_SALT: u64 = 0x5a17_c0c0_f00d_0001;
+/// The multiplier that hashes a fingerprint to its bucket offset
+/// (Fibonacci hashing: `2^64/φ`, odd). One multiplication, as in Fan et
+/// al.'s implementation, keeps the relocation chain short in latency: each
+/// step's bucket depends on the fingerprint the previous step evicted.
+const ALT_MULTIPLIER: u64 = 0x9e37_79b9_7f4a_7c15;
 
 /// A cuckoo filter (Fan, Andersen, Kaminsky, Mitzenmacher, *Cuckoo Filter:
 /// Practically Better Than Bloom*, CoNEXT 2014) adapted to unbounded streams
@@ -196,7 +198,7 @@ impl StreamingCuckoo {
     #[inline]
     pub fn alternate(&self, bucket: u64, fp: u32) -> u64 {
         let m = self.cells.rows();
-        let offset = Digest::mixed(u64::from(fp) ^ ALT_SALT).reduce(m);
+        let offset = Digest::new(u64::from(fp).wrapping_mul(ALT_MULTIPLIER)).reduce(m);
         if offset >= bucket {
             offset - bucket
         } else {

@@ -57,7 +57,9 @@ impl Insertion for Distinct {
 
     #[inline]
     fn insert(cells: &mut CellRows, rng: &mut SplitMix64, row: u64, fp: u32, present: bool) {
-        if !present {
+        // A single cell holds `fp` afterwards whether it was found or not, so
+        // write it unconditionally: no branch on the (unpredictable) lookup.
+        if !present || cells.buckets_per_row() == 1 {
             rows::store(cells, rng, row, fp);
         }
     }

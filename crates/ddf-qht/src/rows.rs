@@ -14,9 +14,13 @@ pub(crate) const DEFAULT_SEED: u64 = 0x0051_f0c5_eed5_0001;
 #[inline]
 pub(crate) fn store(cells: &mut CellRows, rng: &mut SplitMix64, row: u64, fp: u32) {
     let k = cells.buckets_per_row();
+    if k == 1 {
+        // Empty or not, the single cell is the one to take.
+        cells.set(row, 0, fp);
+        return;
+    }
     let cell = match cells.first_empty(row) {
         Some(j) => j,
-        None if k == 1 => 0,
         None => rng.below(k as u64) as usize,
     };
     cells.set(row, cell, fp);
