@@ -97,9 +97,10 @@ pub fn fp_m(m: f64, rows: f64, buckets_per_row: f64, fingerprints: f64) -> f64 {
 /// FP_m = E[min(k, D_R)] / S = (k − Σ_r P(R = r)·(k − E[min(k, D_r)])) / S.
 /// ```
 ///
-/// The sum is truncated once the chain is full to 1e-17 or `r > m`; its
-/// cost is `O(k·r_full)` with `r_full` about the number of row arrivals that
-/// fill a row (a coupon-collector time, large only when `k` is close to `S`).
+/// The sum is truncated once the chain is full to 1e-17, the binomial tail
+/// is below 1e-17, or `r > m`; its cost is `O(k·r)` with `r` the smaller of
+/// the number of row arrivals that fill a row (a coupon-collector time,
+/// large only when `k` is close to `S`) and the bulk of `Binomial(m, 1/N)`.
 /// NaN unless `k` is a whole number in `1..=2^20` and `S ≥ 1`.
 ///
 /// ```
@@ -142,6 +143,13 @@ pub fn fp_m_first_empty(m: f64, rows: f64, buckets_per_row: f64, fingerprints: f
         };
         deficit += pmf * missing;
         if missing <= 1e-17 * k as f64 || r >= m {
+            break;
+        }
+        // Past the mean, P(R = r) falls at least geometrically with ratio
+        // ρ = (m − r)p / ((r + 1)(1 − p)); once the whole remaining tail,
+        // at most P(R = r)·ρ/(1 − ρ) times k, is negligible, stop.
+        let ratio = (m - r) * p / ((r + 1.0) * (1.0 - p));
+        if ratio < 1.0 && pmf * ratio / (1.0 - ratio) * (k as f64) < 1e-17 * (k as f64) {
             break;
         }
         // One more arrival to the row: j → j + 1 with probability 1 − j/S.

@@ -1,6 +1,7 @@
 //! `cargo xtask tables`: reproduced paper tables as CSV and Markdown.
 
 mod bounds;
+mod qht;
 
 use crate::Options;
 use crate::paths::output_dir;
@@ -28,6 +29,7 @@ pub(crate) struct Producer {
 fn producers() -> Vec<Producer> {
     let mut all = Vec::new();
     all.extend(bounds::producers());
+    all.extend(qht::producers());
     all
 }
 
