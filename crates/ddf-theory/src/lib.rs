@@ -3,6 +3,7 @@
 #![forbid(unsafe_code)]
 
 pub mod bloom;
+pub mod cuckoo;
 pub mod numerics;
 pub mod qht;
 pub mod sliding_window;

@@ -6,7 +6,9 @@ use crate::outcome::Outcome;
 use crate::verify::{Check, Ctx};
 use ddf_core::{KeyedSipHasher, Window};
 use ddf_cuckoo::StreamingCuckoo;
+use ddf_hash::ZeroPolicy;
 use ddf_sim::{EvalConfig, Report, Uniform, evaluate, run_seeds, threads};
+use ddf_theory::cuckoo::{fpr_inf, zero_to_one_law};
 
 pub(crate) fn checks() -> Vec<Check> {
     vec![
@@ -14,6 +16,11 @@ pub(crate) fn checks() -> Vec<Check> {
             id: "cuckoo/no-false-negatives-before-drop",
             paper: "Fan et al. 2014; QHT paper footnote 4",
             run: no_false_negatives_before_drop,
+        },
+        Check {
+            id: "cuckoo/fpr-inf-model",
+            paper: "QHT paper footnotes 4, 11 (model derived here)",
+            run: fpr_inf_model,
         },
         Check {
             id: "cuckoo/saturation",
@@ -60,6 +67,29 @@ fn no_false_negatives_before_drop(ctx: &Ctx) -> Outcome {
         out.rule = "exact, on runs that dropped nothing and saw duplicates".into();
     }
     out
+}
+
+/// The saturated FPR against the independent-cells model, with Fan et al.'s
+/// mapping of 0 to 1 as in the QHT paper's Table 4 (one 3-bit cell per
+/// bucket). Runs are independent; items within a run are not.
+fn fpr_inf_model(ctx: &Ctx) -> Outcome {
+    let s = saturation_stream(ctx);
+    let reports = uniform_runs(ctx, 73, s, |seed| {
+        StreamingCuckoo::new(1024, 1, 3)
+            .and_then(|f| f.with_max_kicks(16))
+            .expect("valid")
+            .with_zero_policy(ZeroPolicy::MapToOne)
+            .with_seed(seed)
+    });
+    let law = zero_to_one_law(3).expect("3 bits");
+    let fprs: Vec<f64> = reports.iter().map(Report::fpr).collect();
+    Outcome::runs(fpr_inf(1.0, &law), &fprs).note(format!(
+        "1024 buckets, b = 1, f = 3, 0 mapped to 1, 16 relocations; U = 2^20, {} items, first \
+         {} uncounted; {} runs",
+        s.items,
+        s.warmup,
+        reports.len()
+    ))
 }
 
 /// Claim 4.1 for the cuckoo filter, which the paper does not analyse. The

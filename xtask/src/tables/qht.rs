@@ -8,6 +8,7 @@ use ddf_cuckoo::StreamingCuckoo;
 use ddf_hash::ZeroPolicy;
 use ddf_qht::{Qht, Qqhtd, Sqf};
 use ddf_sim::{EvalConfig, Report, Uniform, evaluate, evaluate_many, run_seeds, threads};
+use ddf_theory::cuckoo;
 use ddf_theory::qht::{fp_m, fp_m_first_empty, fpr_between, fpr_inf, sqf_fpr_inf};
 use ddf_theory::stream::expected_duplicate_fraction;
 use std::fmt::Write as _;
@@ -365,11 +366,12 @@ fn table4(opts: &Options) -> Table {
              the same streams; duplicate fractions:{dup_note} so the largest filters, which \
              are still filling during the first 10^7 elements, are not directly comparable with \
              the paper's at 8·10^6 bits. Asymptotic FPRs: QHT `k/S = 1/7` = {:.2} %, SQF {:.2} % \
-             (four equiprobable fingerprints), Cuckoo about 28.5 % with 0 mapped to 1 (two \
-             buckets; `2Σp² − Σp³` for the skewed fingerprint law). The real CommonCrawl stream \
-             and the SBF, A2 and b_DBF columns are not reproduced here.\n\n{side}",
+             (four equiprobable fingerprints), Cuckoo {:.2} % with 0 mapped to 1 (the \
+             independent-cells model of `ddf_theory::cuckoo::fpr_inf`). The real CommonCrawl \
+             stream and the SBF, A2 and b_DBF columns are not reproduced here.\n\n{side}",
             100.0 * fpr_inf(1.0, 7.0),
             100.0 * sqf_fpr_inf(1.0, 2, 1),
+            100.0 * cuckoo::fpr_inf(1.0, &cuckoo::zero_to_one_law(3).unwrap_or_default()),
         ),
     }
 }
