@@ -6,7 +6,7 @@ use ddf_bits::{CellRows, RowRules};
 use ddf_core::snapshot::{self, DecodeError, Decoder, Encoder, Snapshot};
 use ddf_core::{Digest, DuplicateFilter, ParamError, Verdict};
 pub use ddf_hash::ZeroPolicy;
-use ddf_hash::{Fingerprinter, SplitMix64};
+use ddf_hash::{Fingerprinter, SeededRng};
 use std::fmt;
 
 /// The default seed of the filter's generator.
@@ -49,14 +49,13 @@ const ALT_MULTIPLIER: u64 = 0x9e37_79b9_7f4a_7c15;
 /// zero-fingerprint policy is that of the QHT paper §3.2, rehashing by
 /// default (Fan et al.'s implementation maps 0 to 1,
 /// [`ZeroPolicy::MapToOne`]). Random choices come from a seeded
-/// [`SplitMix64`], reset by [`clear`](DuplicateFilter::clear).
+/// [`SeededRng`], reset by [`clear`](DuplicateFilter::clear).
 #[derive(Clone)]
 pub struct StreamingCuckoo {
     cells: CellRows,
     fingerprinter: Fingerprinter,
     max_kicks: u32,
-    seed: u64,
-    rng: SplitMix64,
+    rng: SeededRng,
     dropped: u64,
 }
 
@@ -105,8 +104,7 @@ impl StreamingCuckoo {
             cells,
             fingerprinter,
             max_kicks: Self::DEFAULT_MAX_KICKS,
-            seed: DEFAULT_SEED,
-            rng: SplitMix64::new(DEFAULT_SEED),
+            rng: SeededRng::new(DEFAULT_SEED),
             dropped: 0,
         }
     }
@@ -123,7 +121,7 @@ impl StreamingCuckoo {
     /// The same filter, empty, with its generator seeded by `seed`.
     #[must_use]
     pub fn with_seed(mut self, seed: u64) -> Self {
-        self.seed = seed;
+        self.rng = SeededRng::new(seed);
         self.clear();
         self
     }
@@ -131,10 +129,7 @@ impl StreamingCuckoo {
     /// The same filter, empty, with fingerprint 0 handled by `policy`.
     #[must_use]
     pub fn with_zero_policy(mut self, policy: ZeroPolicy) -> Self {
-        // The width was validated at construction, so this cannot fail.
-        if let Ok(fingerprinter) = Fingerprinter::new(self.fingerprinter.bits(), policy) {
-            self.fingerprinter = fingerprinter;
-        }
+        self.fingerprinter = self.fingerprinter.with_policy(policy);
         self.clear();
         self
     }
@@ -171,7 +166,7 @@ impl StreamingCuckoo {
 
     /// The seed of the filter's generator.
     pub fn seed(&self) -> u64 {
-        self.seed
+        self.rng.seed()
     }
 
     /// Fingerprints dropped since construction (or [`clear`](DuplicateFilter::clear))
@@ -311,7 +306,7 @@ impl DuplicateFilter for StreamingCuckoo {
 
     fn clear(&mut self) {
         self.cells.clear();
-        self.rng = SplitMix64::new(self.seed);
+        self.rng.reset();
         self.dropped = 0;
     }
 }
@@ -324,15 +319,15 @@ impl fmt::Debug for StreamingCuckoo {
             .field("fingerprint_bits", &self.fingerprint_bits())
             .field("max_kicks", &self.max_kicks)
             .field("zero_policy", &self.zero_policy())
-            .field("seed", &self.seed)
+            .field("seed", &self.seed())
             .field("dropped", &self.dropped)
             .finish_non_exhaustive()
     }
 }
 
 /// Body: buckets (u64), cells per bucket (u32), fingerprint bits (u8), zero
-/// policy (u8), max kicks (u32), seed (u64), generator state (u64), dropped
-/// count (u64), table words. Decoding checks the parameters as
+/// policy (u8), max kicks (u32), generator seed and state (u64 each),
+/// dropped count (u64), table words. Decoding checks the parameters as
 /// [`StreamingCuckoo::new`] does, and that every bucket is filled in order.
 impl Snapshot for StreamingCuckoo {
     const KIND: u16 = snapshot::kind::CUCKOO;
@@ -341,10 +336,9 @@ impl Snapshot for StreamingCuckoo {
         out.put_u64(self.buckets());
         out.put_u32(self.cells_per_bucket() as u32);
         out.put_u8(self.fingerprint_bits() as u8);
-        out.put_u8(self.zero_policy().code());
+        out.put_zero_policy(self.zero_policy());
         out.put_u32(self.max_kicks);
-        out.put_u64(self.seed);
-        out.put_u64(self.rng.state());
+        out.put_rng(&self.rng);
         out.put_u64(self.dropped);
         out.put_words(self.cells.as_words());
     }
@@ -353,21 +347,17 @@ impl Snapshot for StreamingCuckoo {
         let buckets = input.u64("buckets")?;
         let b = input.u32("cells_per_bucket")? as usize;
         let bits = u32::from(input.u8("fingerprint_bits")?);
-        let code = input.u8("zero_policy")?;
-        let policy = ZeroPolicy::from_code(code)
-            .ok_or_else(|| DecodeError::invalid("zero_policy", format!("unknown code {code}")))?;
+        let policy = input.zero_policy("zero_policy")?;
         let max_kicks = input.u32("max_kicks")?;
-        let seed = input.u64("seed")?;
-        let state = input.u64("generator")?;
+        let rng = input.rng("generator")?;
         let dropped = input.u64("dropped")?;
         let words = input.words("cells")?;
-        check_params(buckets, b, bits)?;
+        let fingerprinter = check_params(buckets, b, bits)?.with_policy(policy);
         // The word count is checked against the parameters before use.
         let cells = CellRows::from_words(buckets, b, bits, words)?;
-        let mut f = Self::from_parts(cells, Fingerprinter::new(bits, policy)?);
+        let mut f = Self::from_parts(cells, fingerprinter);
         f.max_kicks = ddf_param::ensure_range("max_kicks", max_kicks, 0..=Self::MAX_KICKS)?;
-        f.seed = seed;
-        f.rng = SplitMix64::new(state);
+        f.rng = rng;
         f.dropped = dropped;
         let rules = RowRules {
             distinct: false,

@@ -61,6 +61,15 @@ impl Fingerprinter {
         Ok(Fingerprinter { bits, policy })
     }
 
+    /// The same width under another zero policy.
+    #[must_use]
+    pub const fn with_policy(self, policy: ZeroPolicy) -> Self {
+        Fingerprinter {
+            bits: self.bits,
+            policy,
+        }
+    }
+
     /// The fingerprint width `s` in bits.
     #[inline]
     pub const fn bits(&self) -> u32 {

@@ -4,7 +4,7 @@ use crate::rows::{self, DEFAULT_SEED};
 use ddf_bits::{CellRows, RowRules};
 use ddf_core::snapshot::{self, DecodeError, Decoder, Encoder, Snapshot};
 use ddf_core::{Digest, DuplicateFilter, ParamError, Verdict};
-use ddf_hash::{Fingerprinter, SplitMix64, ZeroPolicy};
+use ddf_hash::{Fingerprinter, SeededRng, SplitMix64, ZeroPolicy};
 use std::fmt;
 use std::marker::PhantomData;
 
@@ -116,8 +116,7 @@ impl Insertion for Queue {
 pub struct QuotientFilter<I: Insertion> {
     cells: CellRows,
     fingerprinter: Fingerprinter,
-    seed: u64,
-    rng: SplitMix64,
+    rng: SeededRng,
     rule: PhantomData<I>,
 }
 
@@ -170,8 +169,7 @@ impl<I: Insertion> QuotientFilter<I> {
         QuotientFilter {
             cells,
             fingerprinter,
-            seed: DEFAULT_SEED,
-            rng: SplitMix64::new(DEFAULT_SEED),
+            rng: SeededRng::new(DEFAULT_SEED),
             rule: PhantomData,
         }
     }
@@ -193,7 +191,7 @@ impl<I: Insertion> QuotientFilter<I> {
     /// The same filter, empty, with its generator seeded by `seed`.
     #[must_use]
     pub fn with_seed(mut self, seed: u64) -> Self {
-        self.seed = seed;
+        self.rng = SeededRng::new(seed);
         self.clear();
         self
     }
@@ -203,10 +201,7 @@ impl<I: Insertion> QuotientFilter<I> {
     /// `2^s − 1` otherwise.
     #[must_use]
     pub fn with_zero_policy(mut self, policy: ZeroPolicy) -> Self {
-        // The width was validated at construction, so this cannot fail.
-        if let Ok(fingerprinter) = Fingerprinter::new(self.fingerprinter.bits(), policy) {
-            self.fingerprinter = fingerprinter;
-        }
+        self.fingerprinter = self.fingerprinter.with_policy(policy);
         self.clear();
         self
     }
@@ -238,7 +233,7 @@ impl<I: Insertion> QuotientFilter<I> {
 
     /// The seed of the filter's generator.
     pub fn seed(&self) -> u64 {
-        self.seed
+        self.rng.seed()
     }
 
     /// The table, for inspection.
@@ -319,7 +314,7 @@ impl<I: Insertion> DuplicateFilter for QuotientFilter<I> {
 
     fn clear(&mut self) {
         self.cells.clear();
-        self.rng = SplitMix64::new(self.seed);
+        self.rng.reset();
     }
 }
 
@@ -330,13 +325,13 @@ impl<I: Insertion> fmt::Debug for QuotientFilter<I> {
             .field("buckets_per_row", &self.buckets_per_row())
             .field("fingerprint_bits", &self.fingerprint_bits())
             .field("zero_policy", &self.zero_policy())
-            .field("seed", &self.seed)
+            .field("seed", &self.seed())
             .finish_non_exhaustive()
     }
 }
 
 /// Body: rows (u64), buckets per row (u32), fingerprint bits (u8), zero
-/// policy (u8), seed (u64), generator state (u64), table words. Decoding
+/// policy (u8), generator seed and state (u64 each), table words. Decoding
 /// checks the parameters as [`QuotientFilter::new`] does, and that every row
 /// could have been produced by the insertion rule.
 impl<I: Insertion> Snapshot for QuotientFilter<I> {
@@ -346,9 +341,8 @@ impl<I: Insertion> Snapshot for QuotientFilter<I> {
         out.put_u64(self.rows());
         out.put_u32(self.buckets_per_row() as u32);
         out.put_u8(self.fingerprint_bits() as u8);
-        out.put_u8(self.zero_policy().code());
-        out.put_u64(self.seed);
-        out.put_u64(self.rng.state());
+        out.put_zero_policy(self.zero_policy());
+        out.put_rng(&self.rng);
         out.put_words(self.cells.as_words());
     }
 
@@ -356,20 +350,15 @@ impl<I: Insertion> Snapshot for QuotientFilter<I> {
         let rows = input.u64("rows")?;
         let k = input.u32("buckets_per_row")? as usize;
         let bits = u32::from(input.u8("fingerprint_bits")?);
-        let code = input.u8("zero_policy")?;
-        let policy = ZeroPolicy::from_code(code)
-            .ok_or_else(|| DecodeError::invalid("zero_policy", format!("unknown code {code}")))?;
-        let seed = input.u64("seed")?;
-        let state = input.u64("generator")?;
+        let policy = input.zero_policy("zero_policy")?;
+        let rng = input.rng("generator")?;
         let words = input.words("cells")?;
         let checked = check_params(rows, k, bits)?;
         // `from_words` compares the word count with the parameters before
         // keeping anything, so lying parameters cannot make us allocate.
         let cells = CellRows::from_words(rows, k, bits, words)?;
-        let mut f = Self::from_parts(cells, checked);
-        f.fingerprinter = Fingerprinter::new(bits, policy)?;
-        f.seed = seed;
-        f.rng = SplitMix64::new(state);
+        let mut f = Self::from_parts(cells, checked.with_policy(policy));
+        f.rng = rng;
         let rules = RowRules {
             distinct: I::DISTINCT_ROWS,
             filled_in_order: policy != ZeroPolicy::TreatAsValue,
@@ -463,7 +452,7 @@ mod tests {
         }
         f.clear();
         assert_eq!(f.cells().count_occupied(0), 0);
-        assert_eq!(f.rng, SplitMix64::new(9));
+        assert_eq!(f.rng, SeededRng::new(9));
         assert!(format!("{f:?}").starts_with("QHT { rows: 3"));
     }
 }

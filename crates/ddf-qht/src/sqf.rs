@@ -4,7 +4,7 @@ use crate::rows::{self, DEFAULT_SEED};
 use ddf_bits::{CellRows, RowRules};
 use ddf_core::snapshot::{self, DecodeError, Decoder, Encoder, Snapshot};
 use ddf_core::{Digest, DuplicateFilter, ParamError, Verdict};
-use ddf_hash::SplitMix64;
+use ddf_hash::SeededRng;
 use std::fmt;
 
 /// The Streaming Quotient Filter (SQF) of Dutta, Narang and Bera (VLDB 2013),
@@ -51,8 +51,7 @@ pub struct Sqf {
     r_prime: u32,
     /// `⌈log₂(r + 1)⌉`, the width of the Hamming weight.
     weight_bits: u32,
-    seed: u64,
-    rng: SplitMix64,
+    rng: SeededRng,
 }
 
 impl Sqf {
@@ -87,8 +86,7 @@ impl Sqf {
             r,
             r_prime,
             weight_bits,
-            seed: DEFAULT_SEED,
-            rng: SplitMix64::new(DEFAULT_SEED),
+            rng: SeededRng::new(DEFAULT_SEED),
         }
     }
 
@@ -107,7 +105,7 @@ impl Sqf {
     /// The same filter, empty, with its generator seeded by `seed`.
     #[must_use]
     pub fn with_seed(mut self, seed: u64) -> Self {
-        self.seed = seed;
+        self.rng = SeededRng::new(seed);
         self.clear();
         self
     }
@@ -144,7 +142,7 @@ impl Sqf {
 
     /// The seed of the filter's generator.
     pub fn seed(&self) -> u64 {
-        self.seed
+        self.rng.seed()
     }
 
     /// The table, for inspection.
@@ -235,7 +233,7 @@ impl DuplicateFilter for Sqf {
 
     fn clear(&mut self) {
         self.cells.clear();
-        self.rng = SplitMix64::new(self.seed);
+        self.rng.reset();
     }
 }
 
@@ -246,13 +244,13 @@ impl fmt::Debug for Sqf {
             .field("buckets_per_row", &self.buckets_per_row())
             .field("r", &self.r)
             .field("r_prime", &self.r_prime)
-            .field("seed", &self.seed)
+            .field("seed", &self.seed())
             .finish_non_exhaustive()
     }
 }
 
-/// Body: rows (u64), buckets per row (u32), `r` (u8), `r'` (u8), seed (u64),
-/// generator state (u64), table words. Decoding checks the parameters as
+/// Body: rows (u64), buckets per row (u32), `r` (u8), `r'` (u8), generator
+/// seed and state (u64 each), table words. Decoding checks the parameters as
 /// [`Sqf::with_rows`] does, and that rows hold distinct reachable
 /// fingerprints, filled in order.
 impl Snapshot for Sqf {
@@ -263,8 +261,7 @@ impl Snapshot for Sqf {
         out.put_u32(self.buckets_per_row() as u32);
         out.put_u8(self.r as u8);
         out.put_u8(self.r_prime as u8);
-        out.put_u64(self.seed);
-        out.put_u64(self.rng.state());
+        out.put_rng(&self.rng);
         out.put_words(self.cells.as_words());
     }
 
@@ -273,16 +270,14 @@ impl Snapshot for Sqf {
         let k = input.u32("buckets_per_row")? as usize;
         let r = u32::from(input.u8("r")?);
         let r_prime = u32::from(input.u8("r_prime")?);
-        let seed = input.u64("seed")?;
-        let state = input.u64("generator")?;
+        let rng = input.rng("generator")?;
         let words = input.words("cells")?;
         let (sigma, weight_bits) = check_remainder(k, r, r_prime)?;
         Digest::check_split("rows", rows, r)?;
         // The word count is checked against the parameters before use.
         let cells = CellRows::from_words(rows, k, sigma, words)?;
         let mut f = Sqf::from_parts(cells, r, r_prime, weight_bits);
-        f.seed = seed;
-        f.rng = SplitMix64::new(state);
+        f.rng = rng;
         let rules = RowRules {
             distinct: true,
             filled_in_order: true,

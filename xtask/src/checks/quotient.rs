@@ -290,6 +290,17 @@ fn steady_note(s: Steady, reports: &[Report], what: &str) -> String {
     )
 }
 
+/// Steady-state FPR of `reports` against `predicted`.
+fn fpr_check(ctx: &Ctx, reports: &[Report], predicted: f64, what: &str) -> Outcome {
+    Outcome::runs(predicted, &fprs(reports)).note(steady_note(steady(ctx), reports, what))
+}
+
+/// Steady-state FNR of `reports` against the span average of `fn_after`.
+fn fnr_check(ctx: &Ctx, reports: &[Report], fn_after: impl Fn(f64) -> f64, what: &str) -> Outcome {
+    let s = steady(ctx);
+    Outcome::runs(steady_fnr(s, fn_after), &fnrs(reports)).note(steady_note(s, reports, what))
+}
+
 fn qht_steady(ctx: &Ctx) -> Vec<Report> {
     memo("qht-steady", ctx, || {
         uniform_runs(ctx, 41, steady(ctx), |seed| {
@@ -299,28 +310,19 @@ fn qht_steady(ctx: &Ctx) -> Vec<Report> {
 }
 
 fn qht_fpr_inf(ctx: &Ctx) -> Outcome {
-    let reports = qht_steady(ctx);
-    Outcome::runs(fpr_inf(4.0, 15.0), &fprs(&reports)).note(steady_note(
-        steady(ctx),
-        &reports,
-        "QHT N = 1024, k = 4, s = 4 (S = 15): k/S",
-    ))
+    let what = "QHT N = 1024, k = 4, s = 4 (S = 15): k/S";
+    fpr_check(ctx, &qht_steady(ctx), fpr_inf(4.0, 15.0), what)
 }
 
 /// Appendix B's FN_{i,m} summed over the counted span; its U → ∞ limit
 /// 1 − k/S is in the note.
 fn qht_fnr_inf(ctx: &Ctx) -> Outcome {
-    let reports = qht_steady(ctx);
-    let s = steady(ctx);
-    let predicted = steady_fnr(s, |t| fn_im(0.0, t, 1024.0, 4.0, 15.0));
-    Outcome::runs(predicted, &fnrs(&reports)).note(steady_note(
-        s,
-        &reports,
-        &format!(
-            "QHT N = 1024, k = 4, S = 15: Σ FN_m / Σ P(dup) over the span (limit 1 - k/S = {:.5})",
-            1.0 - 4.0 / 15.0
-        ),
-    ))
+    let what = format!(
+        "QHT N = 1024, k = 4, S = 15: Σ FN_m / Σ P(dup) over the span (limit 1 - k/S = {:.5})",
+        1.0 - 4.0 / 15.0
+    );
+    let fn_after = |t| fn_im(0.0, t, 1024.0, 4.0, 15.0);
+    fnr_check(ctx, &qht_steady(ctx), fn_after, &what)
 }
 
 fn qhtd_steady(ctx: &Ctx) -> Vec<Report> {
@@ -332,28 +334,20 @@ fn qhtd_steady(ctx: &Ctx) -> Vec<Report> {
 }
 
 fn qhtd_fpr(ctx: &Ctx) -> Outcome {
-    let reports = qhtd_steady(ctx);
-    Outcome::runs(qhtd_fpr_inf(4.0, 15.0), &fprs(&reports)).note(steady_note(
-        steady(ctx),
-        &reports,
-        "QHTD N = 1024, k = 4, S = 15: 1 - (1 - 1/S)^k",
-    ))
+    let what = "QHTD N = 1024, k = 4, S = 15: 1 - (1 - 1/S)^k";
+    fpr_check(ctx, &qhtd_steady(ctx), qhtd_fpr_inf(4.0, 15.0), what)
 }
 
 /// The derived FN(t) = (1 − 1/S)^k (1 − c^t) summed over the span; the
 /// paper's limit (1 − 1/S)^k is in the note.
 fn qhtd_fnr(ctx: &Ctx) -> Outcome {
-    let reports = qhtd_steady(ctx);
-    let s = steady(ctx);
-    let predicted = steady_fnr(s, |t| qhtd_fn_after(t, 1024.0, 4.0, 15.0));
-    Outcome::runs(predicted, &fnrs(&reports)).note(steady_note(
-        s,
-        &reports,
-        &format!(
-            "QHTD N = 1024, k = 4, S = 15: derived FN(t) over the span (paper's limit (1 - 1/S)^k = {:.5})",
-            qhtd_fnr_inf_limit(4.0, 15.0)
-        ),
-    ))
+    let what = format!(
+        "QHTD N = 1024, k = 4, S = 15: derived FN(t) over the span (paper's limit (1 - 1/S)^k \
+         = {:.5})",
+        qhtd_fnr_inf_limit(4.0, 15.0)
+    );
+    let fn_after = |t| qhtd_fn_after(t, 1024.0, 4.0, 15.0);
+    fnr_check(ctx, &qhtd_steady(ctx), fn_after, &what)
 }
 
 fn qqhtd_steady(ctx: &Ctx) -> Vec<Report> {
@@ -365,24 +359,16 @@ fn qqhtd_steady(ctx: &Ctx) -> Vec<Report> {
 }
 
 fn qqhtd_fpr(ctx: &Ctx) -> Outcome {
-    let reports = qqhtd_steady(ctx);
-    Outcome::runs(qqhtd_fpr_inf(4.0, 15.0), &fprs(&reports)).note(steady_note(
-        steady(ctx),
-        &reports,
-        "QQHTD N = 1024, k = 4, S = 15: 1 - (1 - 1/S)^k",
-    ))
+    let what = "QQHTD N = 1024, k = 4, S = 15: 1 - (1 - 1/S)^k";
+    fpr_check(ctx, &qqhtd_steady(ctx), qqhtd_fpr_inf(4.0, 15.0), what)
 }
 
 /// The derived FN(t) = (1 − 1/S)^k·P(Binomial(t, 1/N) ≥ k) over the span.
 fn qqhtd_fnr(ctx: &Ctx) -> Outcome {
-    let reports = qqhtd_steady(ctx);
-    let s = steady(ctx);
-    let predicted = steady_fnr(s, |t| qqhtd_fn_after(t, 1024.0, 4.0, 15.0));
-    Outcome::runs(predicted, &fnrs(&reports)).note(steady_note(
-        s,
-        &reports,
-        "QQHTD N = 1024, k = 4, S = 15: derived (1 - 1/S)^k P(Bin(t, 1/N) >= k) over the span",
-    ))
+    let what =
+        "QQHTD N = 1024, k = 4, S = 15: derived (1 - 1/S)^k P(Bin(t, 1/N) >= k) over the span";
+    let fn_after = |t| qqhtd_fn_after(t, 1024.0, 4.0, 15.0);
+    fnr_check(ctx, &qqhtd_steady(ctx), fn_after, what)
 }
 
 /// §5.2: "a QQHTD with one bucket per cell is equivalent to its QHT
@@ -468,32 +454,43 @@ fn mean(xs: &[f64]) -> f64 {
     xs.iter().sum::<f64>() / xs.len().max(1) as f64
 }
 
+/// Claim 4.1 for `make` on the saturation stream, with the ER its own
+/// formulas give (`fpr`, `fn_after`) in the note.
+fn saturation_check<F, M>(
+    ctx: &Ctx,
+    salt: u64,
+    make: M,
+    what: &str,
+    fpr: f64,
+    fn_after: impl Fn(f64) -> f64,
+) -> Outcome
+where
+    F: DuplicateFilter,
+    M: Fn(u64) -> F + Sync,
+{
+    let reports = uniform_runs(ctx, salt, saturation_stream(ctx), make);
+    saturation_outcome(ctx, &reports, what, saturation_theory(ctx, fpr, fn_after))
+}
+
 fn qht_saturation(ctx: &Ctx) -> Outcome {
-    let reports = uniform_runs(ctx, 51, saturation_stream(ctx), |seed| {
-        Qht::new(64, 1, 3).expect("valid").with_seed(seed)
-    });
-    let theory = saturation_theory(ctx, fpr_inf(1.0, 7.0), |t| fn_im(0.0, t, 64.0, 1.0, 7.0));
-    saturation_outcome(ctx, &reports, "QHT N = 64, k = 1, s = 3", theory)
+    let make = |seed| Qht::new(64, 1, 3).expect("valid").with_seed(seed);
+    let fn_after = |t| fn_im(0.0, t, 64.0, 1.0, 7.0);
+    let what = "QHT N = 64, k = 1, s = 3";
+    saturation_check(ctx, 51, make, what, fpr_inf(1.0, 7.0), fn_after)
 }
 
 fn qhtd_saturation(ctx: &Ctx) -> Outcome {
-    let reports = uniform_runs(ctx, 52, saturation_stream(ctx), |seed| {
-        Qhtd::new(16, 4, 4).expect("valid").with_seed(seed)
-    });
-    let theory = saturation_theory(ctx, qhtd_fpr_inf(4.0, 15.0), |t| {
-        qhtd_fn_after(t, 16.0, 4.0, 15.0)
-    });
-    saturation_outcome(ctx, &reports, "QHTD N = 16, k = 4, s = 4", theory)
+    let make = |seed| Qhtd::new(16, 4, 4).expect("valid").with_seed(seed);
+    let fn_after = |t| qhtd_fn_after(t, 16.0, 4.0, 15.0);
+    let what = "QHTD N = 16, k = 4, s = 4";
+    saturation_check(ctx, 52, make, what, qhtd_fpr_inf(4.0, 15.0), fn_after)
 }
 
 fn qqhtd_saturation(ctx: &Ctx) -> Outcome {
-    let reports = uniform_runs(ctx, 53, saturation_stream(ctx), |_| {
-        Qqhtd::new(16, 4, 4).expect("valid")
-    });
-    let theory = saturation_theory(ctx, qqhtd_fpr_inf(4.0, 15.0), |t| {
-        qqhtd_fn_after(t, 16.0, 4.0, 15.0)
-    });
-    saturation_outcome(ctx, &reports, "QQHTD N = 16, k = 4, s = 4", theory)
+    let make = |_| Qqhtd::new(16, 4, 4).expect("valid");
+    let fn_after = |t| qqhtd_fn_after(t, 16.0, 4.0, 15.0);
+    let what = "QQHTD N = 16, k = 4, s = 4";
+    saturation_check(ctx, 53, make, what, qqhtd_fpr_inf(4.0, 15.0), fn_after)
 }
 
 fn sqf_saturated_runs(ctx: &Ctx) -> Vec<Report> {
