@@ -40,6 +40,32 @@ pub struct CellRows {
     lane_recip: u32,
 }
 
+/// What every row of a [`CellRows`] must satisfy; see [`CellRows::check_rows`].
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
+pub struct RowRules {
+    /// No non-zero value appears twice in a row.
+    pub distinct: bool,
+    /// Occupied cells come first: cells are filled in order and never emptied.
+    pub filled_in_order: bool,
+}
+
+/// A row that breaks the [`RowRules`] it was checked against.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct RowViolation {
+    /// The row.
+    pub row: u64,
+    /// What is wrong with it.
+    pub reason: &'static str,
+}
+
+impl std::fmt::Display for RowViolation {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        write!(f, "row {} holds {}", self.row, self.reason)
+    }
+}
+
+impl std::error::Error for RowViolation {}
+
 impl CellRows {
     /// The largest `buckets_per_row` accepted.
     ///
@@ -61,6 +87,36 @@ impl CellRows {
             rows,
             k,
         ))
+    }
+
+    /// The number of rows of `buckets_per_row` cells of `cell_bits` bits that
+    /// fit in `memory_bits` bits: `floor(M / (k·width))`, the sizing rule of
+    /// fingerprint tables built from a memory budget (QHT paper, Algorithm 1
+    /// SETUP; cuckoo filters likewise).
+    ///
+    /// Fails with a [`ParamError`] naming `buckets_per_row` or `cell_bits`
+    /// when they are out of range (as in [`new`](Self::new)), or naming
+    /// `memory_bits` when not even one row fits.
+    pub fn rows_for_memory(
+        memory_bits: u64,
+        buckets_per_row: usize,
+        cell_bits: u32,
+    ) -> Result<u64, ParamError> {
+        let k = ensure_range(
+            "buckets_per_row",
+            buckets_per_row,
+            1..=Self::MAX_BUCKETS_PER_ROW,
+        )?;
+        let width = ensure_range("cell_bits", cell_bits, 1..=MAX_CELL_BITS)?;
+        let per_row = k as u64 * u64::from(width);
+        match memory_bits / per_row {
+            0 => Err(ParamError::new(
+                "memory_bits",
+                memory_bits,
+                format!("at least one row of {per_row} bits"),
+            )),
+            rows => Ok(rows),
+        }
     }
 
     /// Rebuilds rows from the words [`as_words`](Self::as_words) returned, for
@@ -401,6 +457,48 @@ impl CellRows {
         (bits.min(64), bits.saturating_sub(64))
     }
 
+    /// Checks every row against `rules` and every non-zero cell with `valid`,
+    /// so that a table decoded from untrusted bytes is one its filter's
+    /// operations could have produced. Returns the first violation found.
+    pub fn check_rows(
+        &self,
+        rules: RowRules,
+        valid: impl Fn(u32) -> bool,
+    ) -> Result<(), RowViolation> {
+        let mut seen: Vec<u32> = Vec::with_capacity(self.k);
+        for r in 0..self.rows {
+            seen.clear();
+            let mut gap = false;
+            for v in self.row_iter(r) {
+                if v == 0 {
+                    gap = true;
+                    continue;
+                }
+                let fault = if gap && rules.filled_in_order {
+                    Some("an occupied cell after an empty one")
+                } else if !valid(v) {
+                    Some("a value no item maps to")
+                } else {
+                    None
+                };
+                if let Some(reason) = fault {
+                    return Err(RowViolation { row: r, reason });
+                }
+                seen.push(v);
+            }
+            if rules.distinct {
+                seen.sort_unstable();
+                if seen.windows(2).any(|w| w[0] == w[1]) {
+                    return Err(RowViolation {
+                        row: r,
+                        reason: "a value twice",
+                    });
+                }
+            }
+        }
+        Ok(())
+    }
+
     /// Empties every cell.
     pub fn clear(&mut self) {
         self.cells.clear();
@@ -637,6 +735,35 @@ mod tests {
         // Rows of several chunks: 8 cells of 12 bits span two chunks.
         t.set(1, 2, 0);
         assert_eq!(t.find_masked(1, 0xAB0, field), Some(6));
+    }
+
+    #[test]
+    fn budgets_and_row_checks() {
+        assert_eq!(CellRows::rows_for_memory(65_536, 1, 3), Ok(21_845));
+        assert_eq!(CellRows::rows_for_memory(65_536, 16, 6), Ok(682));
+        let param = |r: Result<u64, ParamError>| r.unwrap_err().param();
+        assert_eq!(param(CellRows::rows_for_memory(11, 4, 3)), "memory_bits");
+        assert_eq!(
+            param(CellRows::rows_for_memory(99, 0, 3)),
+            "buckets_per_row"
+        );
+        assert_eq!(param(CellRows::rows_for_memory(99, 1, 33)), "cell_bits");
+
+        let strict = RowRules {
+            distinct: true,
+            filled_in_order: true,
+        };
+        let mut t = CellRows::new(2, 3, 4).unwrap();
+        t.set(0, 0, 3);
+        t.set(0, 1, 4);
+        assert!(t.check_rows(strict, |_| true).is_ok());
+        let bad = t.check_rows(strict, |v| v != 4).unwrap_err();
+        assert_eq!(bad.to_string(), "row 0 holds a value no item maps to");
+        t.set(1, 1, 2);
+        assert_eq!(t.check_rows(strict, |_| true).unwrap_err().row, 1);
+        t.set(1, 0, 2);
+        assert!(t.check_rows(strict, |_| true).is_err());
+        assert!(t.check_rows(RowRules::default(), |_| true).is_ok());
     }
 
     #[test]

@@ -265,3 +265,59 @@ proptest! {
         prop_assert!(blocked_fp(lambda + extra, block, b) >= p - 1e-12);
     }
 }
+
+mod qht_properties {
+    use ddf_theory::qht::{
+        fnr_inf, fnr_inf_limit, fp_m, fp_m_first_empty, fpr_inf, qhtd_fp_m, qhtd_fpr_inf,
+        qqhtd_fnr_inf, sqf_fpr_inf, sqf_fpr_inf_approx,
+    };
+    use proptest::prelude::*;
+
+    proptest! {
+        #![proptest_config(ProptestConfig::with_cases(256))]
+
+        /// Both FP_m curves rise from 0 towards k/S; filling empty cells first
+        /// never errs less than the full-row model.
+        #[test]
+        fn fp_curves_rise_to_k_over_s(
+            rows in 1u32..2000, k in 1u32..17, extra in 0u32..64, m in 0u32..200_000, dm in 1u32..5000,
+        ) {
+            let s = f64::from(k + extra);
+            let (rows, k, m) = (f64::from(rows), f64::from(k), f64::from(m));
+            let limit = fpr_inf(k, s);
+            let paper = fp_m(m, rows, k, s);
+            let exact = fp_m_first_empty(m, rows, k, s);
+            prop_assert!((0.0..=limit * (1.0 + 1e-12)).contains(&paper));
+            prop_assert!((0.0..=limit * (1.0 + 1e-12)).contains(&exact));
+            prop_assert!(exact >= paper * (1.0 - 1e-9) - 1e-15);
+            prop_assert!(fp_m_first_empty(m + f64::from(dm), rows, k, s) >= exact * (1.0 - 1e-12));
+            let qhtd = qhtd_fp_m(m, rows, k, s);
+            prop_assert!((0.0..=qhtd_fpr_inf(k, s) * (1.0 + 1e-12)).contains(&qhtd));
+        }
+
+        /// FNR_∞ lies below its U → ∞ limit and grows with the alphabet.
+        #[test]
+        fn fnr_inf_grows_with_the_alphabet(
+            rows in 2u32..5000, k in 1u32..9, extra in 1u32..60, u in 10.0f64..1e9, factor in 1.0f64..100.0,
+        ) {
+            let (rows, k, s) = (f64::from(rows), f64::from(k), f64::from(k + extra));
+            let f = fnr_inf(rows, k, s, u);
+            prop_assert!(f >= 0.0 && f <= fnr_inf_limit(k, s) + 1e-12);
+            prop_assert!(fnr_inf(rows, k, s, u * factor) >= f - 1e-12);
+            let q = qqhtd_fnr_inf(rows, k, s, u);
+            prop_assert!((0.0..=1.0).contains(&q));
+        }
+
+        /// SQF's exact asymptotic FPR is a probability, grows with k, and
+        /// reaches 1 once a row can hold every fingerprint.
+        #[test]
+        fn sqf_fpr_is_monotone_in_k(r in 2u32..14, rp in 1u32..6, k in 1u32..40) {
+            prop_assume!(rp < r);
+            let p = sqf_fpr_inf(f64::from(k), r, rp);
+            let next = sqf_fpr_inf(f64::from(k + 1), r, rp);
+            prop_assert!(p > 0.0 && p <= 1.0 + 1e-12);
+            prop_assert!(next >= p - 1e-12);
+            prop_assert!(sqf_fpr_inf_approx(f64::from(k), r, rp) > 0.0);
+        }
+    }
+}

@@ -7,8 +7,10 @@ mod bdbf;
 mod bloom;
 mod bounds;
 mod common;
+mod cuckoo;
 mod exact;
 mod queue;
+mod quotient;
 mod sbf;
 mod shf;
 mod sliding;
@@ -46,6 +48,8 @@ pub(crate) fn all() -> Vec<Check> {
     all.extend(bdbf::checks());
     all.extend(apbf::checks());
     all.extend(apbbf::checks());
+    all.extend(quotient::checks());
+    all.extend(cuckoo::checks());
     all
 }
 

@@ -87,7 +87,7 @@ fn exact_fnr(ctx: &Ctx) -> Outcome {
 /// Theorem 8 as printed predicts about (1 − 1/L)^(L−1) ≈ 0.39 for the same queue.
 fn printed_fnr(ctx: &Ctx) -> Outcome {
     let runs = fnr_runs(ctx, 401, 1_000, exact_queue);
-    Outcome::runs_refute(
+    Outcome::refutes(
         fnr_queue_as_printed(&perfect(), 10, 100, ALPHABET as f64),
         &runs,
     )

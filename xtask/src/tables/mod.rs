@@ -3,6 +3,7 @@
 mod apbf;
 mod bloom_table4;
 mod bounds;
+mod qht;
 mod shf;
 mod sliding;
 
@@ -36,6 +37,7 @@ fn producers() -> Vec<Producer> {
     all.extend(sliding::producers());
     all.extend(apbf::producers());
     all.extend(bloom_table4::producers());
+    all.extend(qht::producers());
     all
 }
 
