@@ -28,14 +28,13 @@ impl Outcome {
     /// whose coverage is at least [`CONFIDENCE`] for every `p` (and which is
     /// tighter than Wilson's near 0 at this level, where rare-event checks live).
     pub(crate) fn binomial(p: f64, successes: u64, trials: u64) -> Outcome {
-        let (lo, hi) = clopper_pearson_interval(successes, trials, CONFIDENCE);
-        let measured = ratio(successes, trials);
+        let (lo, hi, measured) = interval(successes, trials);
         Outcome {
             predicted: p,
             measured,
             tolerance: (hi - measured).max(measured - lo),
             rule: format!(
-                "Wilson {CONFIDENCE} interval [{lo:.6}, {hi:.6}] of {successes}/{trials}"
+                "Clopper–Pearson {CONFIDENCE} interval [{lo:.6}, {hi:.6}] of {successes}/{trials}"
             ),
             pass: lo <= p && p <= hi,
             note: String::new(),
@@ -66,6 +65,72 @@ impl Outcome {
                 pass: false,
                 note: String::new(),
             },
+        }
+    }
+
+    /// A published claim that the measurement should refute: passes if
+    /// `claim` lies outside the Student-t interval of the runs, that is, if a
+    /// two-sided test of the mean rejects it at [`CONFIDENCE`]. The runs are
+    /// independent, as for [`runs`](Self::runs); the check shows a paper's
+    /// statement failing without turning the verify run red.
+    pub(crate) fn refutes(claim: f64, samples: &[f64]) -> Outcome {
+        let mut out = Outcome::runs(claim, samples);
+        if out.rule != "needs at least two runs" {
+            out.pass = !out.pass;
+            out.rule = format!("claim refuted if outside the {}", out.rule);
+        }
+        out
+    }
+
+    /// A lower bound on a mean measured once per independent run: passes
+    /// unless the whole Student-t interval of the runs lies below `bound`.
+    pub(crate) fn runs_at_least(bound: f64, samples: &[f64]) -> Outcome {
+        let mut out = Outcome::runs(bound, samples);
+        if let Some(ci) = mean_interval(samples, CONFIDENCE) {
+            out.pass = ci.hi() >= bound;
+            out.rule = format!(
+                "lower bound: the Student-t {CONFIDENCE} interval over {} runs must reach it",
+                ci.runs
+            );
+        }
+        out
+    }
+
+    /// A bound `p` on a probability against `successes` in `trials` trials
+    /// that are independent given the filter's state, each with probability
+    /// at most `p`: passes unless the data show the rate above `p`, i.e.
+    /// unless `p` lies below the lower end of the Clopper–Pearson interval.
+    ///
+    /// The count is then stochastically at most Binomial(`trials`, `p`), so a
+    /// correct bound fails with probability at most (1 − [`CONFIDENCE`])/2,
+    /// the one-sided tail of the two-sided interval. A rate far below the
+    /// bound passes: this rule tests a guarantee, not a prediction.
+    pub(crate) fn binomial_at_most(p: f64, successes: u64, trials: u64) -> Outcome {
+        let (lo, hi, measured) = interval(successes, trials);
+        Outcome {
+            predicted: p,
+            measured,
+            tolerance: measured - lo,
+            rule: format!(
+                "bound: Clopper–Pearson {CONFIDENCE} interval [{lo:.6}, {hi:.6}] of \
+                 {successes}/{trials} must not lie above it"
+            ),
+            pass: lo <= p,
+            note: String::new(),
+        }
+    }
+
+    /// A deterministic quantity against a guaranteed upper bound (a space
+    /// target, a deadline): passes if `measured ≤ bound`. The reason says
+    /// where the bound comes from.
+    pub(crate) fn at_most(bound: f64, measured: f64, reason: &str) -> Outcome {
+        Outcome {
+            predicted: bound,
+            measured,
+            tolerance: 0.0,
+            rule: format!("at most the bound: {reason}"),
+            pass: measured <= bound,
+            note: String::new(),
         }
     }
 
@@ -101,6 +166,12 @@ impl Outcome {
     }
 }
 
+/// The Clopper–Pearson interval at [`CONFIDENCE`] and the point estimate.
+fn interval(successes: u64, trials: u64) -> (f64, f64, f64) {
+    let (lo, hi) = clopper_pearson_interval(successes, trials, CONFIDENCE);
+    (lo, hi, ratio(successes, trials))
+}
+
 fn ratio(a: u64, b: u64) -> f64 {
     if b == 0 { 0.0 } else { a as f64 / b as f64 }
 }
@@ -116,9 +187,29 @@ mod tests {
     }
 
     #[test]
+    fn bounds_pass_below_and_fail_clearly_above() {
+        // 1,000 in 100,000 is 1% ± 0.03%: a 1.1% bound holds, 0.8% does not.
+        assert!(Outcome::binomial_at_most(0.011, 1_000, 100_000).pass);
+        assert!(Outcome::binomial_at_most(0.5, 0, 100).pass);
+        assert!(!Outcome::binomial_at_most(0.008, 1_000, 100_000).pass);
+        assert!(Outcome::at_most(2.0, 2.0, "equal").pass);
+        assert!(!Outcome::at_most(2.0, 2.5, "above").pass);
+    }
+
+    #[test]
+    fn refutation_passes_only_far_from_the_claim() {
+        let samples = [0.99, 1.01, 1.0, 1.0];
+        assert!(Outcome::refutes(0.0, &samples).pass);
+        assert!(!Outcome::refutes(1.0, &samples).pass);
+        assert!(!Outcome::refutes(0.0, &[1.0]).pass);
+    }
+
+    #[test]
     fn runs_need_spread_and_agreement() {
         assert!(Outcome::runs(1.0, &[0.99, 1.01, 1.0, 1.0]).pass);
         assert!(!Outcome::runs(1.5, &[0.99, 1.01, 1.0, 1.0]).pass);
         assert!(!Outcome::runs(1.0, &[1.0]).pass);
+        assert!(Outcome::runs_at_least(0.5, &[0.99, 1.01, 1.0, 1.0]).pass);
+        assert!(!Outcome::runs_at_least(1.5, &[0.99, 1.01, 1.0, 1.0]).pass);
     }
 }

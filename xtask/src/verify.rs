@@ -31,13 +31,34 @@ impl Ctx {
         if self.quick { quick } else { full }
     }
 
+    /// Runs `run(seed)` once per seed on all cores — `quick` seeds in
+    /// `--quick` mode, `full` otherwise — and returns the results in seed order.
+    pub(crate) fn per_seed<T: Send>(
+        &self,
+        salt: u64,
+        quick: usize,
+        full: usize,
+        run: impl Fn(u64) -> T + Sync,
+    ) -> Vec<T> {
+        ddf_sim::run_seeds(
+            &self.seeds(salt, self.pick(quick, full)),
+            ddf_sim::threads(),
+            run,
+        )
+    }
+
     /// `n` distinct seeds derived from the base seed and a per-check salt, so
     /// checks do not share streams.
     pub(crate) fn seeds(&self, salt: u64, n: usize) -> Vec<u64> {
-        (0..n as u64)
-            .map(|i| ddf_hash::mix64(self.seed ^ ddf_hash::mix64(salt.wrapping_add(i << 32))))
-            .collect()
+        derive_seeds(self.seed, salt, n)
     }
+}
+
+/// `n` distinct seeds derived from a base seed and a salt (checks and tables).
+pub(crate) fn derive_seeds(base: u64, salt: u64, n: usize) -> Vec<u64> {
+    (0..n as u64)
+        .map(|i| ddf_hash::mix64(base ^ ddf_hash::mix64(salt.wrapping_add(i << 32))))
+        .collect()
 }
 
 #[derive(Debug, Serialize)]

@@ -5,10 +5,12 @@
 mod bit_array;
 mod packed;
 mod rows;
+mod swar;
 
 pub use bit_array::BitArray;
 pub use packed::{Iter, MAX_CELL_BITS, PackedArray};
-pub use rows::CellRows;
+pub use rows::{CellRows, RowRules, RowViolation};
+pub use swar::FieldScan;
 
 pub use ddf_param::ParamError;
 

@@ -2,6 +2,7 @@
 
 use crate::bit_array::{BitArray, low_mask};
 use crate::packed::{Iter, MAX_CELL_BITS, PackedArray};
+use crate::swar::Lanes;
 use ddf_param::{ParamError, checked_mul, ensure_positive, ensure_range};
 
 /// `rows` rows of `k` cells (`buckets_per_row`, the QHT paper's `k`) of
@@ -39,50 +40,31 @@ pub struct CellRows {
     lane_recip: u32,
 }
 
-/// The constants SWAR needs for a chunk of `n` lanes of `width` bits.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
-struct Lanes {
-    /// `n · width`, the chunk length in bits.
-    bits: u32,
-    /// The low `bits` bits.
-    mask: u64,
-    /// Bit 0 of every lane.
-    lows: u64,
-    /// The top bit of every lane.
-    highs: u64,
+/// What every row of a [`CellRows`] must satisfy; see [`CellRows::check_rows`].
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
+pub struct RowRules {
+    /// No non-zero value appears twice in a row.
+    pub distinct: bool,
+    /// Occupied cells come first: cells are filled in order and never emptied.
+    pub filled_in_order: bool,
 }
 
-impl Lanes {
-    fn new(n: usize, width: u32) -> Self {
-        let bits = n as u32 * width;
-        let lows = (0..n as u32).fold(0u64, |acc, i| acc | 1 << (i * width));
-        Lanes {
-            bits,
-            mask: low_mask(bits),
-            lows,
-            highs: lows << (width - 1),
-        }
-    }
+/// A row that breaks the [`RowRules`] it was checked against.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct RowViolation {
+    /// The row.
+    pub row: u64,
+    /// What is wrong with it.
+    pub reason: &'static str,
+}
 
-    /// The lanes of `y` that are zero, flagged at their top bit. The lowest
-    /// flag is exact; flags above a zero lane may be false, because the
-    /// subtraction borrows out of it. Lanes beyond the chunk are never flagged.
-    /// At width 1 this isolates the lowest zero bit of `y`, so it needs no
-    /// special case either.
-    #[inline]
-    fn zero_lanes(&self, y: u64) -> u64 {
-        y.wrapping_sub(self.lows) & !y & self.highs
-    }
-
-    /// The lanes of `x` that are non-zero, flagged exactly at their top bit:
-    /// adding all-ones to a lane's low bits carries into its top bit iff they
-    /// are non-zero, and never into the next lane.
-    #[inline]
-    fn nonzero_lanes(&self, x: u64) -> u64 {
-        let low_bits = self.mask & !self.highs;
-        (((x & low_bits) + low_bits) | x) & self.highs
+impl std::fmt::Display for RowViolation {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        write!(f, "row {} holds {}", self.row, self.reason)
     }
 }
+
+impl std::error::Error for RowViolation {}
 
 impl CellRows {
     /// The largest `buckets_per_row` accepted.
@@ -105,6 +87,36 @@ impl CellRows {
             rows,
             k,
         ))
+    }
+
+    /// The number of rows of `buckets_per_row` cells of `cell_bits` bits that
+    /// fit in `memory_bits` bits: `floor(M / (k·width))`, the sizing rule of
+    /// fingerprint tables built from a memory budget (QHT paper, Algorithm 1
+    /// SETUP; cuckoo filters likewise).
+    ///
+    /// Fails with a [`ParamError`] naming `buckets_per_row` or `cell_bits`
+    /// when they are out of range (as in [`new`](Self::new)), or naming
+    /// `memory_bits` when not even one row fits.
+    pub fn rows_for_memory(
+        memory_bits: u64,
+        buckets_per_row: usize,
+        cell_bits: u32,
+    ) -> Result<u64, ParamError> {
+        let k = ensure_range(
+            "buckets_per_row",
+            buckets_per_row,
+            1..=Self::MAX_BUCKETS_PER_ROW,
+        )?;
+        let width = ensure_range("cell_bits", cell_bits, 1..=MAX_CELL_BITS)?;
+        let per_row = k as u64 * u64::from(width);
+        match memory_bits / per_row {
+            0 => Err(ParamError::new(
+                "memory_bits",
+                memory_bits,
+                format!("at least one row of {per_row} bits"),
+            )),
+            rows => Ok(rows),
+        }
     }
 
     /// Rebuilds rows from the words [`as_words`](Self::as_words) returned, for
@@ -232,43 +244,79 @@ impl CellRows {
     #[inline]
     #[must_use]
     pub fn find(&self, r: u64, value: u32) -> Option<usize> {
-        let offset = self.row_offset(r);
         let value = u64::from(value);
         if value > self.cell_mask() {
+            // Still check the row index, as every row operation does.
+            self.check_row(r);
             return None;
         }
+        self.find_lanes(r, value, self.cell_mask())
+    }
+
+    /// The first cell `j` of row `r` whose bits under `mask` equal those of
+    /// `value`: `get(r, j) & mask == value & mask`. Bits of `value` and `mask`
+    /// above `width` are ignored; a zero `mask` matches cell 0.
+    ///
+    /// This searches one field of cells that pack several fields, such as a
+    /// fingerprint next to an age tag, with the same SWAR scan as
+    /// [`find`](Self::find).
+    ///
+    /// # Panics
+    /// If `r >= rows`.
+    #[inline]
+    #[must_use]
+    pub fn find_masked(&self, r: u64, value: u32, mask: u32) -> Option<usize> {
+        let mask = u64::from(mask) & self.cell_mask();
+        self.find_lanes(r, u64::from(value) & mask, mask)
+    }
+
+    /// The first cell of row `r` equal to `value` under `mask` (both at most
+    /// `width` bits, `value` within `mask`).
+    #[inline]
+    fn find_lanes(&self, r: u64, value: u64, mask: u64) -> Option<usize> {
+        let offset = self.row_offset(r);
         if self.full_chunks == 0 {
-            self.find_in_chunk(offset, value, &self.last, 0)
+            self.find_in_chunk(offset, value, mask, &self.last, 0)
         } else {
-            self.find_long(offset, value)
+            self.find_long(offset, value, mask)
         }
     }
 
-    /// [`find`](Self::find) in the chunk at `offset` with lanes `lanes`; the
-    /// cell index is `base` plus the lane.
+    /// The first cell equal to `value` under `mask` in the chunk at `offset`
+    /// with lanes `lanes`; the cell index is `base` plus the lane.
     #[inline]
-    fn find_in_chunk(&self, offset: u64, value: u64, lanes: &Lanes, base: usize) -> Option<usize> {
+    fn find_in_chunk(
+        &self,
+        offset: u64,
+        value: u64,
+        mask: u64,
+        lanes: &Lanes,
+        base: usize,
+    ) -> Option<usize> {
         // XOR with the value in every lane turns matching cells into zero
-        // lanes. The read is masked to the chunk, and so is the broadcast
-        // value, so lanes past the chunk's end are never flagged.
-        let y = self.bits().read_masked(offset, lanes.mask) ^ (value * lanes.lows);
+        // lanes once the bits outside `mask` are cleared. The read is masked
+        // to the chunk, and so are the broadcasts (`x · lows` has no carries
+        // between lanes for `x` of at most `width` bits), so lanes past the
+        // chunk's end are never flagged.
+        let y = (self.bits().read_masked(offset, lanes.mask) ^ (value * lanes.lows))
+            & (mask * lanes.lows);
         let hits = lanes.zero_lanes(y);
         (hits != 0).then(|| base + self.lowest_lane(hits))
     }
 
-    /// [`find`](Self::find) in rows longer than 64 bits, chunk by chunk.
-    /// Out of line so that the one-chunk path inlines small.
+    /// [`find_lanes`](Self::find_lanes) in rows longer than 64 bits, chunk by
+    /// chunk. Out of line so that the one-chunk path inlines small.
     #[inline(never)]
-    fn find_long(&self, mut offset: u64, value: u64) -> Option<usize> {
+    fn find_long(&self, mut offset: u64, value: u64, mask: u64) -> Option<usize> {
         let mut base = 0;
         for _ in 0..self.full_chunks {
-            if let Some(j) = self.find_in_chunk(offset, value, &self.chunk, base) {
+            if let Some(j) = self.find_in_chunk(offset, value, mask, &self.chunk, base) {
                 return Some(j);
             }
             offset += u64::from(self.chunk.bits);
             base += self.lanes;
         }
-        self.find_in_chunk(offset, value, &self.last, base)
+        self.find_in_chunk(offset, value, mask, &self.last, base)
     }
 
     /// The first empty (zero) cell of row `r`, if any.
@@ -357,6 +405,100 @@ impl CellRows {
         self.cells.range_iter(r * k, (r + 1) * k)
     }
 
+    /// The largest row, in bits, that [`read_row`](Self::read_row) and
+    /// [`write_row`](Self::write_row) move in one piece.
+    pub const MAX_WHOLE_ROW_BITS: u64 = 128;
+
+    /// All of row `r` as one integer: cell `j` in bits `j·width ..
+    /// (j+1)·width`. For rows of at most 128 bits (`k · width ≤ 128`), so
+    /// that a structure with short rows (cuckoo-style buckets) can inspect
+    /// every cell with register operations after two word reads.
+    ///
+    /// # Panics
+    /// If `r >= rows` or the row is longer than 128 bits.
+    // Always inlined: it is two masked loads, and a call costs as much.
+    #[inline(always)]
+    #[must_use]
+    pub fn read_row(&self, r: u64) -> u128 {
+        let offset = self.row_offset(r);
+        let (low, high) = self.whole_row_split();
+        let bits = self.bits();
+        let lo = u128::from(bits.read_masked(offset, low_mask(low)));
+        if high == 0 {
+            lo
+        } else {
+            lo | u128::from(bits.read_masked(offset + 64, low_mask(high))) << 64
+        }
+    }
+
+    /// Overwrites row `r` with `row` (as [`read_row`](Self::read_row) lays
+    /// it out); bits beyond the row are ignored.
+    ///
+    /// # Panics
+    /// If `r >= rows` or the row is longer than 128 bits.
+    #[inline]
+    pub fn write_row(&mut self, r: u64, row: u128) {
+        let offset = self.row_offset(r);
+        let (low, high) = self.whole_row_split();
+        let bits = self.cells.bits_mut();
+        bits.write_masked(offset, low_mask(low), row as u64);
+        if high != 0 {
+            bits.write_masked(offset + 64, low_mask(high), (row >> 64) as u64);
+        }
+    }
+
+    /// A row of at most 128 bits as its low word's bits and the rest.
+    #[inline]
+    fn whole_row_split(&self) -> (u32, u32) {
+        if self.row_bits > Self::MAX_WHOLE_ROW_BITS {
+            row_too_long(self.row_bits);
+        }
+        let bits = self.row_bits as u32;
+        (bits.min(64), bits.saturating_sub(64))
+    }
+
+    /// Checks every row against `rules` and every non-zero cell with `valid`,
+    /// so that a table decoded from untrusted bytes is one its filter's
+    /// operations could have produced. Returns the first violation found.
+    pub fn check_rows(
+        &self,
+        rules: RowRules,
+        valid: impl Fn(u32) -> bool,
+    ) -> Result<(), RowViolation> {
+        let mut seen: Vec<u32> = Vec::with_capacity(self.k);
+        for r in 0..self.rows {
+            seen.clear();
+            let mut gap = false;
+            for v in self.row_iter(r) {
+                if v == 0 {
+                    gap = true;
+                    continue;
+                }
+                let fault = if gap && rules.filled_in_order {
+                    Some("an occupied cell after an empty one")
+                } else if !valid(v) {
+                    Some("a value no item maps to")
+                } else {
+                    None
+                };
+                if let Some(reason) = fault {
+                    return Err(RowViolation { row: r, reason });
+                }
+                seen.push(v);
+            }
+            if rules.distinct {
+                seen.sort_unstable();
+                if seen.windows(2).any(|w| w[0] == w[1]) {
+                    return Err(RowViolation {
+                        row: r,
+                        reason: "a value twice",
+                    });
+                }
+            }
+        }
+        Ok(())
+    }
+
     /// Empties every cell.
     pub fn clear(&mut self) {
         self.cells.clear();
@@ -413,6 +555,14 @@ impl CellRows {
         }
         self.row_offset(r) + j as u64 * u64::from(self.width)
     }
+}
+
+/// Panics for a whole-row access to a row longer than 128 bits; out of line
+/// and cold like the crate's other index panics.
+#[cold]
+#[inline(never)]
+fn row_too_long(bits: u64) -> ! {
+    panic!("a row of {bits} bits is longer than the 128 bits a whole-row access moves")
 }
 
 #[cfg(test)]
@@ -530,6 +680,90 @@ mod tests {
             (t.find(3, 6), t.find(3, 5), t.first_empty(3)),
             (Some(0), None, None)
         );
+    }
+
+    #[test]
+    fn whole_rows_read_and_write() {
+        // 4 cells of 20 bits: 80-bit rows straddling words.
+        let mut t = CellRows::new(3, 4, 20).unwrap();
+        t.set(1, 0, 0xABCDE);
+        t.set(1, 3, 0x12345);
+        let row = t.read_row(1);
+        assert_eq!(row, 0xABCDE | 0x12345 << 60);
+        t.write_row(2, row | 0x777 << 20);
+        assert_eq!(
+            t.row_iter(2).collect::<Vec<_>>(),
+            [0xABCDE, 0x777, 0, 0x12345]
+        );
+        assert_eq!((t.read_row(0), t.read_row(1)), (0, row));
+        // Bits beyond the row are ignored.
+        t.write_row(0, u128::MAX);
+        assert_eq!(t.row_iter(0).collect::<Vec<_>>(), [0xFFFFF; 4]);
+        assert_eq!(t.read_row(1), row);
+        // Rows within one word.
+        let mut t = CellRows::new(2, 4, 8).unwrap();
+        t.write_row(1, 0x0403_0201);
+        assert_eq!(
+            (t.read_row(1), t.get(1, 2), t.read_row(0)),
+            (0x0403_0201, 3, 0)
+        );
+    }
+
+    #[test]
+    #[should_panic(expected = "longer than the 128 bits")]
+    fn whole_row_access_needs_short_rows() {
+        let t = CellRows::new(2, 5, 26).unwrap();
+        let _ = t.read_row(0);
+    }
+
+    #[test]
+    fn find_masked_matches_one_field() {
+        // Cells of 12 bits: an 8-bit field on top of a 4-bit tag.
+        let mut t = CellRows::new(2, 8, 12).unwrap();
+        t.set(1, 2, 0xAB3);
+        t.set(1, 6, 0xAB7);
+        t.set(1, 7, 0xCD3);
+        let field = 0xFF0;
+        assert_eq!(t.find_masked(1, 0xAB0, field), Some(2));
+        assert_eq!(t.find_masked(1, 0xCD0, field), Some(7));
+        assert_eq!(t.find_masked(1, 0xEE0, field), None);
+        assert_eq!(t.find_masked(1, 0x007, 0x00F), Some(6));
+        // Bits of the value outside the mask are ignored.
+        assert_eq!(t.find_masked(1, 0xCDF, field), Some(7));
+        // A zero mask matches the first cell.
+        assert_eq!(t.find_masked(0, 0x123, 0), Some(0));
+        // Rows of several chunks: 8 cells of 12 bits span two chunks.
+        t.set(1, 2, 0);
+        assert_eq!(t.find_masked(1, 0xAB0, field), Some(6));
+    }
+
+    #[test]
+    fn budgets_and_row_checks() {
+        assert_eq!(CellRows::rows_for_memory(65_536, 1, 3), Ok(21_845));
+        assert_eq!(CellRows::rows_for_memory(65_536, 16, 6), Ok(682));
+        let param = |r: Result<u64, ParamError>| r.unwrap_err().param();
+        assert_eq!(param(CellRows::rows_for_memory(11, 4, 3)), "memory_bits");
+        assert_eq!(
+            param(CellRows::rows_for_memory(99, 0, 3)),
+            "buckets_per_row"
+        );
+        assert_eq!(param(CellRows::rows_for_memory(99, 1, 33)), "cell_bits");
+
+        let strict = RowRules {
+            distinct: true,
+            filled_in_order: true,
+        };
+        let mut t = CellRows::new(2, 3, 4).unwrap();
+        t.set(0, 0, 3);
+        t.set(0, 1, 4);
+        assert!(t.check_rows(strict, |_| true).is_ok());
+        let bad = t.check_rows(strict, |v| v != 4).unwrap_err();
+        assert_eq!(bad.to_string(), "row 0 holds a value no item maps to");
+        t.set(1, 1, 2);
+        assert_eq!(t.check_rows(strict, |_| true).unwrap_err().row, 1);
+        t.set(1, 0, 2);
+        assert!(t.check_rows(strict, |_| true).is_err());
+        assert!(t.check_rows(RowRules::default(), |_| true).is_ok());
     }
 
     #[test]

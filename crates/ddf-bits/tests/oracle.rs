@@ -112,7 +112,7 @@ proptest! {
         rows in 1u64..6,
         k in 1usize..80,
         width in 1u32..=32,
-        ops in prop::collection::vec((0u8..6, any::<u64>(), any::<u64>(), any::<u64>()), 0..300),
+        ops in prop::collection::vec((0u8..7, any::<u64>(), any::<u64>(), any::<u64>()), 0..300),
     ) {
         let mut hand = CellRows::new(rows, k, width).unwrap();
         let mut model = vec![vec![0u32; k]; rows as usize];
@@ -144,6 +144,15 @@ proptest! {
                 }
                 3 => prop_assert_eq!(hand.find(r, value), row.iter().position(|&c| c == value)),
                 4 => prop_assert_eq!(hand.first_empty(r), row.iter().position(|&c| c == 0)),
+                5 => {
+                    // A mask of a few low or high bits: one field of a packed cell.
+                    let mask = (cell_seed >> 32) as u32;
+                    let mask = if mask & 1 == 0 { mask & 0xff } else { mask & !0xff };
+                    prop_assert_eq!(
+                        hand.find_masked(r, value, mask),
+                        row.iter().position(|&c| c & mask == value & mask & max)
+                    );
+                }
                 _ => prop_assert_eq!(hand.count_occupied(r), row.iter().filter(|&&c| c != 0).count()),
             }
         }
@@ -154,6 +163,13 @@ proptest! {
             prop_assert_eq!(hand.first_empty(r), row.iter().position(|&c| c == 0));
             for &c in row {
                 prop_assert_eq!(hand.find(r, c), row.iter().position(|&x| x == c));
+            }
+            if k as u64 * u64::from(width) <= CellRows::MAX_WHOLE_ROW_BITS {
+                let whole = row
+                    .iter()
+                    .enumerate()
+                    .fold(0u128, |acc, (j, &c)| acc | u128::from(c) << (j as u32 * width));
+                prop_assert_eq!(hand.read_row(r), whole);
             }
         }
         let flat: Vec<u32> = model.concat();

@@ -31,7 +31,7 @@
 //! [`MAX_SNAPSHOT_BYTES`]).
 
 use crate::ParamError;
-use ddf_hash::PortableHasher;
+use ddf_hash::{PortableHasher, SeededRng, ZeroPolicy};
 use std::fmt;
 use std::hash::Hasher;
 use std::io::{self, Read};
@@ -299,6 +299,15 @@ impl Encoder {
             self.put_u64(w);
         }
     }
+    /// Appends a filter's generator: seed, then position (two `u64`s).
+    pub fn put_rng(&mut self, rng: &SeededRng) {
+        self.put_u64(rng.seed());
+        self.put_u64(rng.state());
+    }
+    /// Appends a zero-fingerprint policy as its one-byte code.
+    pub fn put_zero_policy(&mut self, policy: ZeroPolicy) {
+        self.put_u8(policy.code());
+    }
     /// Appends another filter's kind, version and body, length-prefixed, for
     /// composite filters (the queuing construction's subfilters).
     pub fn put_nested<F: Snapshot>(&mut self, filter: &F) {
@@ -409,6 +418,19 @@ impl<'a> Decoder<'a> {
             ));
         }
         Ok(words)
+    }
+    /// Reads a generator written by [`Encoder::put_rng`].
+    pub fn rng(&mut self, field: &'static str) -> Result<SeededRng, DecodeError> {
+        let seed = self.u64(field)?;
+        let state = self.u64(field)?;
+        Ok(SeededRng::resume(seed, state))
+    }
+    /// Reads a zero policy written by [`Encoder::put_zero_policy`];
+    /// unknown codes are invalid.
+    pub fn zero_policy(&mut self, field: &'static str) -> Result<ZeroPolicy, DecodeError> {
+        let code = self.u8(field)?;
+        ZeroPolicy::from_code(code)
+            .ok_or_else(|| DecodeError::invalid(field, format!("unknown zero policy code {code}")))
     }
     /// Reads a filter written by [`Encoder::put_nested`].
     pub fn nested<F: Snapshot>(&mut self, field: &'static str) -> Result<F, DecodeError> {
@@ -754,6 +776,21 @@ mod tests {
                 found: 1
             })
         );
+    }
+
+    #[test]
+    fn generator_and_policy_fields() {
+        let mut rng = SeededRng::new(3);
+        rng.next_u64();
+        let mut e = Encoder::new();
+        e.put_rng(&rng);
+        e.put_zero_policy(ZeroPolicy::MapToOne);
+        e.put_u8(9);
+        let bytes = e.into_bytes();
+        let mut d = Decoder::new(&bytes);
+        assert_eq!(d.rng("rng").unwrap(), rng);
+        assert_eq!(d.zero_policy("policy").unwrap(), ZeroPolicy::MapToOne);
+        assert!(d.zero_policy("policy").is_err());
     }
 
     #[test]

@@ -1,6 +1,7 @@
 //! The 64-bit digest of an item and the index and probe derivations on it.
 
 use crate::mix::mix64;
+use ddf_param::ParamError;
 
 /// The 64-bit hash of one item, from which a filter derives everything it needs.
 ///
@@ -67,6 +68,37 @@ impl Digest {
     pub const fn split(self, n: u64) -> (u64, Digest) {
         let product = self.0 as u128 * n as u128;
         ((product >> 64) as u64, Digest(product as u64))
+    }
+
+    /// Checks that [`split`](Self::split)`(n)` leaves enough of the digest
+    /// for a `rest_bits`-bit value taken from the rest: the index uses about
+    /// `⌈log₂ n⌉` bits, so `⌈log₂ n⌉ + rest_bits ≤ 64` is needed, or values
+    /// taken from the rest's top bits would repeat structurally rather than
+    /// by chance. Fails with a [`ParamError`] against `param` (the parameter
+    /// that sets `n`, such as `rows`).
+    ///
+    /// ```
+    /// use ddf_hash::Digest;
+    /// assert!(Digest::check_split("rows", 1 << 32, 32).is_ok());
+    /// assert_eq!(Digest::check_split("rows", (1 << 32) + 1, 32).unwrap_err().param(), "rows");
+    /// ```
+    pub fn check_split(param: &'static str, n: u64, rest_bits: u32) -> Result<(), ParamError> {
+        let index_bits = if n <= 1 {
+            0
+        } else {
+            64 - (n - 1).leading_zeros()
+        };
+        if index_bits + rest_bits > 64 {
+            return Err(ParamError::new(
+                param,
+                n,
+                format!(
+                    "at most 2^{} with {rest_bits} bits left for the fingerprint",
+                    64u32.saturating_sub(rest_bits)
+                ),
+            ));
+        }
+        Ok(())
     }
 
     /// The top `bits` bits of the digest, `bits` in `0..=64`.

@@ -61,6 +61,15 @@ impl Fingerprinter {
         Ok(Fingerprinter { bits, policy })
     }
 
+    /// The same width under another zero policy.
+    #[must_use]
+    pub const fn with_policy(self, policy: ZeroPolicy) -> Self {
+        Fingerprinter {
+            bits: self.bits,
+            policy,
+        }
+    }
+
     /// The fingerprint width `s` in bits.
     #[inline]
     pub const fn bits(&self) -> u32 {
@@ -88,28 +97,35 @@ impl Fingerprinter {
     #[inline]
     pub fn fingerprint(&self, digest: Digest) -> u32 {
         let fp = digest.top_bits(self.bits) as u32;
-        if fp != 0 {
-            return fp;
-        }
         match self.policy {
-            ZeroPolicy::TreatAsValue => 0,
-            ZeroPolicy::MapToOne => 1,
-            ZeroPolicy::Rehash => self.rehash(digest),
+            ZeroPolicy::TreatAsValue => fp,
+            ZeroPolicy::MapToOne => fp | u32::from(fp == 0),
+            ZeroPolicy::Rehash => {
+                // With few bits a zero is common (1/8 at s = 3) and its
+                // branch unpredictable, so the first rehash round is computed
+                // always and selected without a branch; only a second zero
+                // (probability 2^-2s) takes the loop.
+                let first = self.round(digest, 1);
+                let fp = if fp != 0 { fp } else { first };
+                if fp != 0 { fp } else { self.rehash(digest) }
+            }
         }
     }
 
+    /// The fingerprint of rehash round `round` (0 is not a round).
+    #[inline]
+    fn round(&self, digest: Digest, round: u64) -> u32 {
+        let x = mix64(digest.get().wrapping_add(round.wrapping_mul(GOLDEN_GAMMA)));
+        Digest::new(x).top_bits(self.bits) as u32
+    }
+
+    /// Rounds 2 and later of [`ZeroPolicy::Rehash`], after round 1 also gave 0.
     #[cold]
     fn rehash(&self, digest: Digest) -> u32 {
-        let mut round = 1u64;
-        while round <= MAX_REHASH_ROUNDS {
-            let x = mix64(digest.get().wrapping_add(round.wrapping_mul(GOLDEN_GAMMA)));
-            let fp = Digest::new(x).top_bits(self.bits) as u32;
-            if fp != 0 {
-                return fp;
-            }
-            round += 1;
-        }
-        1
+        (2..=MAX_REHASH_ROUNDS)
+            .map(|round| self.round(digest, round))
+            .find(|&fp| fp != 0)
+            .unwrap_or(1)
     }
 }
 

@@ -12,7 +12,7 @@ pub use digest::{Digest, IndexedProbes, ProbeHashes, Probes};
 pub use fingerprint::{Fingerprinter, ZeroPolicy};
 pub use hasher::{KeyedSipHasher, MixHasher, MixState, PortableHasher};
 pub use mix::mix64;
-pub use rng::SplitMix64;
+pub use rng::{SeededRng, SplitMix64};
 
 pub use ddf_param::ParamError;
 

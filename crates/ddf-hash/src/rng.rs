@@ -58,6 +58,67 @@ impl SplitMix64 {
     }
 }
 
+/// A [`SplitMix64`] that remembers its seed: what a randomised filter owns,
+/// so that `clear` can return it to its just-constructed state
+/// ([`reset`](Self::reset)) and a snapshot can store seed and position
+/// ([`seed`](Self::seed), [`state`](Self::state), [`resume`](Self::resume)).
+/// Dereferences to the generator.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct SeededRng {
+    seed: u64,
+    rng: SplitMix64,
+}
+
+impl SeededRng {
+    /// A generator at the start of the sequence of `seed`.
+    #[must_use]
+    pub const fn new(seed: u64) -> Self {
+        SeededRng {
+            seed,
+            rng: SplitMix64::new(seed),
+        }
+    }
+
+    /// A generator of seed `seed` resumed at `state` (from [`state`](Self::state)).
+    #[must_use]
+    pub const fn resume(seed: u64, state: u64) -> Self {
+        SeededRng {
+            seed,
+            rng: SplitMix64::new(state),
+        }
+    }
+
+    /// The seed.
+    #[must_use]
+    pub const fn seed(&self) -> u64 {
+        self.seed
+    }
+
+    /// The current position in the sequence.
+    #[must_use]
+    pub const fn state(&self) -> u64 {
+        self.rng.state()
+    }
+
+    /// Back to the start of the seed's sequence.
+    pub fn reset(&mut self) {
+        self.rng = SplitMix64::new(self.seed);
+    }
+}
+
+impl std::ops::Deref for SeededRng {
+    type Target = SplitMix64;
+    fn deref(&self) -> &SplitMix64 {
+        &self.rng
+    }
+}
+
+impl std::ops::DerefMut for SeededRng {
+    fn deref_mut(&mut self) -> &mut SplitMix64 {
+        &mut self.rng
+    }
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -68,6 +129,17 @@ mod tests {
         a.next_u64();
         let mut b = SplitMix64::new(a.state());
         assert_eq!(a.next_u64(), b.next_u64());
+    }
+
+    #[test]
+    fn seeded_rng_resets_and_resumes() {
+        let mut a = SeededRng::new(5);
+        let first = a.next_u64();
+        let b = SeededRng::resume(a.seed(), a.state());
+        a.reset();
+        assert_eq!(a.next_u64(), first);
+        assert_eq!(b.seed(), 5);
+        assert_eq!(b.state(), a.state());
     }
 
     #[test]

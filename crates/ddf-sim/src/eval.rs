@@ -2,6 +2,7 @@
 
 use crate::arrivals::Arrivals;
 use crate::source::Source;
+use ddf_bits::BitArray;
 use ddf_core::{Digest, DuplicateFilter, TimedFilter, Verdict, Window};
 use ddf_exact::ExactWindow;
 use std::hash::BuildHasher;
@@ -223,6 +224,57 @@ impl Report {
     }
 }
 
+/// The largest alphabet labelled with one bit per id: 2^30 bits, 128 MiB.
+const MAX_BITSET_ALPHABET: u64 = 1 << 30;
+
+/// The exact labels of a stream: which items occurred before (in the window).
+enum Truth {
+    /// The whole stream over a known alphabet: one bit per id, far smaller
+    /// and faster than a dictionary once many ids have occurred. Ids at or
+    /// above the alphabet (a source breaking its promise) go to `spill`.
+    Bits {
+        seen: BitArray,
+        spill: ExactWindow<u64>,
+    },
+    /// Any window: the exact filter of `ddf-exact`.
+    Exact(ExactWindow<u64>),
+}
+
+impl Truth {
+    /// Labels for `window`; a bitset when the window is the whole stream and
+    /// the alphabet is at most 2^30 and at most 256 ids per item drawn (so
+    /// the bitset is not much larger than a dictionary of the items would be).
+    fn new(window: Window, alphabet: Option<u64>, items: u64) -> Truth {
+        if window == Window::Unbounded
+            && let Some(u) = alphabet
+            && u <= MAX_BITSET_ALPHABET
+            && u <= items.max(1 << 16).saturating_mul(256)
+            && let Ok(seen) = BitArray::new(u)
+        {
+            return Truth::Bits {
+                seen,
+                spill: ExactWindow::unbounded(),
+            };
+        }
+        Truth::Exact(ground_truth(window))
+    }
+
+    /// Whether item `id` arriving at `tick` is a duplicate; records it.
+    #[inline]
+    fn observe(&mut self, id: u64, tick: u64) -> bool {
+        match self {
+            Truth::Bits { seen, spill } => {
+                if id < seen.len() {
+                    seen.test_and_set(id)
+                } else {
+                    spill.observe_key(id).is_duplicate()
+                }
+            }
+            Truth::Exact(exact) => exact.observe_key_at(id, tick).is_duplicate(),
+        }
+    }
+}
+
 /// The exact filter that labels the stream for `window`. A time window on an
 /// untimed stream uses item positions as timestamps, which makes it a count window.
 fn ground_truth(window: Window) -> ExactWindow<u64> {
@@ -236,6 +288,59 @@ fn ground_truth(window: Window) -> ExactWindow<u64> {
     built.unwrap_or_else(|_| ExactWindow::new(1).unwrap_or_else(|_| ExactWindow::unbounded()))
 }
 
+/// Draws `cfg.items` items from `source`, labels them exactly, and hands
+/// them to `judge` in blocks of `cfg.batch`: the digests, their labels
+/// (`true` = duplicate) and the position of the block's first item.
+fn drive<Src, H>(
+    source: &mut Src,
+    hasher: &H,
+    cfg: &EvalConfig,
+    mut judge: impl FnMut(&[Digest], &[bool], u64),
+) where
+    Src: Source,
+    H: BuildHasher,
+{
+    let mut truth = Truth::new(cfg.window, source.alphabet(), cfg.items);
+    let batch = cfg.batch.max(1);
+    let mut digests: Vec<Digest> = Vec::with_capacity(batch);
+    let mut labels: Vec<bool> = Vec::with_capacity(batch);
+    let mut position = 0u64;
+    let mut exhausted = false;
+    while position < cfg.items && !exhausted {
+        digests.clear();
+        labels.clear();
+        while digests.len() < batch && position + (digests.len() as u64) < cfg.items {
+            let Some(id) = source.next_id() else {
+                exhausted = true;
+                break;
+            };
+            let tick = position + digests.len() as u64;
+            labels.push(truth.observe(id, tick));
+            digests.push(source.digest(hasher, id));
+        }
+        judge(&digests, &labels, position);
+        position += digests.len() as u64;
+    }
+}
+
+/// Feeds one block to `filter`, timing only the filter, and counts its verdicts.
+fn judge_block<F: DuplicateFilter + ?Sized>(
+    filter: &mut F,
+    report: &mut Report,
+    verdicts: &mut Vec<Verdict>,
+    (digests, labels, first): (&[Digest], &[bool], u64),
+    cfg: &EvalConfig,
+) {
+    verdicts.clear();
+    let start = Instant::now();
+    filter.observe_batch(digests, verdicts);
+    report.filter_time += start.elapsed();
+    report.observed += digests.len() as u64;
+    for (i, (&dup, &v)) in labels.iter().zip(verdicts.iter()).enumerate() {
+        report.count(first + i as u64, cfg, dup, v);
+    }
+}
+
 /// Runs `filter` over `cfg.items` items of `source`, hashed with `hasher`,
 /// and counts its errors against the exact labels for `cfg.window`.
 ///
@@ -247,37 +352,51 @@ where
     Src: Source,
     H: BuildHasher,
 {
-    let mut truth = ground_truth(cfg.window);
     let mut report = Report::default();
-    let batch = cfg.batch.max(1);
-    let mut digests: Vec<Digest> = Vec::with_capacity(batch);
-    let mut labels: Vec<bool> = Vec::with_capacity(batch);
-    let mut verdicts: Vec<Verdict> = Vec::with_capacity(batch);
-    let mut position = 0u64;
-    let mut exhausted = false;
-    while position < cfg.items && !exhausted {
-        digests.clear();
-        labels.clear();
-        verdicts.clear();
-        while digests.len() < batch && position + (digests.len() as u64) < cfg.items {
-            let Some(id) = source.next_id() else {
-                exhausted = true;
-                break;
-            };
-            let tick = position + digests.len() as u64;
-            labels.push(truth.observe_key_at(id, tick).is_duplicate());
-            digests.push(source.digest(hasher, id));
-        }
-        let start = Instant::now();
-        filter.observe_batch(&digests, &mut verdicts);
-        report.filter_time += start.elapsed();
-        report.observed += digests.len() as u64;
-        for (&dup, &v) in labels.iter().zip(&verdicts) {
-            report.count(position, cfg, dup, v);
-            position += 1;
-        }
-    }
+    let mut verdicts = Vec::with_capacity(cfg.batch.max(1));
+    drive(source, hasher, cfg, |digests, labels, first| {
+        judge_block(
+            filter,
+            &mut report,
+            &mut verdicts,
+            (digests, labels, first),
+            cfg,
+        );
+    });
     report
+}
+
+/// As [`evaluate`], for several filters on the same stream: each item is
+/// drawn, labelled and hashed once, then observed by every filter in turn.
+/// Returns one report per filter, in order.
+///
+/// This is how one stream is shared by all the filters of a comparison
+/// table: the filters see identical items, and the cost of the source, the
+/// ground truth and the hashing is paid once.
+pub fn evaluate_many<Src, H>(
+    filters: &mut [&mut dyn DuplicateFilter],
+    source: &mut Src,
+    hasher: &H,
+    cfg: &EvalConfig,
+) -> Vec<Report>
+where
+    Src: Source,
+    H: BuildHasher,
+{
+    let mut reports = vec![Report::default(); filters.len()];
+    let mut verdicts = Vec::with_capacity(cfg.batch.max(1));
+    drive(source, hasher, cfg, |digests, labels, first| {
+        for (filter, report) in filters.iter_mut().zip(reports.iter_mut()) {
+            judge_block(
+                &mut **filter,
+                report,
+                &mut verdicts,
+                (digests, labels, first),
+                cfg,
+            );
+        }
+    });
+    reports
 }
 
 /// As [`evaluate`], for a filter with a time window: each item gets the next
@@ -295,13 +414,13 @@ where
     Src: Source,
     H: BuildHasher,
 {
-    let mut truth = ground_truth(cfg.window);
+    let mut truth = Truth::new(cfg.window, source.alphabet(), cfg.items);
     let mut report = Report::default();
     let mut position = 0u64;
     while position < cfg.items {
         let Some(id) = source.next_id() else { break };
         let now = arrivals.next_time();
-        let duplicate = truth.observe_key_at(id, now).is_duplicate();
+        let duplicate = truth.observe(id, now);
         let d = source.digest(hasher, id);
         let start = Instant::now();
         let v = filter.observe_at(d, now);
@@ -384,6 +503,61 @@ mod tests {
         );
         assert!(r.duplicates > 1_000);
         assert_eq!((r.false_positives, r.false_negatives), (0, 0));
+    }
+
+    #[test]
+    fn bitset_truth_agrees_with_the_exact_set() {
+        // The same stream labelled both ways: a bitset (alphabet known) and
+        // the dictionary (a wrapper hiding the alphabet).
+        struct Hidden(Uniform);
+        impl Source for Hidden {
+            fn next_id(&mut self) -> Option<u64> {
+                self.0.next_id()
+            }
+        }
+        let cfg = EvalConfig::new(Window::Unbounded, 30_000).curve(1000);
+        let mut a = ExactWindow::new(5).unwrap();
+        let mut b = ExactWindow::new(5).unwrap();
+        let bits = evaluate(
+            &mut a,
+            &mut Uniform::new(20_000, 9).unwrap(),
+            &MixState,
+            &cfg,
+        );
+        let dict = evaluate(
+            &mut b,
+            &mut Hidden(Uniform::new(20_000, 9).unwrap()),
+            &MixState,
+            &cfg,
+        );
+        assert_eq!(bits.duplicates, dict.duplicates);
+        assert_eq!(bits.false_negatives, dict.false_negatives);
+        assert_eq!(bits.curve, dict.curve);
+        assert!(bits.duplicates > 5_000);
+    }
+
+    #[test]
+    fn many_filters_see_the_same_stream() {
+        let cfg = EvalConfig::new(Window::Count(100), 20_000).batch(64);
+        let (mut a, mut b) = (ExactWindow::new(100).unwrap(), Constant(true));
+        let mut filters: [&mut dyn DuplicateFilter; 2] = [&mut a, &mut b];
+        let reports = evaluate_many(
+            &mut filters,
+            &mut Uniform::new(3_000, 4).unwrap(),
+            &MixState,
+            &cfg,
+        );
+        let mut alone = ExactWindow::new(100).unwrap();
+        let single = evaluate(
+            &mut alone,
+            &mut Uniform::new(3_000, 4).unwrap(),
+            &MixState,
+            &cfg,
+        );
+        assert_eq!(reports[0].duplicates, single.duplicates);
+        assert_eq!(reports[0].false_positives + reports[0].false_negatives, 0);
+        assert_eq!(reports[1].false_positives, reports[1].unseen);
+        assert_eq!(reports[1].observed, 20_000);
     }
 
     #[test]

@@ -8,6 +8,6 @@ mod parallel;
 mod source;
 
 pub use arrivals::Arrivals;
-pub use eval::{Bucket, EvalConfig, Report, evaluate, evaluate_timed};
+pub use eval::{Bucket, EvalConfig, Report, evaluate, evaluate_many, evaluate_timed};
 pub use parallel::{run_seeds, threads};
 pub use source::{Distinct, Lines, Source, Uniform, Zipf};

@@ -21,7 +21,9 @@ pub trait Source {
         ddf_hash::digest(hasher, &id)
     }
 
-    /// The alphabet size |Γ|, when the source has one.
+    /// The alphabet size |Γ|, when the source has one; every id is then
+    /// below it, which lets the ground truth of a whole-stream window be a
+    /// bitset over the ids.
     fn alphabet(&self) -> Option<u64> {
         None
     }

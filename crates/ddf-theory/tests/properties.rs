@@ -2,6 +2,9 @@
 
 use ddf_theory::bloom::{partitioned_fp, slice_fill_ratio, standard_fp};
 use ddf_theory::numerics::{find_root, minimize, one_minus_pow1m, pow1m};
+use ddf_theory::sliding_bloom::{
+    construction_bits, dictionary_bits, lower_bound_bits, optimal_generations, theorem_1_1_bits,
+};
 use ddf_theory::sliding_window::{ep_inf_lower_bound, ep_n_lower_bound, near_exact_fp};
 use ddf_theory::stats::{
     binomial_pmf, clopper_pearson_interval, normal_quantile, student_t_quantile, wilson_interval,
@@ -180,6 +183,37 @@ fn one_minus_pow1m_needs_no_precision_from_one_minus_x() {
 proptest! {
     #![proptest_config(ProptestConfig::with_cases(256))]
 
+    /// Theorem 1.1's construction never beats Theorem 1.2's bound, and both
+    /// grow as ε shrinks or the slack tightens.
+    #[test]
+    fn sliding_bloom_bounds_are_ordered(
+        n in 1e3_f64..1e9,
+        k in 2.0_f64..30.0,
+        slack_fraction in 1e-4_f64..4.0,
+    ) {
+        let eps = 2f64.powf(-k);
+        for m in [n * slack_fraction, f64::INFINITY] {
+            let lower = lower_bound_bits(n, m, eps);
+            prop_assert!(theorem_1_1_bits(n, m, eps) >= lower);
+            prop_assert!(lower_bound_bits(n, m, eps / 2.0) > lower);
+            prop_assert!(lower_bound_bits(n, m / 2.0, eps) >= lower);
+        }
+        let c = optimal_generations(eps);
+        prop_assert!(c >= 1.0 && c <= k + 1.0, "c = {c}");
+        prop_assert!(construction_bits(n, c, eps) <= construction_bits(n, c.round().max(1.0), eps) * (1.0 + 1e-12));
+    }
+
+    #[test]
+    fn dictionary_bits_grow_with_the_universe(big_m in 10_u64..1_000_000_000, frac in 0.0_f64..1.0, extra in 1_u64..1000) {
+        let n = ((big_m as f64) * frac).floor() / 2.0;
+        let n = n.floor();
+        prop_assert!(dictionary_bits((big_m + extra) as f64, n) >= dictionary_bits(big_m as f64, n));
+        // ℬ(M, n) ≤ n·log2(e·M/n).
+        if n >= 1.0 {
+            prop_assert!(dictionary_bits(big_m as f64, n) <= n * (std::f64::consts::E * big_m as f64 / n).log2() + 1.0);
+        }
+    }
+
     /// F is a probability, grows with any slice's match probability, and
     /// Algorithm 1's two outcomes exhaust it.
     #[test]
@@ -229,5 +263,61 @@ proptest! {
         let p = blocked_fp(lambda, block, b);
         prop_assert!((0.0..=1.0 + 1e-12).contains(&p));
         prop_assert!(blocked_fp(lambda + extra, block, b) >= p - 1e-12);
+    }
+}
+
+mod qht_properties {
+    use ddf_theory::qht::{
+        fnr_inf, fnr_inf_limit, fp_m, fp_m_first_empty, fpr_inf, qhtd_fp_m, qhtd_fpr_inf,
+        qqhtd_fnr_inf, sqf_fpr_inf, sqf_fpr_inf_approx,
+    };
+    use proptest::prelude::*;
+
+    proptest! {
+        #![proptest_config(ProptestConfig::with_cases(256))]
+
+        /// Both FP_m curves rise from 0 towards k/S; filling empty cells first
+        /// never errs less than the full-row model.
+        #[test]
+        fn fp_curves_rise_to_k_over_s(
+            rows in 1u32..2000, k in 1u32..17, extra in 0u32..64, m in 0u32..200_000, dm in 1u32..5000,
+        ) {
+            let s = f64::from(k + extra);
+            let (rows, k, m) = (f64::from(rows), f64::from(k), f64::from(m));
+            let limit = fpr_inf(k, s);
+            let paper = fp_m(m, rows, k, s);
+            let exact = fp_m_first_empty(m, rows, k, s);
+            prop_assert!((0.0..=limit * (1.0 + 1e-12)).contains(&paper));
+            prop_assert!((0.0..=limit * (1.0 + 1e-12)).contains(&exact));
+            prop_assert!(exact >= paper * (1.0 - 1e-9) - 1e-15);
+            prop_assert!(fp_m_first_empty(m + f64::from(dm), rows, k, s) >= exact * (1.0 - 1e-12));
+            let qhtd = qhtd_fp_m(m, rows, k, s);
+            prop_assert!((0.0..=qhtd_fpr_inf(k, s) * (1.0 + 1e-12)).contains(&qhtd));
+        }
+
+        /// FNR_∞ lies below its U → ∞ limit and grows with the alphabet.
+        #[test]
+        fn fnr_inf_grows_with_the_alphabet(
+            rows in 2u32..5000, k in 1u32..9, extra in 1u32..60, u in 10.0f64..1e9, factor in 1.0f64..100.0,
+        ) {
+            let (rows, k, s) = (f64::from(rows), f64::from(k), f64::from(k + extra));
+            let f = fnr_inf(rows, k, s, u);
+            prop_assert!(f >= 0.0 && f <= fnr_inf_limit(k, s) + 1e-12);
+            prop_assert!(fnr_inf(rows, k, s, u * factor) >= f - 1e-12);
+            let q = qqhtd_fnr_inf(rows, k, s, u);
+            prop_assert!((0.0..=1.0).contains(&q));
+        }
+
+        /// SQF's exact asymptotic FPR is a probability, grows with k, and
+        /// reaches 1 once a row can hold every fingerprint.
+        #[test]
+        fn sqf_fpr_is_monotone_in_k(r in 2u32..14, rp in 1u32..6, k in 1u32..40) {
+            prop_assume!(rp < r);
+            let p = sqf_fpr_inf(f64::from(k), r, rp);
+            let next = sqf_fpr_inf(f64::from(k + 1), r, rp);
+            prop_assert!(p > 0.0 && p <= 1.0 + 1e-12);
+            prop_assert!(next >= p - 1e-12);
+            prop_assert!(sqf_fpr_inf_approx(f64::from(k), r, rp) > 0.0);
+        }
     }
 }

@@ -3,6 +3,9 @@
 mod apbf;
 mod bloom_table4;
 mod bounds;
+mod qht;
+mod shf;
+mod sliding;
 
 use crate::Options;
 use crate::paths::output_dir;
@@ -30,8 +33,11 @@ pub(crate) struct Producer {
 fn producers() -> Vec<Producer> {
     let mut all = Vec::new();
     all.extend(bounds::producers());
+    all.extend(shf::producers());
+    all.extend(sliding::producers());
     all.extend(apbf::producers());
     all.extend(bloom_table4::producers());
+    all.extend(qht::producers());
     all
 }
 

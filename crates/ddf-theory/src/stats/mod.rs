@@ -33,12 +33,14 @@
 //! ```
 
 mod binomial;
+mod fit;
 mod normal;
 mod student_t;
 
 pub use binomial::{
     binomial_cdf, binomial_pmf, binomial_sf, clopper_pearson_interval, wilson_interval,
 };
+pub use fit::{LineFit, linear_fit};
 pub use normal::{normal_quantile, z_for_confidence};
 pub use student_t::{
     MeanInterval, mean_interval, student_t_quantile, student_t_sf, t_for_confidence,

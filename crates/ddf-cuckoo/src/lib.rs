@@ -1,0 +1,444 @@
+//! The cuckoo filter of Fan et al., adapted to unbounded streams.
+#![doc = include_str!("../README.md")]
+#![forbid(unsafe_code)]
+
+use ddf_bits::{CellRows, RowRules};
+use ddf_core::snapshot::{self, DecodeError, Decoder, Encoder, Snapshot};
+use ddf_core::{Digest, DuplicateFilter, ParamError, Verdict};
+pub use ddf_hash::ZeroPolicy;
+use ddf_hash::{Fingerprinter, SeededRng};
+use std::fmt;
+
+/// The default seed of the filter's generator.
+const DEFAULT_SEED: u64 = 0xc0c0_5eed_0000_0001;
+
+/// The multiplier that hashes a fingerprint to its bucket offset
+/// (Fibonacci hashing: `2^64/φ`, odd). One multiplication, as in Fan et
+/// al.'s implementation, keeps the relocation chain short in latency: each
+/// step's bucket depends on the fingerprint the previous step evicted.
+const ALT_MULTIPLIER: u64 = 0x9e37_79b9_7f4a_7c15;
+
+/// A cuckoo filter (Fan, Andersen, Kaminsky, Mitzenmacher, *Cuckoo Filter:
+/// Practically Better Than Bloom*, CoNEXT 2014) adapted to unbounded streams
+/// as footnote 4 of the QHT paper says: when relocation fails, the evicted
+/// fingerprint is dropped instead of the insertion failing.
+///
+/// `m` buckets (`buckets`) of `b` cells (`cells_per_bucket`) hold
+/// `f`-bit fingerprints (`fingerprint_bits`), `m·b·f` bits in all. An item's
+/// digest is split ([`Digest::split`]) into its first bucket `i₁` and a rest
+/// that yields its fingerprint `φ`; partial-key cuckoo hashing gives the
+/// second bucket from the first and the fingerprint alone,
+/// `i₂ = (H(φ) − i₁) mod m`, an involution, so a stored fingerprint can
+/// always move to its other bucket without the item. (Fan et al. use
+/// `i₁ ⊕ H(φ)`, which needs `m` to be a power of two; the modular form works
+/// for any `m`, so that any memory budget can be met.)
+///
+/// - Lookup: `φ` is in bucket `i₁` or `i₂`.
+/// - Insert: into an empty cell of `i₁`, else of `i₂`; otherwise pick one
+///   of the two at random, swap `φ` with a random cell there, and move the
+///   evicted fingerprint to its other bucket, up to `max_kicks` times
+///   (Fan et al.'s `MaxNumKicks`, 500 by default). If every bucket on the way
+///   is full, the fingerprint in hand is dropped ([`dropped`](Self::dropped)
+///   counts them).
+/// - Stream ([`observe`](DuplicateFilter::observe)): lookup, then insert,
+///   always — a duplicate is stored again, as inserting twice into a cuckoo
+///   filter does.
+///
+/// Until the first fingerprint is dropped there are no false negatives;
+/// afterwards there is no guarantee. Cell value 0 marks an empty cell; the
+/// zero-fingerprint policy is that of the QHT paper §3.2, rehashing by
+/// default (Fan et al.'s implementation maps 0 to 1,
+/// [`ZeroPolicy::MapToOne`]). Random choices come from a seeded
+/// [`SeededRng`], reset by [`clear`](DuplicateFilter::clear).
+#[derive(Clone)]
+pub struct StreamingCuckoo {
+    cells: CellRows,
+    fingerprinter: Fingerprinter,
+    max_kicks: u32,
+    rng: SeededRng,
+    dropped: u64,
+}
+
+impl StreamingCuckoo {
+    /// Fan et al.'s bound on relocations per insertion, `MaxNumKicks = 500`.
+    pub const DEFAULT_MAX_KICKS: u32 = 500;
+
+    /// The largest relocation bound accepted. Once the table is full every
+    /// insertion walks the whole chain, so the bound is the worst-case cost
+    /// of one operation; 2^16 relocations already take a millisecond or so.
+    pub const MAX_KICKS: u32 = 1 << 16;
+
+    /// A filter of `buckets` buckets (`m ≥ 1`) of `cells_per_bucket` cells
+    /// (`b`, 1..=4096) of `fingerprint_bits` bits (`f`, 1..=32).
+    ///
+    /// Fails with a [`ParamError`] naming the parameter when one is out of
+    /// range, when the state exceeds 2^40 bits, or when
+    /// `⌈log₂ m⌉ + f > 64` (bucket and fingerprint must fit in one digest).
+    pub fn new(
+        buckets: u64,
+        cells_per_bucket: usize,
+        fingerprint_bits: u32,
+    ) -> Result<Self, ParamError> {
+        let fingerprinter = check_params(buckets, cells_per_bucket, fingerprint_bits)?;
+        let cells = CellRows::new(buckets, cells_per_bucket, fingerprint_bits)
+            .map_err(|e| rename(e, "cells_per_bucket"))?;
+        Ok(Self::from_parts(cells, fingerprinter))
+    }
+
+    /// A filter of at most `memory_bits` bits: `m = floor(M/(b·f))` buckets.
+    /// Fails as [`new`](Self::new), or (parameter `memory_bits`) if not one
+    /// bucket fits.
+    pub fn with_memory(
+        memory_bits: u64,
+        cells_per_bucket: usize,
+        fingerprint_bits: u32,
+    ) -> Result<Self, ParamError> {
+        Fingerprinter::new(fingerprint_bits, ZeroPolicy::default())?;
+        let buckets = CellRows::rows_for_memory(memory_bits, cells_per_bucket, fingerprint_bits)
+            .map_err(|e| rename(e, "cells_per_bucket"))?;
+        Self::new(buckets, cells_per_bucket, fingerprint_bits)
+    }
+
+    fn from_parts(cells: CellRows, fingerprinter: Fingerprinter) -> Self {
+        StreamingCuckoo {
+            cells,
+            fingerprinter,
+            max_kicks: Self::DEFAULT_MAX_KICKS,
+            rng: SeededRng::new(DEFAULT_SEED),
+            dropped: 0,
+        }
+    }
+
+    /// The same filter, empty, relocating at most `max_kicks` fingerprints
+    /// per insertion (`0..=`[`MAX_KICKS`](Self::MAX_KICKS); 0: a new
+    /// fingerprint that finds both buckets full is dropped at once).
+    pub fn with_max_kicks(mut self, max_kicks: u32) -> Result<Self, ParamError> {
+        self.max_kicks = ddf_param::ensure_range("max_kicks", max_kicks, 0..=Self::MAX_KICKS)?;
+        self.clear();
+        Ok(self)
+    }
+
+    /// The same filter, empty, with its generator seeded by `seed`.
+    #[must_use]
+    pub fn with_seed(mut self, seed: u64) -> Self {
+        self.rng = SeededRng::new(seed);
+        self.clear();
+        self
+    }
+
+    /// The same filter, empty, with fingerprint 0 handled by `policy`.
+    #[must_use]
+    pub fn with_zero_policy(mut self, policy: ZeroPolicy) -> Self {
+        self.fingerprinter = self.fingerprinter.with_policy(policy);
+        self.clear();
+        self
+    }
+
+    /// The number of buckets `m`.
+    pub fn buckets(&self) -> u64 {
+        self.cells.rows()
+    }
+
+    /// The cells per bucket `b`.
+    pub fn cells_per_bucket(&self) -> usize {
+        self.cells.buckets_per_row()
+    }
+
+    /// The fingerprint width `f` in bits.
+    pub fn fingerprint_bits(&self) -> u32 {
+        self.fingerprinter.bits()
+    }
+
+    /// The relocation bound per insertion.
+    pub fn max_kicks(&self) -> u32 {
+        self.max_kicks
+    }
+
+    /// How a fingerprint of value 0 is handled.
+    pub fn zero_policy(&self) -> ZeroPolicy {
+        self.fingerprinter.policy()
+    }
+
+    /// The number of fingerprint values an item can get.
+    pub fn fingerprints(&self) -> u64 {
+        self.fingerprinter.distinct_values()
+    }
+
+    /// The seed of the filter's generator.
+    pub fn seed(&self) -> u64 {
+        self.rng.seed()
+    }
+
+    /// Fingerprints dropped since construction (or [`clear`](DuplicateFilter::clear))
+    /// because a relocation chain ended in a full bucket.
+    pub fn dropped(&self) -> u64 {
+        self.dropped
+    }
+
+    /// The table (bucket `i` is row `i`), for inspection.
+    pub fn cells(&self) -> &CellRows {
+        &self.cells
+    }
+
+    /// The two candidate buckets of `digest` and its fingerprint.
+    #[inline]
+    pub fn locate(&self, digest: Digest) -> (u64, u64, u32) {
+        let (first, rest) = digest.split(self.cells.rows());
+        let fp = self.fingerprinter.fingerprint(rest);
+        (first, self.alternate(first, fp), fp)
+    }
+
+    /// The other bucket of a fingerprint stored in bucket `bucket`:
+    /// `(H(φ) − i) mod m`, an involution on buckets.
+    #[inline]
+    pub fn alternate(&self, bucket: u64, fp: u32) -> u64 {
+        let m = self.cells.rows();
+        let offset = Digest::new(u64::from(fp).wrapping_mul(ALT_MULTIPLIER)).reduce(m);
+        if offset >= bucket {
+            offset - bucket
+        } else {
+            offset + m - bucket
+        }
+    }
+
+    #[inline]
+    fn found(&self, first: u64, second: u64, fp: u32) -> bool {
+        self.cells.find(first, fp).is_some() || self.cells.find(second, fp).is_some()
+    }
+
+    /// Stores `fp`, relocating up to `max_kicks` fingerprints; drops the one
+    /// in hand when the chain ends in a full bucket.
+    #[inline]
+    fn store(&mut self, first: u64, second: u64, fp: u32) {
+        for bucket in [first, second] {
+            if let Some(cell) = self.cells.first_empty(bucket) {
+                self.cells.set(bucket, cell, fp);
+                return;
+            }
+        }
+        self.relocate(first, second, fp);
+    }
+
+    /// The cuckoo walk of Fan et al.'s Algorithm 1, with the final failure
+    /// turned into dropping the fingerprint in hand.
+    #[inline(never)]
+    fn relocate(&mut self, first: u64, second: u64, mut fp: u32) {
+        if self.max_kicks == 0 {
+            self.dropped += 1;
+            return;
+        }
+        let b = self.cells.buckets_per_row() as u64;
+        let mut bucket = if self.rng.next_u64() >> 63 == 0 {
+            first
+        } else {
+            second
+        };
+        for _ in 0..self.max_kicks {
+            let cell = if b == 1 {
+                0
+            } else {
+                self.rng.below(b) as usize
+            };
+            fp = self.cells.replace(bucket, cell, fp);
+            bucket = self.alternate(bucket, fp);
+            if let Some(empty) = self.cells.first_empty(bucket) {
+                self.cells.set(bucket, empty, fp);
+                return;
+            }
+        }
+        self.dropped += 1;
+    }
+}
+
+/// Checks the parameters of [`StreamingCuckoo::new`] without allocating.
+fn check_params(
+    buckets: u64,
+    cells_per_bucket: usize,
+    fingerprint_bits: u32,
+) -> Result<Fingerprinter, ParamError> {
+    let fingerprinter = Fingerprinter::new(fingerprint_bits, ZeroPolicy::default())?;
+    ddf_param::ensure_range(
+        "cells_per_bucket",
+        cells_per_bucket,
+        1..=CellRows::MAX_BUCKETS_PER_ROW,
+    )?;
+    ddf_param::ensure_positive("buckets", buckets)?;
+    Digest::check_split("buckets", buckets, fingerprint_bits)?;
+    Ok(fingerprinter)
+}
+
+/// `CellRows` names its parameters after QHT's rows; say buckets here.
+fn rename(e: ParamError, cells: &'static str) -> ParamError {
+    let param = match e.param() {
+        "rows" => "buckets",
+        "buckets_per_row" => cells,
+        "cell_bits" => "fingerprint_bits",
+        other => other,
+    };
+    ParamError::new(param, e.value(), e.expected().to_owned())
+}
+
+impl DuplicateFilter for StreamingCuckoo {
+    #[inline]
+    fn contains(&self, digest: Digest) -> bool {
+        let (first, second, fp) = self.locate(digest);
+        self.found(first, second, fp)
+    }
+
+    #[inline]
+    fn insert(&mut self, digest: Digest) {
+        let (first, second, fp) = self.locate(digest);
+        self.store(first, second, fp);
+    }
+
+    #[inline]
+    fn observe(&mut self, digest: Digest) -> Verdict {
+        let (first, second, fp) = self.locate(digest);
+        let seen = self.found(first, second, fp);
+        self.store(first, second, fp);
+        Verdict::from_seen(seen)
+    }
+
+    /// `m·b·f` bits.
+    fn memory_bits(&self) -> u64 {
+        self.cells.memory_bits()
+    }
+
+    fn clear(&mut self) {
+        self.cells.clear();
+        self.rng.reset();
+        self.dropped = 0;
+    }
+}
+
+impl fmt::Debug for StreamingCuckoo {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.debug_struct("StreamingCuckoo")
+            .field("buckets", &self.buckets())
+            .field("cells_per_bucket", &self.cells_per_bucket())
+            .field("fingerprint_bits", &self.fingerprint_bits())
+            .field("max_kicks", &self.max_kicks)
+            .field("zero_policy", &self.zero_policy())
+            .field("seed", &self.seed())
+            .field("dropped", &self.dropped)
+            .finish_non_exhaustive()
+    }
+}
+
+/// Body: buckets (u64), cells per bucket (u32), fingerprint bits (u8), zero
+/// policy (u8), max kicks (u32), generator seed and state (u64 each),
+/// dropped count (u64), table words. Decoding checks the parameters as
+/// [`StreamingCuckoo::new`] does, and that every bucket is filled in order.
+impl Snapshot for StreamingCuckoo {
+    const KIND: u16 = snapshot::kind::CUCKOO;
+
+    fn encode_body(&self, out: &mut Encoder) {
+        out.put_u64(self.buckets());
+        out.put_u32(self.cells_per_bucket() as u32);
+        out.put_u8(self.fingerprint_bits() as u8);
+        out.put_zero_policy(self.zero_policy());
+        out.put_u32(self.max_kicks);
+        out.put_rng(&self.rng);
+        out.put_u64(self.dropped);
+        out.put_words(self.cells.as_words());
+    }
+
+    fn decode_body(input: &mut Decoder<'_>, _version: u16) -> Result<Self, DecodeError> {
+        let buckets = input.u64("buckets")?;
+        let b = input.u32("cells_per_bucket")? as usize;
+        let bits = u32::from(input.u8("fingerprint_bits")?);
+        let policy = input.zero_policy("zero_policy")?;
+        let max_kicks = input.u32("max_kicks")?;
+        let rng = input.rng("generator")?;
+        let dropped = input.u64("dropped")?;
+        let words = input.words("cells")?;
+        let fingerprinter = check_params(buckets, b, bits)?.with_policy(policy);
+        // The word count is checked against the parameters before use.
+        let cells = CellRows::from_words(buckets, b, bits, words)?;
+        let mut f = Self::from_parts(cells, fingerprinter);
+        f.max_kicks = ddf_param::ensure_range("max_kicks", max_kicks, 0..=Self::MAX_KICKS)?;
+        f.rng = rng;
+        f.dropped = dropped;
+        let rules = RowRules {
+            distinct: false,
+            filled_in_order: policy != ZeroPolicy::TreatAsValue,
+        };
+        f.cells
+            .check_rows(rules, |_| true)
+            .map_err(|v| DecodeError::invalid("cells", v.to_string()))?;
+        Ok(f)
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn d(x: u64) -> Digest {
+        Digest::mixed(x)
+    }
+
+    #[test]
+    fn parameters_are_checked() {
+        let param = |r: Result<StreamingCuckoo, ParamError>| r.unwrap_err().param();
+        assert_eq!(param(StreamingCuckoo::new(0, 4, 8)), "buckets");
+        assert_eq!(param(StreamingCuckoo::new(10, 0, 8)), "cells_per_bucket");
+        assert_eq!(param(StreamingCuckoo::new(10, 5000, 8)), "cells_per_bucket");
+        assert_eq!(param(StreamingCuckoo::new(10, 4, 0)), "fingerprint_bits");
+        assert_eq!(param(StreamingCuckoo::new(1 << 40, 1, 8)), "buckets");
+        assert_eq!(param(StreamingCuckoo::new(u64::MAX, 1, 8)), "buckets");
+        assert_eq!(param(StreamingCuckoo::with_memory(3, 1, 4)), "memory_bits");
+        assert_eq!(
+            param(StreamingCuckoo::with_memory(300, 0, 4)),
+            "cells_per_bucket"
+        );
+        let f = StreamingCuckoo::with_memory(10_000, 1, 3).unwrap();
+        assert_eq!((f.buckets(), f.memory_bits()), (3333, 9999));
+    }
+
+    #[test]
+    fn alternate_is_an_involution() {
+        for m in [1u64, 2, 3, 7, 1000, 4096] {
+            let f = StreamingCuckoo::new(m, 2, 8).unwrap();
+            for i in 0..m.min(200) {
+                for fp in 1..40 {
+                    let j = f.alternate(i, fp);
+                    assert!(j < m);
+                    assert_eq!(f.alternate(j, fp), i);
+                }
+            }
+        }
+    }
+
+    #[test]
+    fn no_false_negatives_before_the_first_drop() {
+        let mut f = StreamingCuckoo::new(256, 4, 12).unwrap();
+        let items: Vec<Digest> = (0..900).map(d).collect();
+        for &x in &items {
+            f.insert(x);
+        }
+        assert_eq!(f.dropped(), 0, "88% load fits with b = 4");
+        assert!(items.iter().all(|&x| f.contains(x)));
+    }
+
+    #[test]
+    fn a_full_table_drops_one_fingerprint_per_insertion() {
+        let mut f = StreamingCuckoo::new(16, 1, 8)
+            .unwrap()
+            .with_max_kicks(20)
+            .unwrap();
+        for x in 0..1000 {
+            f.insert(d(x));
+        }
+        assert_eq!(f.cells().count_occupied(3), 1);
+        let stored: usize = (0..16).map(|i| f.cells().count_occupied(i)).sum();
+        assert_eq!(stored as u64 + f.dropped(), 1000);
+        let g = StreamingCuckoo::new(16, 1, 8).unwrap();
+        assert_eq!(g.clone().with_max_kicks(0).unwrap().max_kicks(), 0);
+        let err = g
+            .with_max_kicks(StreamingCuckoo::MAX_KICKS + 1)
+            .unwrap_err();
+        assert_eq!(err.param(), "max_kicks");
+        assert!(format!("{f:?}").contains("dropped"));
+    }
+}

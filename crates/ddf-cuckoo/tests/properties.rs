@@ -1,0 +1,65 @@
+//! Property tests: Fan et al.'s guarantee before the first drop, and the
+//! bookkeeping of drops after it.
+
+use ddf_core::{Digest, DuplicateFilter};
+use ddf_cuckoo::StreamingCuckoo;
+use proptest::prelude::*;
+
+proptest! {
+    #![proptest_config(ProptestConfig::with_cases(64))]
+
+    /// While nothing has been dropped, every inserted item is found.
+    #[test]
+    fn no_false_negative_before_a_drop(
+        buckets in 1u64..200, b in 1usize..6, bits in 4u32..16, kicks in 0u32..50, seed in any::<u64>(),
+        items in prop::collection::vec(any::<u64>(), 0..600),
+    ) {
+        let mut f = StreamingCuckoo::new(buckets, b, bits).unwrap().with_max_kicks(kicks).unwrap().with_seed(seed);
+        let mut inserted = Vec::new();
+        for &x in &items {
+            let d = Digest::new(x);
+            f.observe(d);
+            inserted.push(d);
+            if f.dropped() > 0 {
+                break;
+            }
+            prop_assert!(inserted.iter().all(|&e| f.contains(e)));
+        }
+    }
+
+    /// Every insertion either adds a fingerprint to the table or drops one:
+    /// stored + dropped = insertions, and stored ≤ m·b.
+    #[test]
+    fn stored_plus_dropped_is_insertions(
+        buckets in 1u64..64, b in 1usize..5, kicks in 0u32..30,
+        items in prop::collection::vec(any::<u64>(), 0..800),
+    ) {
+        let mut f = StreamingCuckoo::new(buckets, b, 6).unwrap().with_max_kicks(kicks).unwrap();
+        for &x in &items {
+            f.insert(Digest::new(x));
+        }
+        let stored: usize = (0..buckets).map(|i| f.cells().count_occupied(i)).sum();
+        prop_assert_eq!(stored as u64 + f.dropped(), items.len() as u64);
+        prop_assert!(stored as u64 <= buckets * b as u64);
+    }
+
+    /// Each stored fingerprint sits in one of its two buckets: relocating it
+    /// to its alternate and back returns to where it is.
+    #[test]
+    fn stored_fingerprints_can_move_home(items in prop::collection::vec(any::<u64>(), 1..400)) {
+        let mut f = StreamingCuckoo::new(37, 2, 7).unwrap();
+        let mut kept = Vec::new();
+        for &x in &items {
+            let d = Digest::new(x);
+            f.insert(d);
+            kept.push(d);
+        }
+        if f.dropped() == 0 {
+            for d in kept {
+                let (i1, i2, fp) = f.locate(d);
+                prop_assert_eq!(f.alternate(i1, fp), i2);
+                prop_assert!(f.cells().find(i1, fp).is_some() || f.cells().find(i2, fp).is_some());
+            }
+        }
+    }
+}

@@ -1,0 +1,11 @@
+//! Quotient hash tables for duplicate detection: QHT, QHTD, QQHTD and SQF.
+#![doc = include_str!("../README.md")]
+#![forbid(unsafe_code)]
+
+mod quotient;
+mod rows;
+mod sqf;
+
+pub use ddf_hash::ZeroPolicy;
+pub use quotient::{Distinct, Duplicates, Insertion, Qht, Qhtd, Qqhtd, Queue, QuotientFilter};
+pub use sqf::Sqf;

@@ -1,0 +1,458 @@
+//! QHT, QHTD and QQHTD: one table of quotiented fingerprints, three insertion rules.
+
+use crate::rows::{self, DEFAULT_SEED};
+use ddf_bits::{CellRows, RowRules};
+use ddf_core::snapshot::{self, DecodeError, Decoder, Encoder, Snapshot};
+use ddf_core::{Digest, DuplicateFilter, ParamError, Verdict};
+use ddf_hash::{Fingerprinter, SeededRng, SplitMix64, ZeroPolicy};
+use std::fmt;
+use std::marker::PhantomData;
+
+mod sealed {
+    pub trait Sealed {}
+}
+
+/// How a [`QuotientFilter`] stores an element once it has looked it up: the
+/// difference between QHT, QHTD and QQHTD. Implemented by [`Distinct`],
+/// [`Duplicates`] and [`Queue`] only.
+pub trait Insertion: sealed::Sealed + Copy + fmt::Debug + Send + Sync + 'static {
+    /// The snapshot kind code of the filter.
+    const KIND: u16;
+    /// The paper's name of the filter.
+    const NAME: &'static str;
+    /// Whether a row never holds the same fingerprint twice.
+    const DISTINCT_ROWS: bool;
+    /// Whether the filter draws from its generator.
+    const RANDOMISED: bool;
+
+    /// Stores fingerprint `fp` of row `row`; `present` is whether the lookup found it.
+    #[doc(hidden)]
+    fn insert(cells: &mut CellRows, rng: &mut SplitMix64, row: u64, fp: u32, present: bool);
+}
+
+/// QHT's rule (Algorithm 1): an element found in its row is not stored
+/// again; any other goes to the first empty cell, else to a random one.
+#[derive(Debug, Clone, Copy)]
+pub enum Distinct {}
+
+/// QHTD's rule (§5.1): every element is stored, duplicates included, in the
+/// first empty cell, else in a random one.
+#[derive(Debug, Clone, Copy)]
+pub enum Duplicates {}
+
+/// QQHTD's rule (§5.2, Algorithm 2): every element's fingerprint is pushed
+/// onto its row as onto a FIFO queue of `k` cells, the oldest falling out.
+#[derive(Debug, Clone, Copy)]
+pub enum Queue {}
+
+impl sealed::Sealed for Distinct {}
+impl sealed::Sealed for Duplicates {}
+impl sealed::Sealed for Queue {}
+
+impl Insertion for Distinct {
+    const KIND: u16 = snapshot::kind::QHT;
+    const NAME: &'static str = "QHT";
+    const DISTINCT_ROWS: bool = true;
+    const RANDOMISED: bool = true;
+
+    #[inline]
+    fn insert(cells: &mut CellRows, rng: &mut SplitMix64, row: u64, fp: u32, present: bool) {
+        // A single cell holds `fp` afterwards whether it was found or not, so
+        // write it unconditionally: no branch on the (unpredictable) lookup.
+        if !present || cells.buckets_per_row() == 1 {
+            rows::store(cells, rng, row, fp);
+        }
+    }
+}
+
+impl Insertion for Duplicates {
+    const KIND: u16 = snapshot::kind::QHTD;
+    const NAME: &'static str = "QHTD";
+    const DISTINCT_ROWS: bool = false;
+    const RANDOMISED: bool = true;
+
+    #[inline]
+    fn insert(cells: &mut CellRows, rng: &mut SplitMix64, row: u64, fp: u32, _present: bool) {
+        rows::store(cells, rng, row, fp);
+    }
+}
+
+impl Insertion for Queue {
+    const KIND: u16 = snapshot::kind::QQHTD;
+    const NAME: &'static str = "QQHTD";
+    const DISTINCT_ROWS: bool = false;
+    const RANDOMISED: bool = false;
+
+    #[inline]
+    fn insert(cells: &mut CellRows, _rng: &mut SplitMix64, row: u64, fp: u32, _present: bool) {
+        cells.push_front(row, fp);
+    }
+}
+
+/// A quotient hash table: `N` rows (`rows`) of `k` cells (`buckets_per_row`)
+/// holding `s`-bit fingerprints (`fingerprint_bits`), `N·k·s` bits in all
+/// (QHT paper, §3.1 and Algorithm 1).
+///
+/// An element's digest is split ([`Digest::split`]) into its row, the
+/// quotient, and an independent rest from which its fingerprint is taken
+/// under a [`ZeroPolicy`]. It is reported as a duplicate if its fingerprint
+/// is in its row; how it is then stored is the [`Insertion`] rule `I`:
+///
+/// | alias | rule | paper |
+/// | --- | --- | --- |
+/// | [`Qht`] | stored only if not found, in the first empty cell, else a random one | Algorithm 1 |
+/// | [`Qhtd`] | always stored, in the first empty cell, else a random one | §5.1 |
+/// | [`Qqhtd`] | always pushed onto the row's FIFO queue | §5.2, Algorithm 2 |
+///
+/// Cell value 0 marks an empty cell (§3.2). The default [`ZeroPolicy::Rehash`]
+/// derives a new fingerprint while it is 0, so fingerprints are uniform over
+/// `S = 2^s − 1` values, as the paper's analysis assumes;
+/// [`with_zero_policy`](Self::with_zero_policy) selects the other two
+/// options of §3.2. Random choices come from a [`SplitMix64`] seeded with
+/// [`with_seed`](Self::with_seed) (a fixed default otherwise), reset by
+/// [`clear`](DuplicateFilter::clear). The filter may forget anything: there
+/// is no guarantee against false negatives.
+#[derive(Clone)]
+pub struct QuotientFilter<I: Insertion> {
+    cells: CellRows,
+    fingerprinter: Fingerprinter,
+    rng: SeededRng,
+    rule: PhantomData<I>,
+}
+
+/// The Quotient Hash Table of Algorithm 1 (QHT paper §3.1). A row never holds
+/// the same fingerprint twice. See [`QuotientFilter`].
+///
+/// ```
+/// use ddf_core::{Deduper, KeyedSipHasher, Verdict};
+/// use ddf_qht::Qht;
+///
+/// // 64 Kibit, k = 1, s = 3: the shape of the paper's benchmarks.
+/// let qht = Qht::with_memory(65_536, 1, 3)?;
+/// assert_eq!(qht.rows(), 21_845);
+/// let mut seen = Deduper::with_hasher(qht, KeyedSipHasher::with_seed(1));
+/// assert_eq!(seen.observe(&42u64), Verdict::Unseen);
+/// assert_eq!(seen.observe(&42u64), Verdict::Duplicate);
+/// # Ok::<(), ddf_core::ParamError>(())
+/// ```
+pub type Qht = QuotientFilter<Distinct>;
+
+/// QHT with duplicates (QHT paper §5.1): elements detected as duplicates are
+/// stored again, so a row may hold a fingerprint more than once. See
+/// [`QuotientFilter`].
+pub type Qhtd = QuotientFilter<Duplicates>;
+
+/// Queued QHT with duplicates (QHT paper §5.2, Algorithm 2): each row is a
+/// FIFO queue of `k` cells, newest first; every element's fingerprint is
+/// pushed and the oldest falls out. It makes no random choice. With `k = 1`
+/// it behaves exactly as a [`Qht`]. See [`QuotientFilter`].
+pub type Qqhtd = QuotientFilter<Queue>;
+
+impl<I: Insertion> QuotientFilter<I> {
+    /// A filter of `rows` rows (`N ≥ 1`) of `buckets_per_row` cells (`k`,
+    /// `1..=min(4096, 2^s)`) of `fingerprint_bits` bits (`s`, 1..=32).
+    ///
+    /// Fails with a [`ParamError`] naming the parameter when one is out of
+    /// range, when the state exceeds 2^40 bits, or when `⌈log₂ N⌉ + s > 64`
+    /// (row and fingerprint must fit in one 64-bit digest).
+    pub fn new(
+        rows: u64,
+        buckets_per_row: usize,
+        fingerprint_bits: u32,
+    ) -> Result<Self, ParamError> {
+        let fingerprinter = check_params(rows, buckets_per_row, fingerprint_bits)?;
+        let cells = CellRows::new(rows, buckets_per_row, fingerprint_bits)?;
+        Ok(Self::from_parts(cells, fingerprinter))
+    }
+
+    fn from_parts(cells: CellRows, fingerprinter: Fingerprinter) -> Self {
+        QuotientFilter {
+            cells,
+            fingerprinter,
+            rng: SeededRng::new(DEFAULT_SEED),
+            rule: PhantomData,
+        }
+    }
+
+    /// A filter of at most `memory_bits` bits: `N = floor(M/(k·s))` rows
+    /// (Algorithm 1, SETUP). Fails as [`new`](Self::new), or (parameter
+    /// `memory_bits`) if not one row fits.
+    pub fn with_memory(
+        memory_bits: u64,
+        buckets_per_row: usize,
+        fingerprint_bits: u32,
+    ) -> Result<Self, ParamError> {
+        Fingerprinter::new(fingerprint_bits, ZeroPolicy::default())?;
+        check_buckets(buckets_per_row, fingerprint_bits)?;
+        let rows = CellRows::rows_for_memory(memory_bits, buckets_per_row, fingerprint_bits)?;
+        Self::new(rows, buckets_per_row, fingerprint_bits)
+    }
+
+    /// The same filter, empty, with its generator seeded by `seed`.
+    #[must_use]
+    pub fn with_seed(mut self, seed: u64) -> Self {
+        self.rng = SeededRng::new(seed);
+        self.clear();
+        self
+    }
+
+    /// The same filter, empty, with fingerprint 0 handled by `policy` (QHT
+    /// paper §3.2). Changes `S`: `2^s` for [`ZeroPolicy::TreatAsValue`],
+    /// `2^s − 1` otherwise.
+    #[must_use]
+    pub fn with_zero_policy(mut self, policy: ZeroPolicy) -> Self {
+        self.fingerprinter = self.fingerprinter.with_policy(policy);
+        self.clear();
+        self
+    }
+
+    /// The number of rows `N`.
+    pub fn rows(&self) -> u64 {
+        self.cells.rows()
+    }
+
+    /// The cells per row `k`.
+    pub fn buckets_per_row(&self) -> usize {
+        self.cells.buckets_per_row()
+    }
+
+    /// The fingerprint width `s` in bits.
+    pub fn fingerprint_bits(&self) -> u32 {
+        self.fingerprinter.bits()
+    }
+
+    /// How a fingerprint of value 0 is handled.
+    pub fn zero_policy(&self) -> ZeroPolicy {
+        self.fingerprinter.policy()
+    }
+
+    /// The number of fingerprint values `S` an element can get.
+    pub fn fingerprints(&self) -> u64 {
+        self.fingerprinter.distinct_values()
+    }
+
+    /// The seed of the filter's generator.
+    pub fn seed(&self) -> u64 {
+        self.rng.seed()
+    }
+
+    /// The table, for inspection.
+    pub fn cells(&self) -> &CellRows {
+        &self.cells
+    }
+
+    /// The row (quotient) and fingerprint of `digest`.
+    #[inline]
+    pub fn locate(&self, digest: Digest) -> (u64, u32) {
+        let (row, rest) = digest.split(self.cells.rows());
+        (row, self.fingerprinter.fingerprint(rest))
+    }
+
+    #[inline]
+    fn present(&self, row: u64, fp: u32) -> bool {
+        self.cells.find(row, fp).is_some()
+    }
+}
+
+/// Checks the parameters of [`QuotientFilter::new`] without allocating.
+fn check_params(
+    rows: u64,
+    buckets_per_row: usize,
+    fingerprint_bits: u32,
+) -> Result<Fingerprinter, ParamError> {
+    let fingerprinter = Fingerprinter::new(fingerprint_bits, ZeroPolicy::default())?;
+    check_buckets(buckets_per_row, fingerprint_bits)?;
+    Digest::check_split("rows", rows, fingerprint_bits)?;
+    Ok(fingerprinter)
+}
+
+/// `1 ≤ k ≤ 2^s` (Algorithm 1, SETUP) and at most the row length `CellRows` accepts.
+fn check_buckets(buckets_per_row: usize, fingerprint_bits: u32) -> Result<(), ParamError> {
+    let by_width = 1usize.checked_shl(fingerprint_bits).unwrap_or(usize::MAX);
+    let max = by_width.min(CellRows::MAX_BUCKETS_PER_ROW);
+    ddf_param_range(buckets_per_row, max)
+}
+
+fn ddf_param_range(k: usize, max: usize) -> Result<(), ParamError> {
+    if (1..=max).contains(&k) {
+        Ok(())
+    } else {
+        Err(ParamError::new(
+            "buckets_per_row",
+            k,
+            format!("1..={max} (at most 2^s cells and 4096)"),
+        ))
+    }
+}
+
+impl<I: Insertion> DuplicateFilter for QuotientFilter<I> {
+    #[inline]
+    fn contains(&self, digest: Digest) -> bool {
+        let (row, fp) = self.locate(digest);
+        self.present(row, fp)
+    }
+
+    #[inline]
+    fn insert(&mut self, digest: Digest) {
+        let (row, fp) = self.locate(digest);
+        let present = I::DISTINCT_ROWS && self.present(row, fp);
+        I::insert(&mut self.cells, &mut self.rng, row, fp, present);
+    }
+
+    #[inline]
+    fn observe(&mut self, digest: Digest) -> Verdict {
+        let (row, fp) = self.locate(digest);
+        let present = self.present(row, fp);
+        I::insert(&mut self.cells, &mut self.rng, row, fp, present);
+        Verdict::from_seen(present)
+    }
+
+    /// `N·k·s` bits.
+    fn memory_bits(&self) -> u64 {
+        self.cells.memory_bits()
+    }
+
+    fn clear(&mut self) {
+        self.cells.clear();
+        self.rng.reset();
+    }
+}
+
+impl<I: Insertion> fmt::Debug for QuotientFilter<I> {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.debug_struct(I::NAME)
+            .field("rows", &self.rows())
+            .field("buckets_per_row", &self.buckets_per_row())
+            .field("fingerprint_bits", &self.fingerprint_bits())
+            .field("zero_policy", &self.zero_policy())
+            .field("seed", &self.seed())
+            .finish_non_exhaustive()
+    }
+}
+
+/// Body: rows (u64), buckets per row (u32), fingerprint bits (u8), zero
+/// policy (u8), generator seed and state (u64 each), table words. Decoding
+/// checks the parameters as [`QuotientFilter::new`] does, and that every row
+/// could have been produced by the insertion rule.
+impl<I: Insertion> Snapshot for QuotientFilter<I> {
+    const KIND: u16 = I::KIND;
+
+    fn encode_body(&self, out: &mut Encoder) {
+        out.put_u64(self.rows());
+        out.put_u32(self.buckets_per_row() as u32);
+        out.put_u8(self.fingerprint_bits() as u8);
+        out.put_zero_policy(self.zero_policy());
+        out.put_rng(&self.rng);
+        out.put_words(self.cells.as_words());
+    }
+
+    fn decode_body(input: &mut Decoder<'_>, _version: u16) -> Result<Self, DecodeError> {
+        let rows = input.u64("rows")?;
+        let k = input.u32("buckets_per_row")? as usize;
+        let bits = u32::from(input.u8("fingerprint_bits")?);
+        let policy = input.zero_policy("zero_policy")?;
+        let rng = input.rng("generator")?;
+        let words = input.words("cells")?;
+        let checked = check_params(rows, k, bits)?;
+        // `from_words` compares the word count with the parameters before
+        // keeping anything, so lying parameters cannot make us allocate.
+        let cells = CellRows::from_words(rows, k, bits, words)?;
+        let mut f = Self::from_parts(cells, checked.with_policy(policy));
+        f.rng = rng;
+        let rules = RowRules {
+            distinct: I::DISTINCT_ROWS,
+            filled_in_order: policy != ZeroPolicy::TreatAsValue,
+        };
+        rows::check_rows(&f.cells, rules, |_| true)?;
+        Ok(f)
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn d(x: u64) -> Digest {
+        Digest::mixed(x)
+    }
+
+    #[test]
+    fn parameters_are_checked() {
+        let param = |r: Result<Qht, ParamError>| r.unwrap_err().param();
+        assert_eq!(param(Qht::new(0, 4, 8)), "rows");
+        assert_eq!(param(Qht::new(10, 0, 8)), "buckets_per_row");
+        assert_eq!(param(Qht::new(10, 5, 2)), "buckets_per_row");
+        assert_eq!(param(Qht::new(10, 4097, 16)), "buckets_per_row");
+        assert_eq!(param(Qht::new(10, 4, 0)), "fingerprint_bits");
+        assert_eq!(param(Qht::new(10, 4, 33)), "fingerprint_bits");
+        assert_eq!(param(Qht::new(u64::MAX, 1, 8)), "rows");
+        assert_eq!(param(Qht::new(1 << 40, 1, 8)), "rows");
+        assert_eq!(param(Qht::with_memory(7, 4, 2)), "memory_bits");
+        assert_eq!(param(Qht::with_memory(1000, 0, 2)), "buckets_per_row");
+        assert!(Qht::new(10, 4, 2).is_ok());
+        assert!(Qht::new(1, 4096, 32).is_ok());
+    }
+
+    #[test]
+    fn memory_is_n_k_s() {
+        let f = Qhtd::with_memory(100_000, 4, 8).unwrap();
+        assert_eq!(f.rows(), 3125);
+        assert_eq!(f.memory_bits(), 100_000);
+        let g = Qqhtd::new(1000, 3, 5).unwrap();
+        assert_eq!(g.memory_bits(), 15_000);
+        assert_eq!(g.fingerprints(), 31);
+        let h = g.with_zero_policy(ZeroPolicy::TreatAsValue);
+        assert_eq!(h.fingerprints(), 32);
+    }
+
+    #[test]
+    fn qht_rows_stay_distinct_and_qhtd_rows_do_not() {
+        // One row, two cells, 1-bit fingerprints: only value 1 exists.
+        let mut qht = Qht::new(1, 2, 1).unwrap();
+        let mut qhtd = Qhtd::new(1, 2, 1).unwrap();
+        for x in 0..10 {
+            qht.observe(d(x));
+            qhtd.observe(d(x));
+        }
+        assert_eq!(qht.cells().row_iter(0).collect::<Vec<_>>(), [1, 0]);
+        assert_eq!(qhtd.cells().row_iter(0).collect::<Vec<_>>(), [1, 1]);
+    }
+
+    #[test]
+    fn qqhtd_with_one_bucket_equals_qht() {
+        let mut qht = Qht::new(37, 1, 3).unwrap();
+        let mut queue = Qqhtd::new(37, 1, 3).unwrap();
+        for x in 0..5000 {
+            let item = d(x % 700);
+            assert_eq!(qht.observe(item), queue.observe(item), "item {x}");
+        }
+        assert_eq!(qht.cells(), queue.cells());
+    }
+
+    #[test]
+    fn treat_as_value_reports_zero_fingerprints_in_young_rows() {
+        // §3.2 option 1: an element whose fingerprint is 0 matches an empty cell.
+        let f = Qht::new(4, 2, 2)
+            .unwrap()
+            .with_zero_policy(ZeroPolicy::TreatAsValue);
+        let zero = (0..10_000)
+            .map(d)
+            .find(|&x| f.locate(x).1 == 0)
+            .expect("a quarter of digests have fingerprint 0");
+        assert!(f.contains(zero));
+        let g = Qht::new(4, 2, 2).unwrap();
+        assert!(!g.contains(zero));
+    }
+
+    #[test]
+    fn clear_resets_the_generator() {
+        let mut f = Qht::new(3, 4, 4).unwrap().with_seed(9);
+        for x in 0..100 {
+            f.observe(d(x));
+        }
+        f.clear();
+        assert_eq!(f.cells().count_occupied(0), 0);
+        assert_eq!(f.rng, SeededRng::new(9));
+        assert!(format!("{f:?}").starts_with("QHT { rows: 3"));
+    }
+}

@@ -1,0 +1,56 @@
+//! Mechanics every quotient filter shares: Algorithm 1's placement and the
+//! checks a decoded table must pass.
+
+use ddf_bits::{CellRows, RowRules};
+use ddf_core::DecodeError;
+use ddf_hash::SplitMix64;
+
+/// The seed of a filter's generator unless the caller picks one.
+pub(crate) const DEFAULT_SEED: u64 = 0x0051_f0c5_eed5_0001;
+
+/// Algorithm 1, lines 5–8: stores `fp` in the first empty cell of `row`,
+/// else in a cell chosen uniformly by `rng` (one draw, skipped when the row
+/// has a single cell, whose choice is forced).
+#[inline]
+pub(crate) fn store(cells: &mut CellRows, rng: &mut SplitMix64, row: u64, fp: u32) {
+    let k = cells.buckets_per_row();
+    if k == 1 {
+        // Empty or not, the single cell is the one to take.
+        cells.set(row, 0, fp);
+        return;
+    }
+    let cell = match cells.first_empty(row) {
+        Some(j) => j,
+        None => rng.below(k as u64) as usize,
+    };
+    cells.set(row, cell, fp);
+}
+
+/// Checks a decoded table against `rules` and `valid`, as a decode error.
+pub(crate) fn check_rows(
+    cells: &CellRows,
+    rules: RowRules,
+    valid: impl Fn(u32) -> bool,
+) -> Result<(), DecodeError> {
+    cells
+        .check_rows(rules, valid)
+        .map_err(|v| DecodeError::invalid("cells", v.to_string()))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn placement_prefers_empty_cells() {
+        let mut cells = CellRows::new(2, 3, 4).unwrap();
+        let mut rng = SplitMix64::new(1);
+        for fp in [5, 6, 7] {
+            store(&mut cells, &mut rng, 1, fp);
+        }
+        assert_eq!(cells.row_iter(1).collect::<Vec<_>>(), [5, 6, 7]);
+        store(&mut cells, &mut rng, 1, 9);
+        assert_eq!(cells.count_occupied(1), 3);
+        assert!(cells.find(1, 9).is_some());
+    }
+}

@@ -1,0 +1,514 @@
+//! The queuing construction of the sliding-window paper (§5): any filter, windowed.
+#![doc = include_str!("../README.md")]
+#![forbid(unsafe_code)]
+
+use ddf_core::snapshot::{self, DecodeError, Decoder, Encoder, Snapshot};
+use ddf_core::{Digest, DuplicateFilter, ParamError, TimedFilter, Verdict, Window, Windowed};
+use ddf_param::{ensure_positive, ensure_range};
+use ddf_theory::queue::{
+    SubfilterModel, capacity_for_window, fnr_queue, fpr_queue, optimal_subfilters,
+};
+
+/// The most subfilters a queue accepts. Every lookup asks all of them, so a
+/// queue of thousands is almost surely a mistake; the paper's optima are
+/// around ten.
+pub const MAX_SUBFILTERS: usize = 4096;
+
+/// Time slicing of a queue with a time window.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+struct Slices {
+    /// The time each subfilter covers, `s = ⌈t/(L − 1)⌉`.
+    span: u64,
+    /// When the newest subfilter started.
+    started: u64,
+    /// The latest time seen.
+    now: u64,
+}
+
+impl Slices {
+    /// Rotations that reaching time `now` would cause, at most `limit`.
+    fn due(&self, now: u64, limit: usize) -> usize {
+        let elapsed = now.max(self.now) - self.started;
+        usize::try_from(elapsed / self.span)
+            .unwrap_or(usize::MAX)
+            .min(limit)
+    }
+}
+
+/// The queuing construction of *Approaching Optimal Duplicate Detection in a
+/// Sliding Window* (§5.1, Algorithm 2): `L` subfilters of any
+/// [`DuplicateFilter`] type, each allowed `c` insertions.
+///
+/// An item is a duplicate if any subfilter says so; it is inserted into the
+/// newest subfilter; after `c` insertions the oldest subfilter is emptied and
+/// becomes the newest. The queue therefore remembers between `c·(L − 1)` and
+/// `c·L` of the latest insertions: its [`window`](Windowed::window) is
+/// `c·(L − 1)` with a [`slack`](Windowed::slack) of `c` (the paper calls
+/// `w = c·L` the window). With subfilters that have no false negatives, no
+/// item of the window is missed.
+///
+/// Rotation reuses the oldest subfilter's memory through
+/// [`DuplicateFilter::clear`]: no allocation after construction. The item is
+/// hashed once; every subfilter sees the same digest.
+///
+/// With [`with_time_span`](Self::with_time_span) the queue also rotates when
+/// the newest subfilter has covered `s = ⌈t/(L − 1)⌉` time units, so every
+/// item seen within the last `t` is remembered while at most `c·(L − 1)`
+/// items arrive per `t`; above that rate the capacity rotation shortens the
+/// memory to the last `c·(L − 1)` items.
+#[derive(Debug, Clone)]
+pub struct Queue<F> {
+    /// A ring: `newest`, then older ones at increasing indices (mod `L`).
+    subfilters: Vec<F>,
+    newest: usize,
+    capacity: u64,
+    /// Insertions into the newest subfilter, `m mod c`.
+    filled: u64,
+    slices: Option<Slices>,
+}
+
+/// What a subfilter factory is asked to build: subfilter `index` of a
+/// queue, within `bits` bits, taking `capacity` insertions between clears.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct SubfilterSpec {
+    /// The memory share, `⌊M/L⌋` bits.
+    pub bits: u64,
+    /// Insertions between rotations, `c`.
+    pub capacity: u64,
+    /// The subfilter's index, `0..L` (a seed for its generator).
+    pub index: usize,
+}
+
+/// The configuration [`Queue::for_window`] chose, with the error the theory
+/// predicts for it on a uniform stream.
+#[derive(Debug, Clone, Copy, PartialEq)]
+pub struct Plan {
+    /// The number of subfilters `L`.
+    pub subfilters: usize,
+    /// Insertions per subfilter, `c = ⌈w/L⌉`.
+    pub capacity: u64,
+    /// Bits per subfilter, `⌊M/L⌋`.
+    pub subfilter_bits: u64,
+    /// Theorem 7's false-positive rate.
+    pub predicted_fpr: f64,
+    /// The (corrected) Theorem 8 false-negative rate.
+    pub predicted_fnr: f64,
+}
+
+impl Plan {
+    /// `FPR + FNR`.
+    pub fn predicted_er(&self) -> f64 {
+        self.predicted_fpr + self.predicted_fnr
+    }
+}
+
+impl<F: DuplicateFilter> Queue<F> {
+    /// A queue of `subfilters` (`L`, 1..=[`MAX_SUBFILTERS`]) subfilters of
+    /// `capacity` (`c ≥ 1`) insertions each; `make(i)` builds subfilter `i`
+    /// (give each its own seed if it has a generator).
+    pub fn new(
+        subfilters: usize,
+        capacity: u64,
+        mut make: impl FnMut(usize) -> Result<F, ParamError>,
+    ) -> Result<Self, ParamError> {
+        ensure_range("subfilters", subfilters, 1..=MAX_SUBFILTERS)?;
+        ensure_positive("capacity", capacity)?;
+        let subfilters = (0..subfilters)
+            .map(&mut make)
+            .collect::<Result<Vec<F>, _>>()?;
+        Ok(Queue {
+            subfilters,
+            newest: 0,
+            capacity,
+            filled: 0,
+            slices: None,
+        })
+    }
+
+    /// Algorithm 2's SETUP: `memory_bits` (`M`) split evenly, `make` building
+    /// each subfilter from its [`SubfilterSpec`] (`⌊M/L⌋` bits, `c`
+    /// insertions). Fails if the subfilters take more than `M` bits in all.
+    pub fn with_memory(
+        subfilters: usize,
+        capacity: u64,
+        memory_bits: u64,
+        mut make: impl FnMut(SubfilterSpec) -> Result<F, ParamError>,
+    ) -> Result<Self, ParamError> {
+        ensure_range("subfilters", subfilters, 1..=MAX_SUBFILTERS)?;
+        let bits = memory_bits / subfilters as u64;
+        let queue = Self::new(subfilters, capacity, |index| {
+            make(SubfilterSpec {
+                bits,
+                capacity,
+                index,
+            })
+        })?;
+        let used = queue.memory_bits();
+        if used > memory_bits {
+            return Err(ParamError::new(
+                "memory_bits",
+                memory_bits,
+                format!("enough for {subfilters} subfilters, which take {used} bits"),
+            ));
+        }
+        Ok(queue)
+    }
+
+    /// A queue over the window `w` within `memory_bits` whose number of
+    /// subfilters minimises the error predicted by §5.4 (Theorems 7 and the
+    /// corrected 8) on a uniform stream over `alphabet_size` items, among
+    /// `1..=max_subfilters`. `model_for(b, c)` is the error model of a
+    /// subfilter of `b` bits taking `c` insertions; `make` builds each
+    /// subfilter from its [`SubfilterSpec`]. Returns the queue and the
+    /// [`Plan`] chosen.
+    pub fn for_window<M: SubfilterModel>(
+        window: u64,
+        memory_bits: u64,
+        alphabet_size: f64,
+        max_subfilters: usize,
+        model_for: impl Fn(f64, u64) -> M,
+        make: impl FnMut(SubfilterSpec) -> Result<F, ParamError>,
+    ) -> Result<(Self, Plan), ParamError> {
+        ensure_positive("window", window)?;
+        ensure_range("max_subfilters", max_subfilters, 1..=MAX_SUBFILTERS)?;
+        if alphabet_size.is_nan() || alphabet_size < 1.0 {
+            return Err(ParamError::new(
+                "alphabet_size",
+                alphabet_size,
+                "at least 1",
+            ));
+        }
+        let best = optimal_subfilters(
+            window,
+            memory_bits as f64,
+            max_subfilters as u64,
+            alphabet_size,
+            &model_for,
+        )
+        .ok_or_else(|| ParamError::new("max_subfilters", max_subfilters, "at least 1"))?;
+        let l = best.arg;
+        let c = capacity_for_window(window, l);
+        let model = model_for(memory_bits as f64 / l as f64, c);
+        let plan = Plan {
+            subfilters: l as usize,
+            capacity: c,
+            subfilter_bits: memory_bits / l,
+            predicted_fpr: fpr_queue(&model, l, c),
+            predicted_fnr: fnr_queue(&model, l, c, alphabet_size),
+        };
+        Ok((
+            Self::with_memory(plan.subfilters, c, memory_bits, make)?,
+            plan,
+        ))
+    }
+
+    /// A queue with a time window of `span` (`t ≥ 1`, caller's unit) as well
+    /// as the capacity `c`: it also rotates when the newest subfilter has
+    /// covered `s = ⌈t/(L − 1)⌉`, so it needs `L ≥ 2`. Drive it with
+    /// [`TimedFilter::observe_at`].
+    pub fn with_time_span(
+        subfilters: usize,
+        capacity: u64,
+        span: u64,
+        make: impl FnMut(usize) -> Result<F, ParamError>,
+    ) -> Result<Self, ParamError> {
+        ensure_range("subfilters", subfilters, 2..=MAX_SUBFILTERS)?;
+        ensure_positive("time_span", span)?;
+        let mut queue = Self::new(subfilters, capacity, make)?;
+        queue.slices = Some(Slices {
+            span: span.div_ceil(subfilters as u64 - 1),
+            started: 0,
+            now: 0,
+        });
+        Ok(queue)
+    }
+
+    /// The number of subfilters `L`.
+    pub fn subfilters(&self) -> usize {
+        self.subfilters.len()
+    }
+
+    /// Insertions per subfilter, `c`.
+    pub fn capacity(&self) -> u64 {
+        self.capacity
+    }
+
+    /// The subfilters from newest to oldest.
+    pub fn iter(&self) -> impl Iterator<Item = &F> {
+        let l = self.subfilters.len();
+        (0..l).map(move |age| &self.subfilters[(self.newest + age) % l])
+    }
+
+    /// The subfilter of a given age (0 = newest).
+    fn aged(&self, age: usize) -> &F {
+        &self.subfilters[(self.newest + age) % self.subfilters.len()]
+    }
+
+    /// Empties the oldest subfilter and makes it the newest.
+    fn rotate(&mut self) {
+        let l = self.subfilters.len();
+        let oldest = (self.newest + l - 1) % l;
+        self.subfilters[oldest].clear();
+        self.newest = oldest;
+        self.filled = 0;
+    }
+
+    /// Counts one insertion into the newest subfilter; rotates at `c`.
+    fn count_insertion(&mut self) {
+        self.filled += 1;
+        if self.filled == self.capacity {
+            self.rotate();
+            if let Some(s) = &mut self.slices {
+                s.started = s.now;
+            }
+        }
+    }
+
+    /// Moves the clock to `now`, rotating once per elapsed time slice.
+    fn advance(&mut self, now: u64) {
+        let Some(s) = self.slices else { return };
+        let now = now.max(s.now);
+        let due = s.due(now, self.subfilters.len());
+        for _ in 0..due {
+            self.rotate();
+        }
+        let s = self.slices.as_mut().expect("checked above");
+        s.now = now;
+        if due == self.subfilters.len() {
+            // Everything expired: restart the slicing at the present.
+            s.started = now;
+        } else {
+            s.started += due as u64 * s.span;
+        }
+    }
+}
+
+impl<F: DuplicateFilter> DuplicateFilter for Queue<F> {
+    fn contains(&self, digest: Digest) -> bool {
+        self.iter().any(|f| f.contains(digest))
+    }
+
+    fn insert(&mut self, digest: Digest) {
+        self.subfilters[self.newest].insert(digest);
+        self.count_insertion();
+    }
+
+    /// Asks the older subfilters, then observes in the newest (fused there).
+    fn observe(&mut self, digest: Digest) -> Verdict {
+        let older = (1..self.subfilters.len()).any(|age| self.aged(age).contains(digest));
+        let newest = self.subfilters[self.newest].observe(digest);
+        self.count_insertion();
+        Verdict::from_seen(older || newest.is_duplicate())
+    }
+
+    /// The subfilters' state; the queue's own counters are not counted, as
+    /// in the paper.
+    fn memory_bits(&self) -> u64 {
+        self.subfilters
+            .iter()
+            .map(DuplicateFilter::memory_bits)
+            .sum()
+    }
+
+    fn clear(&mut self) {
+        for f in &mut self.subfilters {
+            f.clear();
+        }
+        self.newest = 0;
+        self.filled = 0;
+        if let Some(s) = &mut self.slices {
+            *s = Slices {
+                span: s.span,
+                started: 0,
+                now: 0,
+            };
+        }
+    }
+}
+
+impl<F: DuplicateFilter> TimedFilter for Queue<F> {
+    /// Asks only the subfilters that reaching `now` would keep.
+    fn contains_at(&self, digest: Digest, now: u64) -> bool {
+        let l = self.subfilters.len();
+        let due = self.slices.map_or(0, |s| s.due(now, l));
+        (0..l - due).any(|age| self.aged(age).contains(digest))
+    }
+
+    fn insert_at(&mut self, digest: Digest, now: u64) {
+        self.advance(now);
+        self.insert(digest);
+    }
+
+    fn observe_at(&mut self, digest: Digest, now: u64) -> Verdict {
+        self.advance(now);
+        self.observe(digest)
+    }
+}
+
+impl<F> Windowed for Queue<F> {
+    /// `c·(L − 1)` insertions, or `(L − 1)·s ≥ t` time units with a time span.
+    fn window(&self) -> Window {
+        let older = self.subfilters.len() as u64 - 1;
+        match self.slices {
+            Some(s) => Window::Time(older * s.span),
+            None => Window::Count(older * self.capacity),
+        }
+    }
+
+    /// One subfilter's worth: `c` insertions, or `s` time units.
+    fn slack(&self) -> u64 {
+        self.slices.map_or(self.capacity, |s| s.span)
+    }
+}
+
+/// Body: `L`, `c`, the newest index, insertions into it, the time slicing
+/// (flag, span, start, clock), then the `L` subfilters in storage order,
+/// each as a nested snapshot.
+impl<F: DuplicateFilter + Snapshot> Snapshot for Queue<F> {
+    const KIND: u16 = snapshot::kind::QUEUE;
+
+    fn encode_body(&self, out: &mut Encoder) {
+        out.put_u64(self.subfilters.len() as u64);
+        out.put_u64(self.capacity);
+        out.put_u64(self.newest as u64);
+        out.put_u64(self.filled);
+        out.put_bool(self.slices.is_some());
+        let s = self.slices.unwrap_or(Slices {
+            span: 0,
+            started: 0,
+            now: 0,
+        });
+        out.put_u64(s.span);
+        out.put_u64(s.started);
+        out.put_u64(s.now);
+        for f in &self.subfilters {
+            out.put_nested(f);
+        }
+    }
+
+    fn decode_body(input: &mut Decoder<'_>, _version: u16) -> Result<Self, DecodeError> {
+        let l = input.u64("subfilters")?;
+        let l = ensure_range("subfilters", l, 1..=MAX_SUBFILTERS as u64)? as usize;
+        let capacity = ensure_positive("capacity", input.u64("capacity")?)?;
+        let newest = input.u64("newest")?;
+        let filled = input.u64("filled")?;
+        if newest >= l as u64 || filled >= capacity {
+            return Err(DecodeError::invalid(
+                "queue clock",
+                "newest index or fill outside the queue",
+            ));
+        }
+        let timed = input.bool("time slicing")?;
+        let (span, started, now) = (input.u64("span")?, input.u64("started")?, input.u64("now")?);
+        let slices = if timed {
+            if span == 0 || started > now || now - started >= span.saturating_mul(l as u64) || l < 2
+            {
+                return Err(DecodeError::invalid(
+                    "time slicing",
+                    "span, start and clock inconsistent",
+                ));
+            }
+            Some(Slices { span, started, now })
+        } else {
+            if span != 0 || started != 0 || now != 0 {
+                return Err(DecodeError::invalid(
+                    "time slicing",
+                    "set on a queue without a time span",
+                ));
+            }
+            None
+        };
+        let mut subfilters = Vec::with_capacity(l.min(input.remaining()));
+        for _ in 0..l {
+            subfilters.push(input.nested::<F>("subfilter")?);
+        }
+        Ok(Queue {
+            subfilters,
+            newest: newest as usize,
+            capacity,
+            filled,
+            slices,
+        })
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use ddf_exact::ExactWindow;
+
+    fn exact_queue(l: usize, c: u64) -> Queue<ExactWindow> {
+        Queue::new(l, c, |_| Ok(ExactWindow::unbounded())).unwrap()
+    }
+
+    #[test]
+    fn parameters_are_checked() {
+        let make = |_| Ok(ExactWindow::unbounded());
+        assert_eq!(Queue::new(0, 10, make).unwrap_err().param(), "subfilters");
+        assert_eq!(Queue::new(3, 0, make).unwrap_err().param(), "capacity");
+        assert_eq!(
+            Queue::with_time_span(1, 10, 5, make).unwrap_err().param(),
+            "subfilters"
+        );
+        assert_eq!(
+            Queue::with_time_span(3, 10, 0, make).unwrap_err().param(),
+            "time_span"
+        );
+        // Each subfilter is offered 250 bits but takes 300.
+        let err = Queue::with_memory(4, 10, 1_000, |s| Ok(Sized(s.bits + 50))).unwrap_err();
+        assert_eq!(err.param(), "memory_bits");
+        let q = Queue::with_memory(4, 10, 1_000, |s| Ok(Sized(s.bits))).unwrap();
+        assert_eq!(q.memory_bits(), 1_000);
+    }
+
+    /// A subfilter that only reports its size.
+    #[derive(Debug)]
+    struct Sized(u64);
+    impl DuplicateFilter for Sized {
+        fn contains(&self, _: Digest) -> bool {
+            false
+        }
+        fn insert(&mut self, _: Digest) {}
+        fn memory_bits(&self) -> u64 {
+            self.0
+        }
+        fn clear(&mut self) {}
+    }
+
+    #[test]
+    fn remembers_c_times_l_minus_1_and_forgets_after_c_times_l() {
+        let (l, c) = (4usize, 5u64);
+        let mut q = exact_queue(l, c);
+        let d = Digest::mixed;
+        q.observe(d(1_000));
+        // 1,000 sits in the oldest position after (L − 1)·c more items...
+        for i in 0..(l as u64 - 1) * c {
+            q.observe(d(i));
+        }
+        assert!(q.contains(d(1_000)));
+        // ...and is gone once c more arrive.
+        for i in 0..c {
+            q.observe(d(100 + i));
+        }
+        assert!(!q.contains(d(1_000)));
+        assert_eq!(q.window(), Window::Count(15));
+        assert_eq!(q.slack(), 5);
+    }
+
+    #[test]
+    fn time_slices_expire_items() {
+        // t = 30 over L − 1 = 3 slices of 10.
+        let mut q = Queue::with_time_span(4, 1_000, 30, |_| Ok(ExactWindow::unbounded())).unwrap();
+        let d = Digest::mixed(7);
+        q.observe_at(d, 5);
+        assert!(q.contains_at(d, 34));
+        // At 35 the clock is three slices past the item's slice start (0)...
+        assert!(q.contains_at(d, 39));
+        // ...and at 40 four: its subfilter is the one that rotates out.
+        assert!(!q.contains_at(d, 40));
+        assert_eq!(q.observe_at(d, 40), Verdict::Unseen);
+        assert_eq!(q.window(), Window::Time(30));
+        // A long silence empties everything.
+        assert_eq!(q.observe_at(d, 10_000), Verdict::Unseen);
+    }
+}

@@ -1,0 +1,33 @@
+//! The shared contract for queues of exact and of hashed subfilters.
+
+use ddf_core::conformance;
+use ddf_core::testing::{Conformance, Promise};
+use ddf_exact::ExactWindow;
+use ddf_queue::Queue;
+use ddf_shf::CompactShf;
+
+conformance!(
+    queue_of_exact_sets,
+    Queue::new(5, 40, |_| Ok(ExactWindow::unbounded())).unwrap(),
+    Conformance::default()
+        .promise(Promise::LastInsertions(4 * 40))
+        .growing_memory(true)
+);
+conformance!(
+    queue_of_compact_shfs,
+    Queue::with_memory(4, 100, 8_000, |s| CompactShf::with_memory(
+        s.bits, s.capacity
+    ))
+    .unwrap(),
+    Conformance::default()
+        .promise(Promise::LastInsertions(300))
+        .budget_bits(8_000)
+);
+conformance!(
+    timed_queue,
+    // Untimed calls never advance the clock: only the capacity rotates.
+    Queue::with_time_span(3, 50, 1_000, |_| Ok(ExactWindow::unbounded())).unwrap(),
+    Conformance::default()
+        .promise(Promise::LastInsertions(100))
+        .growing_memory(true)
+);

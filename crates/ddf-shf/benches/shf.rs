@@ -1,0 +1,61 @@
+//! Benches: SHF observe (O(1)) and CSHF observe (an O(w) scan) by window size.
+
+use criterion::{BenchmarkId, Criterion, Throughput, criterion_group, criterion_main};
+use ddf_core::{Digest, DuplicateFilter};
+use ddf_hash::{KeyedSipHasher, digest};
+use ddf_shf::{CompactShf, Shf};
+use std::hint::black_box;
+
+const OPS: usize = 4096;
+
+fn keys() -> Vec<u64> {
+    let mut rng = ddf_hash::SplitMix64::new(7);
+    (0..OPS).map(|_| rng.below(1 << 40)).collect()
+}
+
+/// Fills the filter's window first so every measured operation also evicts.
+fn warm<F: DuplicateFilter>(f: &mut F, window: u64) {
+    for i in 0..window {
+        f.insert(Digest::mixed(i ^ 0x5555));
+    }
+}
+
+fn bench(c: &mut Criterion) {
+    let hasher = KeyedSipHasher::with_seed(1);
+    let keys = keys();
+    let mut group = c.benchmark_group("observe");
+    group.throughput(Throughput::Elements(OPS as u64));
+    // 1 Mbit budgets at several windows: SHF stays O(1), CSHF grows with w.
+    for window in [1_000u64, 10_000, 30_000] {
+        let mut shf = Shf::with_memory(1 << 20, window).expect("fits");
+        warm(&mut shf, window);
+        group.bench_with_input(
+            BenchmarkId::new("shf_siphash_1mbit", window),
+            &window,
+            |b, _| {
+                b.iter(|| {
+                    for k in &keys {
+                        black_box(shf.observe(digest(&hasher, k)));
+                    }
+                })
+            },
+        );
+        let mut cshf = CompactShf::with_memory(1 << 20, window).expect("fits");
+        warm(&mut cshf, window);
+        group.bench_with_input(
+            BenchmarkId::new("cshf_siphash_1mbit", window),
+            &window,
+            |b, _| {
+                b.iter(|| {
+                    for k in &keys {
+                        black_box(cshf.observe(digest(&hasher, k)));
+                    }
+                })
+            },
+        );
+    }
+    group.finish();
+}
+
+criterion_group!(benches, bench);
+criterion_main!(benches);

@@ -1,0 +1,118 @@
+//! The Compact Short Hash Filter: the ring of hashes alone, scanned on lookup.
+
+use crate::ring::HashRing;
+use ddf_core::snapshot::{self, DecodeError, Decoder, Encoder, Snapshot};
+use ddf_core::{Digest, DuplicateFilter, ParamError, Window, Windowed};
+
+/// The Compact Short Hash Filter (CSHF) of *Approaching Optimal Duplicate
+/// Detection in a Sliding Window*, §3.2: the [`Shf`](crate::Shf) without its
+/// dictionary. Half the memory per hash bit, so twice the hash bits for the
+/// same budget (`h = ⌊M/w⌋`), at the price of an O(w) lookup.
+///
+/// The lookup compares the sought hash with every stored hash 64 bits at a
+/// time ([`ddf_bits::FieldScan`]). No false negatives within the window; the
+/// false-positive probability is `1 − (1 − 2^(−h))^w` (Theorem 3).
+/// [`CompactShf::near_exact`] is the linear-time filter of Theorem 2.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct CompactShf {
+    ring: HashRing,
+}
+
+impl CompactShf {
+    /// A CSHF over the last `window` insertions (`w`, 1..=2^32 − 1) with
+    /// hashes of `hash_bits` bits (`h`, 1..=64).
+    pub fn new(window: u64, hash_bits: u32) -> Result<Self, ParamError> {
+        Ok(CompactShf {
+            ring: HashRing::new(window, hash_bits)?,
+        })
+    }
+
+    /// The CSHF for `memory_bits` (`M`) and `window` (`w`): `h = ⌊M/w⌋`, at
+    /// most 64. Fails unless `M ≥ w`.
+    pub fn with_memory(memory_bits: u64, window: u64) -> Result<Self, ParamError> {
+        ddf_param::ensure_positive("window", window)?;
+        let h = memory_bits / window;
+        if h == 0 {
+            return Err(ParamError::new(
+                "memory_bits",
+                memory_bits,
+                format!("at least {window} bits for a window of {window} (a 1-bit hash)"),
+            ));
+        }
+        Self::new(window, h.min(64) as u32)
+    }
+
+    /// The near-exact linear-time filter of Theorem 2 for `window`:
+    /// `h = 2·⌈log₂ w⌉`, false-positive probability about `1/w`.
+    pub fn near_exact(window: u64) -> Result<Self, ParamError> {
+        ddf_param::ensure_positive("window", window)?;
+        Self::new(window, crate::near_exact_bits(window))
+    }
+
+    /// The hash width `h` in bits.
+    pub fn hash_bits(&self) -> u32 {
+        self.ring.hash_bits()
+    }
+}
+
+impl DuplicateFilter for CompactShf {
+    #[inline]
+    fn contains(&self, digest: Digest) -> bool {
+        self.ring.contains(self.ring.hash_of(digest))
+    }
+
+    #[inline]
+    fn insert(&mut self, digest: Digest) {
+        let hash = self.ring.hash_of(digest);
+        self.ring.push(hash);
+    }
+
+    /// `w·h`: the ring.
+    fn memory_bits(&self) -> u64 {
+        self.ring.window() * u64::from(self.hash_bits())
+    }
+
+    fn clear(&mut self) {
+        self.ring.clear();
+    }
+}
+
+impl Windowed for CompactShf {
+    fn window(&self) -> Window {
+        Window::Count(self.ring.window())
+    }
+}
+
+/// Body: window, hash width, ring length and head, ring words.
+impl Snapshot for CompactShf {
+    const KIND: u16 = snapshot::kind::COMPACT_SHF;
+
+    fn encode_body(&self, out: &mut Encoder) {
+        self.ring.encode(out);
+    }
+
+    fn decode_body(input: &mut Decoder<'_>, _version: u16) -> Result<Self, DecodeError> {
+        Ok(CompactShf {
+            ring: HashRing::decode(input)?,
+        })
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn sizing_and_errors() {
+        assert_eq!(
+            CompactShf::with_memory(100_000, 6_000).unwrap().hash_bits(),
+            16
+        );
+        assert_eq!(
+            CompactShf::with_memory(999, 1_000).unwrap_err().param(),
+            "memory_bits"
+        );
+        assert_eq!(CompactShf::near_exact(1 << 20).unwrap().hash_bits(), 40);
+        assert_eq!(CompactShf::near_exact(1).unwrap().hash_bits(), 1);
+    }
+}

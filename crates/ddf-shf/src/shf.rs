@@ -1,0 +1,206 @@
+//! The Short Hash Filter: a ring of the last `w` hashes plus a counting dictionary.
+
+use crate::ring::HashRing;
+use ddf_core::snapshot::{self, DecodeError, Decoder, Encoder, Snapshot};
+use ddf_core::{Digest, DuplicateFilter, ParamError, Verdict, Window, Windowed};
+use ddf_hash::MixState;
+use std::collections::HashMap;
+use std::collections::hash_map::Entry;
+
+/// The Short Hash Filter (SHF) of *Approaching Optimal Duplicate Detection
+/// in a Sliding Window*, §3.2, Algorithm 1: the exact windowed filter of
+/// Theorem 1 with each item replaced by an `h`-bit hash of it.
+///
+/// A ring keeps the hashes of the last `w` insertions and a dictionary counts
+/// each hash's occurrences in the ring, so lookup and insertion are O(1).
+/// No false negatives within the window; a false positive needs a hash
+/// collision with one of the `w` stored hashes, probability
+/// `1 − (1 − 2^(−h))^w` (Theorem 3).
+///
+/// Sizing, in the paper's symbols: window `w`, hash width `h`
+/// (`hash_bits`), memory `M = 2·w·h + w·log₂ w` (ring, dictionary keys,
+/// counters, as Algorithm 1 counts them).
+#[derive(Debug, Clone)]
+pub struct Shf {
+    ring: HashRing,
+    counts: HashMap<u64, u32, MixState>,
+}
+
+impl Shf {
+    /// An SHF over the last `window` insertions (`w`, 1..=2^32 − 1) with
+    /// hashes of `hash_bits` bits (`h`, 1..=64).
+    pub fn new(window: u64, hash_bits: u32) -> Result<Self, ParamError> {
+        let ring = HashRing::new(window, hash_bits)?;
+        Ok(Shf {
+            ring,
+            counts: HashMap::with_hasher(MixState),
+        })
+    }
+
+    /// The SHF of Algorithm 1 for `memory_bits` (`M`) and `window` (`w`):
+    /// `h = ⌊M/(2w) − ½·log₂ w⌋`, at most 64 (wider hashes would not lower the
+    /// error measurably; [`memory_bits`](DuplicateFilter::memory_bits) then
+    /// reports less than `M`). Fails unless `h ≥ 1`.
+    pub fn with_memory(memory_bits: u64, window: u64) -> Result<Self, ParamError> {
+        ddf_param::ensure_positive("window", window)?;
+        let h = ddf_theory::shf::shf_hash_bits(memory_bits as f64, window as f64).floor();
+        if h < 1.0 {
+            let need = (2.0 * window as f64 + window as f64 * (window as f64).log2()).ceil();
+            return Err(ParamError::new(
+                "memory_bits",
+                memory_bits,
+                format!("at least {need} bits for a window of {window} (a 1-bit hash)"),
+            ));
+        }
+        Self::new(window, h.min(64.0) as u32)
+    }
+
+    /// The near-exact SHF of Theorem 2 for `window`: `h = 2·⌈log₂ w⌉`, so
+    /// the false-positive probability is about `1/w`.
+    pub fn near_exact(window: u64) -> Result<Self, ParamError> {
+        ddf_param::ensure_positive("window", window)?;
+        Self::new(window, crate::near_exact_bits(window))
+    }
+
+    /// The hash width `h` in bits.
+    pub fn hash_bits(&self) -> u32 {
+        self.ring.hash_bits()
+    }
+
+    fn add(&mut self, hash: u64) -> bool {
+        let seen = match self.counts.entry(hash) {
+            Entry::Occupied(mut e) => {
+                *e.get_mut() += 1;
+                true
+            }
+            Entry::Vacant(e) => {
+                e.insert(1);
+                false
+            }
+        };
+        if let Some(old) = self.ring.push(hash)
+            && let Entry::Occupied(mut e) = self.counts.entry(old)
+        {
+            *e.get_mut() -= 1;
+            if *e.get() == 0 {
+                e.remove();
+            }
+        }
+        seen
+    }
+}
+
+impl DuplicateFilter for Shf {
+    #[inline]
+    fn contains(&self, digest: Digest) -> bool {
+        self.counts.contains_key(&self.ring.hash_of(digest))
+    }
+
+    #[inline]
+    fn insert(&mut self, digest: Digest) {
+        let hash = self.ring.hash_of(digest);
+        self.add(hash);
+    }
+
+    /// One dictionary probe for detect and insert together.
+    #[inline]
+    fn observe(&mut self, digest: Digest) -> Verdict {
+        let hash = self.ring.hash_of(digest);
+        Verdict::from_seen(self.add(hash))
+    }
+
+    /// `2·w·h + ⌈w·log₂ w⌉`: ring and dictionary keys of `h` bits each and
+    /// counters of `log₂ w` bits, as Algorithm 1 sizes them.
+    fn memory_bits(&self) -> u64 {
+        let w = self.ring.window();
+        ddf_theory::shf::shf_memory_bits(f64::from(self.hash_bits()), w as f64).ceil() as u64
+    }
+
+    fn clear(&mut self) {
+        self.ring.clear();
+        self.counts.clear();
+    }
+}
+
+impl Windowed for Shf {
+    fn window(&self) -> Window {
+        Window::Count(self.ring.window())
+    }
+}
+
+/// Body: window, hash width, ring length and head, ring words; the
+/// dictionary is rebuilt from the ring.
+impl Snapshot for Shf {
+    const KIND: u16 = snapshot::kind::SHF;
+
+    fn encode_body(&self, out: &mut Encoder) {
+        self.ring.encode(out);
+    }
+
+    fn decode_body(input: &mut Decoder<'_>, _version: u16) -> Result<Self, DecodeError> {
+        let ring = HashRing::decode(input)?;
+        let mut counts = HashMap::with_hasher(MixState);
+        for hash in ring.hashes() {
+            *counts.entry(hash).or_insert(0) += 1;
+        }
+        Ok(Shf { ring, counts })
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn sizing_follows_algorithm_1() {
+        // M = 10^5, w = 1000: h = floor(50 − ½·log2 1000) = floor(45.02) = 45.
+        let f = Shf::with_memory(100_000, 1000).unwrap();
+        assert_eq!(f.hash_bits(), 45);
+        assert!(f.memory_bits() <= 100_000);
+        assert_eq!(Shf::near_exact(1000).unwrap().hash_bits(), 20);
+        assert_eq!(
+            Shf::with_memory(100_000, 10_000).unwrap_err().param(),
+            "memory_bits"
+        );
+        assert_eq!(Shf::new(0, 8).unwrap_err().param(), "window");
+        assert_eq!(Shf::new(10, 0).unwrap_err().param(), "hash_bits");
+        assert_eq!(Shf::new(10, 65).unwrap_err().param(), "hash_bits");
+        assert_eq!(Shf::with_memory(u64::MAX, 4).unwrap().hash_bits(), 64);
+    }
+
+    #[test]
+    fn window_is_exact_for_distinct_hashes() {
+        let mut f = Shf::new(3, 64).unwrap();
+        let d = |i: u64| Digest::mixed(i);
+        assert_eq!(f.observe(d(1)), Verdict::Unseen);
+        for i in 2..=4 {
+            f.observe(d(i));
+        }
+        assert_eq!(f.observe(d(1)), Verdict::Unseen);
+        assert_eq!(f.observe(d(3)), Verdict::Duplicate);
+    }
+}
+
+#[cfg(test)]
+mod decode_tests {
+    use super::*;
+    use ddf_core::snapshot::seal;
+
+    /// Found by the `shf` fuzz target: a body declaring a 2^32-item ring of
+    /// 64-bit hashes made the decoder allocate 32 GiB before it looked for
+    /// the ring's words. It must fail on the missing words instead.
+    #[test]
+    fn huge_declared_ring_is_rejected_without_allocating() {
+        let mut body = Encoder::new();
+        body.put_u64(u64::from(u32::MAX));
+        body.put_u32(64);
+        body.put_u64(0);
+        body.put_u64(0);
+        body.put_u64(0); // zero ring words follow
+        let bytes = seal(Shf::KIND, Shf::VERSION, 0, &[], &body.into_bytes());
+        assert!(matches!(
+            Shf::from_bytes(&bytes),
+            Err(DecodeError::Invalid { field: "ring", .. })
+        ));
+    }
+}

@@ -1,0 +1,594 @@
+//! `SlidingBloom`: generations over the tagged table, and the filter traits.
+
+use crate::plan::{CELLS_PER_BUCKET, Clock, Plan, Request, Slack};
+use crate::table::{Ages, EntryKey, Slot, Table};
+use ddf_core::{Digest, DuplicateFilter, ParamError, TimedFilter, Verdict, Window, Windowed};
+use ddf_hash::{Fingerprinter, SplitMix64, ZeroPolicy};
+
+/// Seed of the relocation generator unless [`SlidingBloom::with_seed`] sets one.
+const DEFAULT_SEED: u64 = 0x6e61_6f72_796f_6765;
+
+/// The Naor–Yogev `(n, m, ε)`-sliding Bloom filter: every item among the last
+/// `n` insertions is reported, no item older than `n + m` is reported with
+/// probability above `ε`.
+///
+/// The construction of *Tight Bounds for Sliding Bloom Filters* (§2): the
+/// stream is cut into generations of `⌈n/c⌉` insertions; each item's hash
+/// `h(x)` is kept in a dictionary with the generation of its latest
+/// occurrence, counted modulo `2c + 3` (§2.4). An item is reported while that
+/// generation is among the last `c + 1`. Stale entries are deleted lazily —
+/// an insertion overwrites any it needs — and by a scan that visits at most one
+/// bucket per insertion, `⌈B/(c + 1)⌉` per generation (§2.5), so no operation
+/// of a count window pauses.
+///
+/// The dictionary is a two-choice table of 4-cell buckets; see the crate
+/// documentation for its sizing, the argument that it never drops an entry,
+/// and its measured speed.
+#[derive(Debug, Clone)]
+pub struct SlidingBloom {
+    plan: Plan,
+    table: Table,
+    fingerprinter: Fingerprinter,
+    /// Absolute index of the current generation.
+    generation: u64,
+    /// `generation mod (2c + 3)`.
+    tag: u32,
+    /// The clock at `tag`, as the table's lane operations want it.
+    ages: Ages,
+    /// Insertions in the current generation.
+    in_generation: u64,
+    /// `in_generation · quota mod generation_capacity`: the scan's share of
+    /// a bucket earned and not yet spent (derived, so not in snapshots).
+    scan_credit: u64,
+    /// The latest timestamp seen (time windows).
+    latest: u64,
+    /// Insertions since construction or `clear`.
+    insertions: u64,
+    seed: u64,
+    rng: SplitMix64,
+}
+
+impl SlidingBloom {
+    /// An `(n, m, ε)`-sliding Bloom filter over the last `window` insertions
+    /// (`n ≥ 1`), forgetting items within `slack` more, with false-positive
+    /// probability at most `epsilon` for older and unseen items.
+    ///
+    /// The generations `c` are the least-space choice among those whose
+    /// slack fits (about `max(log₂(1/ε), n/m)`, §2.3). Fails with a
+    /// [`ParamError`] naming `window`, `epsilon` (in `(0, 1)`, and large
+    /// enough for a 32-bit cell), `slack` (for `Slack::AtMost(m)`: small
+    /// slacks need many generations and wide tags) or `capacity` (a table
+    /// above 2^40 bits).
+    pub fn new(window: u64, slack: Slack, epsilon: f64) -> Result<Self, ParamError> {
+        Self::from_request(Request::count(window, slack, None, epsilon))
+    }
+
+    /// An `(n, ε)`-sliding Bloom filter (`m = ∞`): the slack is whatever
+    /// the least-space number of generations gives, about `n/log₂(1/ε)`.
+    pub fn least_space(window: u64, epsilon: f64) -> Result<Self, ParamError> {
+        Self::new(window, Slack::LeastSpace, epsilon)
+    }
+
+    /// A filter with exactly `generations` generations (`c`, in `1..=window`),
+    /// the paper's own parameter: slack `(c + 1)·⌈n/c⌉ − 1 − n`.
+    pub fn with_generations(
+        window: u64,
+        generations: u64,
+        epsilon: f64,
+    ) -> Result<Self, ParamError> {
+        Self::from_request(Request::count(
+            window,
+            Slack::LeastSpace,
+            Some(generations),
+            epsilon,
+        ))
+    }
+
+    /// A filter over the last `span` time units of the caller's clock
+    /// (`now − ts < span`), driven by [`TimedFilter`]; `slack` is in time
+    /// units (at least 1: generations are whole units).
+    ///
+    /// The table is sized for `capacity` insertions per `span` arriving at a
+    /// steady rate (`⌈capacity/c⌉` per generation of `⌈span/c⌉` units). More
+    /// insertions than that never cost an item: once the table cannot place
+    /// an entry it goes to the stash, which then grows
+    /// ([`stash_len`](Self::stash_len), [`memory_bits`](DuplicateFilter::memory_bits)).
+    pub fn with_time_span(
+        span: u64,
+        slack: Slack,
+        capacity: u64,
+        epsilon: f64,
+    ) -> Result<Self, ParamError> {
+        Self::from_request(Request::time(span, slack, capacity, epsilon))
+    }
+
+    pub(crate) fn from_request(request: Request) -> Result<Self, ParamError> {
+        Self::from_plan(Plan::new(request)?)
+    }
+
+    /// Allocates the table of `plan`.
+    pub(crate) fn from_plan(plan: Plan) -> Result<Self, ParamError> {
+        // The plan keeps remainders within 1..=31 bits.
+        let fingerprinter = Fingerprinter::new(plan.remainder_bits, ZeroPolicy::Rehash)?;
+        let table = Table::new(&plan);
+        let ages = table.ages(0, plan.tag_modulus, plan.generations as u32);
+        Ok(SlidingBloom {
+            table,
+            plan,
+            fingerprinter,
+            generation: 0,
+            tag: 0,
+            ages,
+            in_generation: 0,
+            scan_credit: 0,
+            latest: 0,
+            insertions: 0,
+            seed: DEFAULT_SEED,
+            rng: SplitMix64::new(DEFAULT_SEED),
+        })
+    }
+
+    /// The same filter with its relocation generator seeded by `seed`
+    /// (kept by [`clear`](DuplicateFilter::clear)); state is reset.
+    #[must_use]
+    pub fn with_seed(mut self, seed: u64) -> Self {
+        self.seed = seed;
+        self.clear_all();
+        self
+    }
+
+    /// The same filter re-planned for design load `load` (in
+    /// [`DESIGN_LOAD_RANGE`](crate::DESIGN_LOAD_RANGE), default
+    /// [`DESIGN_LOAD`](crate::DESIGN_LOAD)); state is reset. A higher load saves space and costs
+    /// insertion time; the false-positive bound still holds.
+    pub fn with_design_load(self, load: f64) -> Result<Self, ParamError> {
+        let request = Request {
+            load,
+            ..self.plan.request
+        };
+        Ok(Self::from_request(request)?.with_seed(self.seed))
+    }
+
+    /// The design load the table was sized for.
+    pub fn design_load(&self) -> f64 {
+        self.plan.request.load
+    }
+
+    pub(crate) fn plan(&self) -> &Plan {
+        &self.plan
+    }
+
+    /// `c`, the generations per window.
+    pub fn generations(&self) -> u64 {
+        self.plan.generations
+    }
+
+    /// Insertions (count windows) or time units (time windows) per
+    /// generation: `⌈n/c⌉` or `⌈t/c⌉`.
+    pub fn generation_len(&self) -> u64 {
+        self.plan.generation_len
+    }
+
+    /// The absolute index of the current generation (insertions divided by
+    /// the generation length, or `now` divided by it for time windows).
+    pub fn generation(&self) -> u64 {
+        self.generation
+    }
+
+    /// Bits of the stored remainder `r`.
+    pub fn remainder_bits(&self) -> u32 {
+        self.plan.remainder_bits
+    }
+
+    /// Bits of the generation tag, `⌈log₂(2c + 3)⌉` (§2.4).
+    pub fn tag_bits(&self) -> u32 {
+        self.plan.tag_bits
+    }
+
+    /// Buckets of the table (each of four cells).
+    pub fn buckets(&self) -> u64 {
+        self.plan.buckets
+    }
+
+    /// Cells of the table, `4·B`.
+    pub fn cells(&self) -> u64 {
+        self.plan.buckets * CELLS_PER_BUCKET as u64
+    }
+
+    /// The `epsilon` asked for.
+    pub fn epsilon(&self) -> f64 {
+        self.plan.request.epsilon
+    }
+
+    /// The most entries that can be active at once, `(c + 1)·⌈n/c⌉` (the
+    /// paper's `n'`); the table is sized for them.
+    pub fn max_active(&self) -> u64 {
+        self.plan.max_active
+    }
+
+    /// The number of distinct entry keys, `B·(2^r − 1)/2`: the hash range
+    /// `M` of §2.1.
+    pub fn key_space(&self) -> f64 {
+        self.plan.key_space()
+    }
+
+    /// The guaranteed false-positive probability of an item not inserted in
+    /// the last `n + m`: [`max_active`](Self::max_active) over
+    /// [`key_space`](Self::key_space), at most `epsilon` (§2.1's union bound).
+    pub fn false_positive_bound(&self) -> f64 {
+        self.plan.false_positive_bound()
+    }
+
+    /// Insertions in which the scan visits every bucket once, counted from
+    /// the start of a generation (count windows): `c + 1` generations, each
+    /// paying `⌈B/(c + 1)⌉` buckets, `(c + 1)·⌈n/c⌉` insertions.
+    pub fn scan_period(&self) -> u64 {
+        (self.plan.generations + 1) * self.plan.generation_len
+    }
+
+    /// The oldest age (in insertions, as for the window) at which a stale
+    /// entry may still occupy a cell (count windows): the retention
+    /// `(c + 1)·⌈n/c⌉ − 1` plus the [`scan_period`](Self::scan_period).
+    /// Stale entries never count as present, but they hold their cell until
+    /// an insertion overwrites them or the scan deletes them.
+    pub fn physical_lifetime(&self) -> u64 {
+        let retention = self.plan.request.window + self.plan.slack;
+        retention + self.scan_period()
+    }
+
+    /// Non-empty cells of the table (active or stale entries).
+    pub fn occupied_cells(&self) -> u64 {
+        self.table.occupied()
+    }
+
+    /// Entries parked in the stash because the table could not place them.
+    /// 0 unless the table was loaded beyond its design (see the crate docs).
+    pub fn stash_len(&self) -> usize {
+        self.table.stash_len()
+    }
+
+    /// Entries that are active now (O(cells): a diagnostic).
+    pub fn active_entries(&self) -> u64 {
+        let ages = self.ages();
+        self.table
+            .entries()
+            .filter(|&(_, t)| ages.is_active(t))
+            .count() as u64
+    }
+
+    /// The key under which `digest` is stored; items with equal keys share
+    /// one entry (that sharing is the false positive of §2.1).
+    pub fn entry_key(&self, digest: Digest) -> EntryKey {
+        let slot = self.slot(digest);
+        self.table.key_of(slot.first, slot.remainder)
+    }
+
+    /// Every stored entry, active or stale, with its age in generations
+    /// (O(cells): for tests and verification).
+    pub fn entries(&self) -> impl Iterator<Item = (EntryKey, u32)> + '_ {
+        let ages = self.ages();
+        self.table.entries().map(move |(k, t)| (k, ages.age(t)))
+    }
+
+    /// Relocation moves (cuckoo kicks) since construction, the last `clear`
+    /// or a snapshot restore: a diagnostic of how hard the table works.
+    pub fn kicks(&self) -> u64 {
+        self.table.kicks()
+    }
+
+    /// Insertions since construction or the last `clear`.
+    pub fn insertions(&self) -> u64 {
+        self.insertions
+    }
+
+    #[inline]
+    fn ages(&self) -> Ages {
+        self.ages
+    }
+
+    /// Sets the generation counter's tag and the clock derived from it.
+    fn set_tag(&mut self, tag: u32) {
+        self.tag = tag;
+        self.ages = self
+            .table
+            .ages(tag, self.plan.tag_modulus, self.plan.generations as u32);
+    }
+
+    #[inline]
+    fn slot(&self, digest: Digest) -> Slot {
+        let (first, rest) = digest.split(self.plan.buckets);
+        self.table.slot(first, self.fingerprinter.fingerprint(rest))
+    }
+
+    /// Generations between the current one and the one of time `now`
+    /// (time windows; 0 for count windows or a `now` not ahead).
+    #[inline]
+    fn generations_ahead(&self, now: u64) -> u64 {
+        match self.plan.request.clock {
+            Clock::Count => 0,
+            Clock::Time => (now / self.plan.generation_len).saturating_sub(self.generation),
+        }
+    }
+
+    /// Detect at the current generation plus `ahead` ones.
+    #[inline]
+    fn contains_ahead(&self, digest: Digest, ahead: u64) -> bool {
+        if ahead > self.plan.generations {
+            return false;
+        }
+        let slot = self.slot(digest);
+        match self.table.find(slot) {
+            Some(loc) => {
+                let age = u64::from(self.ages().age(self.table.tag(slot, loc)));
+                age + ahead <= self.plan.generations
+            }
+            None => false,
+        }
+    }
+
+    /// Stream at the current generation: detect, then record.
+    #[inline]
+    fn observe_now(&mut self, digest: Digest) -> bool {
+        let slot = self.slot(digest);
+        let ages = self.ages();
+        let seen = self
+            .table
+            .upsert(slot, self.tag, &ages, &mut self.rng)
+            .is_some_and(|old| ages.is_active(old));
+        self.after_insertion(&ages);
+        seen
+    }
+
+    /// The per-insertion work after placing: the scan's share and the counters.
+    ///
+    /// A generation owes the scan `q = ⌈B/(c + 1)⌉` buckets, so that `c + 1`
+    /// generations sweep the whole table; they are paid evenly, one bucket
+    /// whenever the insertions of the generation have earned one (`q` per
+    /// `⌈n/c⌉` insertions), rather than all at once (§2.5).
+    #[inline]
+    fn after_insertion(&mut self, ages: &Ages) {
+        self.insertions += 1;
+        self.in_generation += 1;
+        self.scan_credit += self.plan.scan_quota;
+        if self.scan_credit >= self.plan.generation_capacity {
+            self.scan_credit -= self.plan.generation_capacity;
+            self.table.scan_step(ages);
+        }
+        if self.plan.request.clock == Clock::Count && self.in_generation == self.plan.generation_len
+        {
+            self.end_generation();
+        }
+    }
+
+    /// Closes the current generation: pay what remains of its scan quota
+    /// (time windows may have had too few insertions to pay it as they
+    /// went), sweep the stash, and advance the counter (§2.4–2.5).
+    fn end_generation(&mut self) {
+        let ages = self.ages();
+        let quota = self.plan.scan_quota;
+        let paid = u128::from(self.in_generation) * u128::from(quota)
+            / u128::from(self.plan.generation_capacity);
+        for _ in paid.min(u128::from(quota))..u128::from(quota) {
+            self.table.scan_step(&ages);
+        }
+        self.table.sweep_stash(&ages);
+        self.in_generation = 0;
+        self.scan_credit = 0;
+        self.generation += 1;
+        self.set_tag(if self.tag + 1 == self.plan.tag_modulus {
+            0
+        } else {
+            self.tag + 1
+        });
+    }
+
+    /// Moves the time clock to `now` (time windows).
+    fn advance_to(&mut self, now: u64) {
+        let now = now.max(self.latest);
+        self.latest = now;
+        let target = now / self.plan.generation_len;
+        if target <= self.generation {
+            return;
+        }
+        let ahead = target - self.generation;
+        if ahead > self.plan.generations {
+            // Every entry is stale at `target`: skip the generations between.
+            self.table.clear_entries();
+            self.in_generation = 0;
+            self.scan_credit = 0;
+            self.generation = target;
+            self.set_tag((target % u64::from(self.plan.tag_modulus)) as u32);
+        } else {
+            for _ in 0..ahead {
+                self.end_generation();
+            }
+        }
+    }
+
+    fn clear_all(&mut self) {
+        self.table.reset();
+        self.generation = 0;
+        self.set_tag(0);
+        self.in_generation = 0;
+        self.scan_credit = 0;
+        self.latest = 0;
+        self.insertions = 0;
+        self.rng = SplitMix64::new(self.seed);
+    }
+
+    /// The parts a snapshot stores besides the table.
+    pub(crate) fn clock_state(&self) -> ClockState {
+        ClockState {
+            generation: self.generation,
+            in_generation: self.in_generation,
+            latest: self.latest,
+            insertions: self.insertions,
+            seed: self.seed,
+            rng: self.rng.state(),
+        }
+    }
+
+    pub(crate) fn table(&self) -> &Table {
+        &self.table
+    }
+
+    /// Rebuilds a filter from validated snapshot parts.
+    pub(crate) fn restore(plan_of: SlidingBloom, table: Table, clock: ClockState) -> SlidingBloom {
+        let modulus = u64::from(plan_of.plan.tag_modulus);
+        let tag = (clock.generation % modulus) as u32;
+        let ages = table.ages(
+            tag,
+            plan_of.plan.tag_modulus,
+            plan_of.plan.generations as u32,
+        );
+        SlidingBloom {
+            table,
+            generation: clock.generation,
+            tag,
+            ages,
+            in_generation: clock.in_generation,
+            scan_credit: (u128::from(clock.in_generation) * u128::from(plan_of.plan.scan_quota)
+                % u128::from(plan_of.plan.generation_capacity)) as u64,
+            latest: clock.latest,
+            insertions: clock.insertions,
+            seed: clock.seed,
+            rng: SplitMix64::new(clock.rng),
+            ..plan_of
+        }
+    }
+}
+
+/// The generation clock and generator, as stored in snapshots.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub(crate) struct ClockState {
+    pub(crate) generation: u64,
+    pub(crate) in_generation: u64,
+    pub(crate) latest: u64,
+    pub(crate) insertions: u64,
+    pub(crate) seed: u64,
+    pub(crate) rng: u64,
+}
+
+impl DuplicateFilter for SlidingBloom {
+    /// Whether an entry for `digest` has an active generation; for time
+    /// windows, at the latest time seen.
+    #[inline]
+    fn contains(&self, digest: Digest) -> bool {
+        self.contains_ahead(digest, 0)
+    }
+
+    /// Records `digest` in the current generation (for time windows, at the
+    /// latest time seen): refreshes its entry or inserts a new one.
+    #[inline]
+    fn insert(&mut self, digest: Digest) {
+        self.observe_now(digest);
+    }
+
+    #[inline]
+    fn observe(&mut self, digest: Digest) -> Verdict {
+        Verdict::from_seen(self.observe_now(digest))
+    }
+
+    /// Table cells times their width, `4·B·(r + s)`, plus the stash entries
+    /// (bucket, remainder and tag each) when there are any. The two counters
+    /// and the hash key, `O(log n)` bits in the paper's count, are left out.
+    fn memory_bits(&self) -> u64 {
+        self.table.memory_bits(&self.plan)
+    }
+
+    fn clear(&mut self) {
+        self.clear_all();
+    }
+}
+
+impl TimedFilter for SlidingBloom {
+    /// Detect at time `now` (time windows; count windows ignore `now`).
+    fn contains_at(&self, digest: Digest, now: u64) -> bool {
+        self.contains_ahead(digest, self.generations_ahead(now.max(self.latest)))
+    }
+
+    /// Insert at time `now` (time windows; count windows ignore `now`).
+    fn insert_at(&mut self, digest: Digest, now: u64) {
+        self.observe_at(digest, now);
+    }
+
+    fn observe_at(&mut self, digest: Digest, now: u64) -> Verdict {
+        if self.plan.request.clock == Clock::Time {
+            self.advance_to(now);
+        }
+        Verdict::from_seen(self.observe_now(digest))
+    }
+}
+
+impl Windowed for SlidingBloom {
+    fn window(&self) -> Window {
+        match self.plan.request.clock {
+            Clock::Count => Window::Count(self.plan.request.window),
+            Clock::Time => Window::Time(self.plan.request.window),
+        }
+    }
+
+    /// The effective slack `m`: `(c + 1)·⌈n/c⌉ − 1 − n` insertions, or
+    /// `(c + 1)·⌈t/c⌉ − t` time units.
+    fn slack(&self) -> u64 {
+        self.plan.slack
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn window_is_remembered_and_forgotten_on_schedule() {
+        // n = 100, c = 4: generations of 25, reported up to age 124.
+        let mut f = SlidingBloom::with_generations(100, 4, 0.01).unwrap();
+        assert_eq!((f.generation_len(), f.slack()), (25, 24));
+        let x = Digest::mixed(u64::MAX);
+        f.insert(x);
+        for i in 0..123 {
+            f.insert(Digest::mixed(i));
+            assert!(f.contains(x), "forgotten at age {}", i + 2);
+        }
+        // Age 125: its generation left the last c + 1.
+        f.insert(Digest::mixed(10_000));
+        assert_eq!(f.generation(), 5);
+        // Either forgotten or a false positive of probability ≤ 1%.
+        let reported = f.contains(x);
+        let own = f.entry_key(x);
+        assert!(!reported || f.entries().any(|(k, age)| k == own && age <= 4));
+    }
+
+    #[test]
+    fn refresh_keeps_an_item_forever() {
+        let mut f = SlidingBloom::least_space(50, 0.01).unwrap();
+        let x = Digest::mixed(7);
+        for i in 0..10_000u64 {
+            if i % 50 == 0 {
+                assert!(f.contains(x) || i == 0);
+                f.insert(x);
+            } else {
+                f.insert(Digest::mixed(i + 100));
+            }
+        }
+        assert_eq!(f.stash_len(), 0);
+    }
+
+    #[test]
+    fn time_window_ages_by_the_clock() {
+        let mut f = SlidingBloom::with_time_span(1000, Slack::AtMost(250), 100, 0.01).unwrap();
+        let c = f.generations();
+        let d = f.generation_len();
+        assert!(c * d >= 1000 && (c + 1) * d - 1000 <= 250);
+        let x = Digest::mixed(1);
+        assert_eq!(f.observe_at(x, 5_000), Verdict::Unseen);
+        assert!(f.contains_at(x, 5_999));
+        assert!(!f.contains_at(x, 5_000 + (c + 1) * d));
+        // A far jump forgets everything at once.
+        f.insert_at(Digest::mixed(2), 1_000_000);
+        assert!(!f.contains(x));
+        assert_eq!(f.occupied_cells(), 1);
+        // A clock stepping back counts as the latest time.
+        assert_eq!(f.observe_at(Digest::mixed(2), 10), Verdict::Duplicate);
+    }
+}

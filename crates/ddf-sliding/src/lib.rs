@@ -1,0 +1,12 @@
+//! The Naor–Yogev sliding Bloom filter: a generation-tagged fingerprint dictionary.
+#![doc = include_str!("../README.md")]
+#![forbid(unsafe_code)]
+
+mod filter;
+mod plan;
+mod snapshot;
+mod table;
+
+pub use filter::SlidingBloom;
+pub use plan::{CELLS_PER_BUCKET, DESIGN_LOAD, DESIGN_LOAD_RANGE, Slack};
+pub use table::{EntryKey, MAX_KICKS};

@@ -1,0 +1,505 @@
+//! Capacity planning: generations, tag and remainder widths, and table size from (n, m, ε).
+
+use ddf_param::{MAX_STATE_BITS, ParamError, checked_mul, ensure_probability, ensure_range};
+
+/// Cells per bucket of the table (the two-choice table's bucket size).
+pub const CELLS_PER_BUCKET: usize = 4;
+
+/// The default design load: the largest fraction of the table's cells that
+/// active entries may fill.
+///
+/// The table is sized so that the most entries that can be active at once,
+/// `(c + 1)·⌈n/c⌉`, fill at most this fraction of its cells. A two-choice
+/// table of 4-cell buckets with relocation places every item up to an active
+/// load of about 0.96; past that the walks grow long and entries start to
+/// reach the stash. Below it, insertion time grows with the load (the share
+/// of insertions that must relocate an entry): 0.90 trades about 4 % more
+/// space than 0.94 for inserts about a third faster. See the crate
+/// documentation for the measurements; [`SlidingBloom::with_design_load`]
+/// picks another point.
+///
+/// [`SlidingBloom::with_design_load`]: crate::SlidingBloom::with_design_load
+pub const DESIGN_LOAD: f64 = 0.90;
+
+/// The design loads accepted: above 0.96 entries start to reach the stash;
+/// at 1/4 the table has as many cells as the most active entries per bucket
+/// and more would only waste space.
+pub const DESIGN_LOAD_RANGE: std::ops::RangeInclusive<f64> = 0.25..=0.96;
+
+/// Extra buckets, in multiples of `√b`, on top of the `b` the design load asks for.
+///
+/// A finite table fills less reliably than the asymptotic threshold of
+/// two-choice hashing, by a margin that shrinks like `1/√B`: with no margin,
+/// about one filter in twelve below 100 buckets sent an entry to the stash
+/// over 40 windows of distinct items; with `2√b` extra buckets none of 9,000
+/// filters of windows 1 to 250 did. The margin costs 0.4 % of the table at
+/// `n = 10^6` and 1.2 % at `n = 10^5`.
+const SMALL_TABLE_MARGIN: f64 = 2.0;
+
+/// The widest cell: remainder plus tag bits.
+const MAX_CELL_BITS: u32 = ddf_bits::MAX_CELL_BITS;
+
+/// The most generations searched when minimising space over `c` (the optimum
+/// is near `log₂(1/ε)`, below 32 for every accepted `ε`).
+const MAX_FREE_GENERATIONS: u64 = 256;
+
+/// How many distinct generation sizes the slack search tries before it takes
+/// a size that is feasible by construction.
+const SLACK_SEARCH_STEPS: u64 = 1 << 20;
+
+/// How many generation counts past the fewest feasible one are compared.
+const MAX_CLASS_SEARCH: u64 = 4096;
+
+/// How far beyond the window an item may still be reported.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
+pub enum Slack {
+    /// At most this many insertions (count windows) or time units (time
+    /// windows) beyond the window: the paper's `m`.
+    AtMost(u64),
+    /// Whatever slack gives the least space: the paper's `m = ∞`, an
+    /// `(n, ε)`-sliding Bloom filter.
+    LeastSpace,
+}
+
+/// Whether generations advance by insertions or by the caller's clock.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
+pub(crate) enum Clock {
+    /// A generation is `⌈n/c⌉` insertions.
+    Count,
+    /// A generation is `⌈t/c⌉` time units.
+    Time,
+}
+
+/// What the caller asked for; the plan is a pure function of it.
+#[derive(Debug, Clone, Copy, PartialEq)]
+pub(crate) struct Request {
+    pub(crate) clock: Clock,
+    /// `n` (insertions) or `t` (time units).
+    pub(crate) window: u64,
+    pub(crate) slack: Slack,
+    /// Insertions the table is sized for per window: `n` for count windows.
+    pub(crate) capacity: u64,
+    /// `c` fixed by the caller, or chosen by the plan.
+    pub(crate) generations: Option<u64>,
+    pub(crate) epsilon: f64,
+    /// The design load, in [`DESIGN_LOAD_RANGE`].
+    pub(crate) load: f64,
+}
+
+impl Request {
+    /// A count window of `window` insertions, with the default design load.
+    pub(crate) fn count(window: u64, slack: Slack, generations: Option<u64>, epsilon: f64) -> Self {
+        Request {
+            clock: Clock::Count,
+            window,
+            slack,
+            capacity: window,
+            generations,
+            epsilon,
+            load: DESIGN_LOAD,
+        }
+    }
+
+    /// A time window of `span` units planned for `capacity` insertions per
+    /// span, with the default design load.
+    pub(crate) fn time(span: u64, slack: Slack, capacity: u64, epsilon: f64) -> Self {
+        Request {
+            clock: Clock::Time,
+            window: span,
+            slack,
+            capacity,
+            generations: None,
+            epsilon,
+            load: DESIGN_LOAD,
+        }
+    }
+}
+
+/// The geometry derived from a [`Request`].
+#[derive(Debug, Clone, Copy, PartialEq)]
+pub(crate) struct Plan {
+    pub(crate) request: Request,
+    /// `c`: generations per window.
+    pub(crate) generations: u64,
+    /// `⌈window/c⌉`: insertions (count) or time units (time) per generation.
+    pub(crate) generation_len: u64,
+    /// `⌈capacity/c⌉`: insertions a generation is planned to take.
+    pub(crate) generation_capacity: u64,
+    /// `(c + 1)·generation_len − window − δ`: how far beyond the window an
+    /// item may be reported (δ = 1 for counts, 0 for time; see [`retention_excess`]).
+    pub(crate) slack: u64,
+    /// `(c + 1)·generation_capacity`: the most entries active at once.
+    pub(crate) max_active: u64,
+    /// `2c + 3`: the generation counter's modulus (§2.4).
+    pub(crate) tag_modulus: u32,
+    /// `⌈log₂(2c + 3)⌉`.
+    pub(crate) tag_bits: u32,
+    /// Bits of the stored remainder `r`.
+    pub(crate) remainder_bits: u32,
+    /// Buckets `B` of [`CELLS_PER_BUCKET`] cells.
+    pub(crate) buckets: u64,
+    /// `⌈B/(c + 1)⌉`: buckets the scan visits per generation, so that a full
+    /// sweep takes at most `c + 1` generations.
+    pub(crate) scan_quota: u64,
+}
+
+impl Plan {
+    /// Plans a filter, or explains which parameter makes it impossible.
+    pub(crate) fn new(request: Request) -> Result<Plan, ParamError> {
+        let window_name = match request.clock {
+            Clock::Count => "window",
+            Clock::Time => "time_span",
+        };
+        ensure_range(window_name, request.window, 1..=u64::MAX)?;
+        ensure_range("capacity", request.capacity, 1..=u64::MAX)?;
+        ensure_probability("epsilon", request.epsilon)?;
+        if !DESIGN_LOAD_RANGE.contains(&request.load) {
+            return Err(ParamError::new(
+                "load",
+                request.load,
+                "a design load in 0.25..=0.96",
+            ));
+        }
+        let c = match request.generations {
+            Some(c) => ensure_range("generations", c, 1..=request.window)?,
+            None => choose_generations(&request)?,
+        };
+        let plan = Self::with_generations(request, c).map_err(|e| {
+            // Cells too wide for this slack although the filter fits with
+            // the generations of least space: blame the slack.
+            match request.slack {
+                Slack::AtMost(m)
+                    if e.param() == "epsilon"
+                        && request.generations.is_none()
+                        && Self::with_generations(request, free_generations(&request)).is_ok() =>
+                {
+                    ParamError::new(
+                        "slack",
+                        m,
+                        format!("a larger slack for this epsilon: {}", e.expected()),
+                    )
+                }
+                _ => e,
+            }
+        })?;
+        if let Slack::AtMost(m) = request.slack
+            && plan.slack > m
+        {
+            // Only reachable with generations fixed by the caller.
+            return Err(ParamError::new(
+                "generations",
+                c,
+                format!(
+                    "enough generations for a slack of at most {m} (this c gives {})",
+                    plan.slack
+                ),
+            ));
+        }
+        Ok(plan)
+    }
+
+    /// The geometry for exactly `c` generations.
+    fn with_generations(request: Request, c: u64) -> Result<Plan, ParamError> {
+        let window_name = match request.clock {
+            Clock::Count => "window",
+            Clock::Time => "time_span",
+        };
+        let generation_len = request.window.div_ceil(c);
+        let generation_capacity = request.capacity.div_ceil(c);
+        let slack = retention_excess(request.clock, request.window, c);
+        let max_active = checked_mul("capacity", c + 1, generation_capacity)?;
+        // Tags run over 0..2c + 3 (§2.4): at most 31 bits leaves a remainder bit.
+        let tag_modulus = c
+            .checked_mul(2)
+            .and_then(|x| x.checked_add(3))
+            .and_then(|q| u32::try_from(q).ok())
+            .filter(|&q| q <= 1 << (MAX_CELL_BITS - 1))
+            .ok_or_else(|| {
+                ParamError::new(
+                    "generations",
+                    c,
+                    "at most 2^30 generations, so that a tag of ⌈log2(2c + 3)⌉ bits fits a 32-bit cell",
+                )
+            })?;
+        let tag_bits = 32 - (tag_modulus - 1).leading_zeros();
+        let cells_needed = max_active as f64 / request.load;
+        let base = cells_needed / CELLS_PER_BUCKET as f64;
+        let buckets = (base + SMALL_TABLE_MARGIN * base.sqrt()).ceil().max(1.0);
+        if buckets > (MAX_STATE_BITS / CELLS_PER_BUCKET as u64) as f64 {
+            return Err(ParamError::new(
+                "capacity",
+                request.capacity,
+                format!("a table of at most {MAX_STATE_BITS} bits (2^40)"),
+            ));
+        }
+        let buckets = buckets as u64;
+        let remainder_bits = remainder_bits(max_active, buckets, request.epsilon);
+        if remainder_bits + tag_bits > MAX_CELL_BITS {
+            let (param, value) = match request.generations {
+                Some(_) => ("generations", c.to_string()),
+                None => ("epsilon", request.epsilon.to_string()),
+            };
+            return Err(ParamError::new(
+                param,
+                value,
+                format!(
+                    "a cell of at most {MAX_CELL_BITS} bits: this needs a {remainder_bits}-bit remainder \
+                     and a {tag_bits}-bit tag for {c} generations"
+                ),
+            ));
+        }
+        let cell_bits = u64::from(remainder_bits + tag_bits);
+        let bits = checked_mul(window_name, buckets, CELLS_PER_BUCKET as u64)
+            .and_then(|cells| checked_mul(window_name, cells, cell_bits))?;
+        if bits > MAX_STATE_BITS {
+            return Err(ParamError::new(
+                "capacity",
+                request.capacity,
+                format!("a table of at most {MAX_STATE_BITS} bits (2^40), not {bits}"),
+            ));
+        }
+        Ok(Plan {
+            request,
+            generations: c,
+            generation_len,
+            generation_capacity,
+            slack,
+            max_active,
+            tag_modulus,
+            tag_bits,
+            remainder_bits,
+            buckets,
+            scan_quota: buckets.div_ceil(c + 1),
+        })
+    }
+
+    /// Table bits: `B · 4 · (r + s)`.
+    pub(crate) fn table_bits(&self) -> u64 {
+        self.buckets * CELLS_PER_BUCKET as u64 * u64::from(self.remainder_bits + self.tag_bits)
+    }
+
+    /// The number of distinct keys `(bucket pair, remainder)`, `B·(2^r − 1)/2`:
+    /// the hash range `M` of §2.1 for this table.
+    pub(crate) fn key_space(&self) -> f64 {
+        self.buckets as f64 * (2f64.powi(self.remainder_bits as i32) - 1.0) / 2.0
+    }
+
+    /// The guaranteed false-positive bound: `max_active / key_space` (§2.1).
+    pub(crate) fn false_positive_bound(&self) -> f64 {
+        self.max_active as f64 / self.key_space()
+    }
+}
+
+/// How far beyond the window `c` generations of `⌈w/c⌉` remember an item.
+///
+/// Count windows: an item among the last `k` insertions has age `≤ k`; with
+/// generations of `g` insertions it is reported up to age `(c + 1)·g − 1`
+/// (`ddf_theory::sliding_bloom::retention`), so the slack is that minus `n`.
+/// Time windows: an item of timestamp `ts` is in the window while
+/// `now − ts < t` and is reported while `now − ts < (c + 1)·d`, a slack of
+/// `(c + 1)·d − t`.
+pub(crate) fn retention_excess(clock: Clock, window: u64, c: u64) -> u64 {
+    let len = window.div_ceil(c);
+    let reach = u128::from(c + 1) * u128::from(len);
+    let delta = match clock {
+        Clock::Count => 1,
+        Clock::Time => 0,
+    };
+    u64::try_from(reach - u128::from(window) - delta).unwrap_or(u64::MAX)
+}
+
+/// The smallest `r ≥ 1` with `2·max_active / (B·(2^r − 1)) ≤ ε`: the union
+/// bound of §2.1 over the active entries, each matching a query's bucket pair
+/// with probability at most `2/B` and its remainder with `1/(2^r − 1)`.
+fn remainder_bits(max_active: u64, buckets: u64, epsilon: f64) -> u32 {
+    let needed = 2.0 * max_active as f64 / (buckets as f64 * epsilon);
+    let mut r = (needed + 1.0).log2().ceil().max(1.0) as u32;
+    // Correct a rounding of the logarithm either way; capped where it no
+    // longer matters (the caller rejects widths above 32 bits).
+    while r < 40 && 2f64.powi(r as i32) - 1.0 < needed {
+        r += 1;
+    }
+    while r > 1 && 2f64.powi(r as i32 - 1) - 1.0 >= needed {
+        r -= 1;
+    }
+    r
+}
+
+/// The generations of least table space, whatever the slack.
+fn free_generations(request: &Request) -> u64 {
+    let upper = request.window.min(MAX_FREE_GENERATIONS);
+    (1..=upper)
+        .min_by_key(|&c| (table_bits_or_max(request, c), c))
+        .unwrap_or(1)
+}
+
+/// Table bits with `c` generations, `u64::MAX` if that plan is impossible.
+fn table_bits_or_max(request: &Request, c: u64) -> u64 {
+    Plan::with_generations(*request, c).map_or(u64::MAX, |p| p.table_bits())
+}
+
+/// The number of generations: least space among those that keep the slack.
+fn choose_generations(request: &Request) -> Result<u64, ParamError> {
+    let bits = |c: u64| table_bits_or_max(request, c);
+    let free = free_generations(request);
+    let m = match request.slack {
+        Slack::LeastSpace => return Ok(free),
+        Slack::AtMost(m) => m,
+    };
+    if retention_excess(request.clock, request.window, free) <= m {
+        return Ok(free);
+    }
+    // A generation of g covers the window in c = ⌈w/g⌉ generations and
+    // leaves a slack between g − δ and 2g − 1 − δ, so g ≤ (m + 1 + δ)/2 is
+    // always feasible and g > m + δ never is. Search the generation sizes
+    // downward from the largest that might fit: the first feasible ones have
+    // the fewest generations, hence the least space past the optimum.
+    let delta = match request.clock {
+        Clock::Count => 1,
+        Clock::Time => 0,
+    };
+    let sure = (m.saturating_add(1 + delta)) / 2;
+    if sure == 0 {
+        return Err(ParamError::new(
+            "slack",
+            m,
+            "at least 1 time unit: time generations are whole units",
+        ));
+    }
+    let window = request.window;
+    let feasible = |c: u64| retention_excess(request.clock, window, c) <= m;
+    // The fewest generations that keep the slack.
+    let mut g = m.saturating_add(delta).min(window.div_ceil(free)).max(sure);
+    let mut steps = 0;
+    let fewest = loop {
+        let c = window.div_ceil(g);
+        if feasible(c) {
+            break c;
+        }
+        steps += 1;
+        if steps >= SLACK_SEARCH_STEPS || g == sure {
+            break window.div_ceil(sure);
+        }
+        // The largest smaller generation size that needs more generations:
+        // every size in (⌈w/c⌉ − 1, g] covers the window with the same c.
+        g = (window.div_ceil(c) - 1).min(g - 1).max(sure);
+    };
+    // More generations with the same tag width cost no tag bit and shrink
+    // the `(c + 1)/c` overhead: take the best feasible one in the class of
+    // tags `⌈log₂(2c + 3)⌉` bits wide.
+    let tag_bits = 64 - fewest.saturating_mul(2).saturating_add(2).leading_zeros();
+    let class_end = 1u64
+        .checked_shl(tag_bits)
+        .map_or(fewest, |q| q.saturating_sub(3) / 2)
+        .max(fewest);
+    let last = class_end.min(window).min(fewest + MAX_CLASS_SEARCH);
+    let c = (fewest..=last)
+        .filter(|&c| feasible(c))
+        .min_by_key(|&c| (bits(c), c))
+        .unwrap_or(fewest);
+    Ok(c)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn count(n: u64, slack: Slack, epsilon: f64) -> Result<Plan, ParamError> {
+        Plan::new(Request::count(n, slack, None, epsilon))
+    }
+
+    #[test]
+    fn least_space_picks_about_log_inverse_epsilon_generations() {
+        for (k, lo, hi) in [(4, 2, 16), (8, 4, 32), (12, 6, 40)] {
+            let p = count(1_000_000, Slack::LeastSpace, 2f64.powi(-k)).unwrap();
+            assert!(
+                (lo..=hi).contains(&p.generations),
+                "k = {k}: c = {}",
+                p.generations
+            );
+            assert!(p.false_positive_bound() <= 2f64.powi(-k));
+            // Load of the most active entries at most the design load.
+            let load = p.max_active as f64 / (p.buckets * CELLS_PER_BUCKET as u64) as f64;
+            assert!(
+                load <= DESIGN_LOAD && load > DESIGN_LOAD - 0.01,
+                "load {load}"
+            );
+            assert_eq!(p.tag_modulus as u64, 2 * p.generations + 3);
+            assert!(1u64 << p.tag_bits >= u64::from(p.tag_modulus));
+            assert!(1u64 << (p.tag_bits - 1) < u64::from(p.tag_modulus));
+        }
+    }
+
+    #[test]
+    fn slack_is_kept_for_every_small_case() {
+        for n in 1..=60u64 {
+            for m in 0..=70u64 {
+                let p = count(n, Slack::AtMost(m), 2f64.powi(-6)).unwrap();
+                let c = p.generations;
+                assert!(p.slack <= m, "n = {n}, m = {m}: c = {c}, slack {}", p.slack);
+                assert!(c * p.generation_len >= n, "window covered");
+                assert_eq!(p.slack, (c + 1) * n.div_ceil(c) - 1 - n);
+            }
+        }
+    }
+
+    #[test]
+    fn zero_slack_means_one_insertion_per_generation() {
+        let p = count(100, Slack::AtMost(0), 0.01).unwrap();
+        assert_eq!((p.generations, p.generation_len, p.slack), (100, 1, 0));
+    }
+
+    #[test]
+    fn time_slack_zero_is_impossible() {
+        let err = Plan::new(Request::time(1000, Slack::AtMost(0), 100, 0.01)).unwrap_err();
+        assert_eq!(err.param(), "slack");
+        let p = Plan::new(Request::time(1000, Slack::AtMost(1), 100, 0.01)).unwrap();
+        assert_eq!((p.generations, p.generation_len, p.slack), (1000, 1, 1));
+    }
+
+    #[test]
+    fn remainder_bits_meet_epsilon_exactly() {
+        for (active, buckets, eps) in [
+            (1000u64, 266u64, 2f64.powi(-8)),
+            (5, 2, 0.5),
+            (1 << 20, 1 << 18, 1e-6),
+        ] {
+            let r = remainder_bits(active, buckets, eps);
+            let bound =
+                |r: u32| 2.0 * active as f64 / (buckets as f64 * (2f64.powi(r as i32) - 1.0));
+            assert!(bound(r) <= eps);
+            assert!(r == 1 || bound(r - 1) > eps);
+        }
+    }
+
+    #[test]
+    fn impossible_requests_name_their_parameter() {
+        assert_eq!(
+            count(0, Slack::LeastSpace, 0.01).unwrap_err().param(),
+            "window"
+        );
+        assert_eq!(
+            count(10, Slack::LeastSpace, 0.0).unwrap_err().param(),
+            "epsilon"
+        );
+        assert_eq!(
+            count(10, Slack::LeastSpace, 1.0).unwrap_err().param(),
+            "epsilon"
+        );
+        assert_eq!(
+            count(10, Slack::LeastSpace, 1e-12).unwrap_err().param(),
+            "epsilon"
+        );
+        assert_eq!(
+            count(1 << 40, Slack::LeastSpace, 0.01).unwrap_err().param(),
+            "capacity"
+        );
+        // A zero slack over a large window needs tags wider than a cell.
+        assert_eq!(
+            count(1 << 28, Slack::AtMost(0), 0.01).unwrap_err().param(),
+            "slack"
+        );
+        let fixed = Plan::new(Request::count(100, Slack::AtMost(5), Some(4), 0.01));
+        assert_eq!(fixed.unwrap_err().param(), "generations");
+    }
+}

@@ -1,0 +1,224 @@
+//! Snapshots of a `SlidingBloom`: parameters, clock, cells and stash, validated on the way in.
+
+use crate::filter::{ClockState, SlidingBloom};
+use crate::plan::{CELLS_PER_BUCKET, Clock, Plan, Request, Slack};
+use crate::table::{EntryKey, Table};
+use ddf_bits::CellRows;
+use ddf_core::snapshot::{self, DecodeError, Decoder, Encoder, Snapshot};
+use std::collections::BTreeSet;
+
+const CLOCK_COUNT: u8 = 0;
+const CLOCK_TIME: u8 = 1;
+const SLACK_AT_MOST: u8 = 0;
+const SLACK_LEAST_SPACE: u8 = 1;
+
+/// Body: the request (clock, window, slack, capacity, generations asked for,
+/// epsilon), the derived geometry (c, buckets, remainder and tag bits, checked
+/// against a rebuild), the clock (generation, insertions in it, latest time,
+/// insertions, seed, generator, scan position), the cells as words and the
+/// stash as sorted `(bucket, remainder, tag)` triples.
+impl Snapshot for SlidingBloom {
+    const KIND: u16 = snapshot::kind::SLIDING_BLOOM;
+
+    fn encode_body(&self, out: &mut Encoder) {
+        let plan = self.plan();
+        let request = plan.request;
+        out.put_u8(match request.clock {
+            Clock::Count => CLOCK_COUNT,
+            Clock::Time => CLOCK_TIME,
+        });
+        out.put_u64(request.window);
+        match request.slack {
+            Slack::AtMost(m) => {
+                out.put_u8(SLACK_AT_MOST);
+                out.put_u64(m);
+            }
+            Slack::LeastSpace => {
+                out.put_u8(SLACK_LEAST_SPACE);
+                out.put_u64(0);
+            }
+        }
+        out.put_u64(request.capacity);
+        out.put_u64(request.generations.unwrap_or(0));
+        out.put_f64(request.epsilon);
+        out.put_f64(request.load);
+        out.put_u64(plan.generations);
+        out.put_u64(plan.buckets);
+        out.put_u8(plan.remainder_bits as u8);
+        out.put_u8(plan.tag_bits as u8);
+        let clock = self.clock_state();
+        for v in [
+            clock.generation,
+            clock.in_generation,
+            clock.latest,
+            clock.insertions,
+            clock.seed,
+            clock.rng,
+            self.table().scan_position(),
+        ] {
+            out.put_u64(v);
+        }
+        out.put_words(self.table().cells().as_words());
+        let stash = self.table().stash();
+        out.put_u64(stash.len() as u64);
+        for (key, &tag) in stash {
+            out.put_u64(key.bucket);
+            out.put_u32(key.remainder);
+            out.put_u32(tag);
+        }
+    }
+
+    fn decode_body(input: &mut Decoder<'_>, _version: u16) -> Result<Self, DecodeError> {
+        let clock = match input.u8("clock")? {
+            CLOCK_COUNT => Clock::Count,
+            CLOCK_TIME => Clock::Time,
+            c => return Err(DecodeError::invalid("clock", format!("unknown clock {c}"))),
+        };
+        let window = input.u64("window")?;
+        let slack = match (input.u8("slack kind")?, input.u64("slack")?) {
+            (SLACK_AT_MOST, m) => Slack::AtMost(m),
+            (SLACK_LEAST_SPACE, 0) => Slack::LeastSpace,
+            (k, v) => {
+                return Err(DecodeError::invalid(
+                    "slack",
+                    format!("kind {k} with value {v}"),
+                ));
+            }
+        };
+        let capacity = input.u64("capacity")?;
+        let generations = match input.u64("generations")? {
+            0 => None,
+            c => Some(c),
+        };
+        if clock == Clock::Count && capacity != window {
+            return Err(DecodeError::invalid(
+                "capacity",
+                "a count window's capacity is its window",
+            ));
+        }
+        let epsilon = input.f64("epsilon")?;
+        let load = input.f64("load")?;
+        // Plan first and allocate only once the cells are known to be there.
+        let plan = Plan::new(Request {
+            clock,
+            window,
+            slack,
+            capacity,
+            generations,
+            epsilon,
+            load,
+        })?;
+        let derived = (
+            input.u64("generations used")?,
+            input.u64("buckets")?,
+            u32::from(input.u8("remainder bits")?),
+            u32::from(input.u8("tag bits")?),
+        );
+        if derived
+            != (
+                plan.generations,
+                plan.buckets,
+                plan.remainder_bits,
+                plan.tag_bits,
+            )
+        {
+            return Err(DecodeError::invalid(
+                "geometry",
+                "the stored table geometry differs from the one its parameters give",
+            ));
+        }
+        let state = ClockState {
+            generation: input.u64("generation")?,
+            in_generation: input.u64("insertions in generation")?,
+            latest: input.u64("latest time")?,
+            insertions: input.u64("insertions")?,
+            seed: input.u64("seed")?,
+            rng: input.u64("generator")?,
+        };
+        let scan = input.u64("scan position")?;
+        let consistent = match clock {
+            Clock::Count => {
+                state.generation == state.insertions / plan.generation_len
+                    && state.in_generation == state.insertions % plan.generation_len
+                    && state.latest == 0
+            }
+            Clock::Time => {
+                state.generation == state.latest / plan.generation_len
+                    && state.in_generation <= state.insertions
+            }
+        };
+        if !consistent || scan >= plan.buckets {
+            return Err(DecodeError::invalid(
+                "clock",
+                "generation, insertions, time and scan position disagree",
+            ));
+        }
+        let cell_bits = plan.remainder_bits + plan.tag_bits;
+        let expected_words = (plan.table_bits()).div_ceil(64);
+        let words = input.words("cells")?;
+        if words.len() as u64 != expected_words {
+            return Err(DecodeError::invalid(
+                "cells",
+                format!(
+                    "{} words where the parameters imply {expected_words}",
+                    words.len()
+                ),
+            ));
+        }
+        let cells = CellRows::from_words(plan.buckets, CELLS_PER_BUCKET, cell_bits, words)
+            .map_err(|e| DecodeError::invalid("cells", e.to_string()))?;
+        let fresh = SlidingBloom::from_plan(plan)?;
+        let mut table = Table::restore(&plan, cells, scan);
+        let modulus = plan.tag_modulus;
+        let tag_mask = (1u32 << plan.tag_bits) - 1;
+        let mut keys = BTreeSet::new();
+        for b in 0..plan.buckets {
+            for j in 0..CELLS_PER_BUCKET {
+                let v = table.cells().get(b, j);
+                if v == 0 {
+                    continue;
+                }
+                let (remainder, tag) = (v >> plan.tag_bits, v & tag_mask);
+                if remainder == 0 || tag >= modulus {
+                    return Err(DecodeError::invalid(
+                        "cells",
+                        format!(
+                            "cell {j} of bucket {b} holds {v:#x}: no remainder or a tag ≥ {modulus}"
+                        ),
+                    ));
+                }
+                if !keys.insert(table.key_of(b, remainder)) {
+                    return Err(DecodeError::invalid(
+                        "cells",
+                        format!("bucket {b} repeats an entry of its pair"),
+                    ));
+                }
+            }
+        }
+        let count = input.u64("stash")?;
+        if count > (input.remaining() / 16) as u64 {
+            return Err(DecodeError::Truncated { field: "stash" });
+        }
+        let remainder_max = (((1u64 << plan.remainder_bits) - 1) as u32).max(1);
+        for _ in 0..count {
+            let key = EntryKey {
+                bucket: input.u64("stash bucket")?,
+                remainder: input.u32("stash remainder")?,
+            };
+            let tag = input.u32("stash tag")?;
+            let valid = key.bucket < plan.buckets
+                && (1..=remainder_max).contains(&key.remainder)
+                && table.key_of(key.bucket, key.remainder) == key
+                && tag < modulus
+                && !keys.contains(&key)
+                && table.stash_insert(key, tag);
+            if !valid {
+                return Err(DecodeError::invalid(
+                    "stash",
+                    format!("entry {key:?} with tag {tag} is out of range or repeats one"),
+                ));
+            }
+        }
+        Ok(SlidingBloom::restore(fresh, table, state))
+    }
+}

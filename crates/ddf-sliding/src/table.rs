@@ -1,0 +1,647 @@
+//! The dictionary of §2.2: a two-choice table of (remainder, generation tag) cells with lazy deletion, an incremental scan and an exact stash.
+
+use crate::plan::{CELLS_PER_BUCKET, Plan};
+use ddf_bits::CellRows;
+use ddf_hash::{Digest, SplitMix64};
+use std::collections::BTreeMap;
+
+/// Relocations an insertion tries before it parks an entry in the stash.
+pub const MAX_KICKS: u32 = 500;
+
+/// Multiplier of the remainder hash that picks the alternate bucket (the
+/// 64-bit golden ratio: odd, so distinct remainders get distinct products).
+const ALT_MULTIPLIER: u64 = 0x9e37_79b9_7f4a_7c15;
+
+/// Where an item's entry may live: its two buckets and its remainder.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub(crate) struct Slot {
+    pub(crate) first: u64,
+    pub(crate) second: u64,
+    pub(crate) remainder: u32,
+}
+
+/// Where an entry was found.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub(crate) enum Loc {
+    Cell(u64, usize),
+    Stash,
+}
+
+/// The identity of an entry: the lower bucket of its pair and its remainder.
+/// Two items share an entry exactly when their keys are equal.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord, Hash)]
+pub struct EntryKey {
+    /// The lower of the two buckets the entry may occupy.
+    pub bucket: u64,
+    /// The stored remainder (never 0).
+    pub remainder: u32,
+}
+
+/// The generation clock as the table sees it: the current tag, and the
+/// bounds of the active tags broadcast to every lane of a bucket.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub(crate) struct Ages {
+    /// Tag of the current generation, in `0..modulus`.
+    pub(crate) current: u32,
+    /// `2c + 3`.
+    pub(crate) modulus: u32,
+    /// `c`: entries of age at most this are active.
+    pub(crate) max_active_age: u32,
+    /// `current` in every lane.
+    current_lanes: u128,
+    /// The oldest active tag, `current − c mod (2c + 3)`, in every lane.
+    oldest_lanes: u128,
+    /// Whether the active tags wrap past 0 (oldest > current).
+    wraps: bool,
+}
+
+impl Ages {
+    /// Generations since `tag` was current, modulo `2c + 3`. Exact for every
+    /// entry in the table, since entries are deleted before their age reaches
+    /// `2c + 3` (see [`Table::scan_step`]).
+    #[inline]
+    pub(crate) fn age(&self, tag: u32) -> u32 {
+        if self.current >= tag {
+            self.current - tag
+        } else {
+            self.current + self.modulus - tag
+        }
+    }
+
+    #[inline]
+    pub(crate) fn is_active(&self, tag: u32) -> bool {
+        self.age(tag) <= self.max_active_age
+    }
+}
+
+/// `B` buckets of four cells, each cell `remainder << s | tag` (`s` tag
+/// bits), 0 for empty; entries that find no cell go to an exact stash.
+///
+/// An item with digest `h` has buckets `b₁ = ⌊h·B/2^64⌋` and
+/// `b₂ = (H(ρ) − b₁) mod B`, where `ρ` is an `r`-bit non-zero remainder from
+/// the rest of `h` and `H(ρ)` a hash of it. `b ↦ (H(ρ) − b) mod B` is an
+/// involution, so an entry can move between its two buckets knowing only
+/// where it is and its remainder, for any `B`. At most one entry per key
+/// `({b₁, b₂}, ρ)` exists, in the table or in the stash.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub(crate) struct Table {
+    cells: CellRows,
+    buckets: u64,
+    lanes: Lanes,
+    tag_bits: u32,
+    tag_mask: u32,
+    /// Entries the table could not place: key to tag.
+    stash: BTreeMap<EntryKey, u32>,
+    /// Non-empty cells.
+    occupied: u64,
+    /// The next bucket the scan visits.
+    scan: u64,
+    /// Relocation moves since construction, `clear` or restore (a diagnostic).
+    kicks: u64,
+}
+
+/// SWAR constants for a bucket of four cells read as one `u128`: every
+/// cell is a lane of `r + s` bits, the tag in its low `s` bits.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+struct Lanes {
+    /// Cell width `r + s`.
+    width: u32,
+    /// Tag width `s`.
+    tag_bits: u32,
+    /// The remainder bits of every cell.
+    remainders: u128,
+    /// The low `width` bits.
+    cell_mask: u32,
+    /// Bit 0 of every cell.
+    lows: u128,
+    /// The top bit of every cell.
+    highs: u128,
+    /// The low `width − 1` bits of every cell.
+    below_highs: u128,
+    /// The tag bits of every cell.
+    tags: u128,
+    /// Bit `s` of every cell, just above the tag (the remainder's lowest bit,
+    /// free to act as a borrow guard once the tags are isolated).
+    guards: u128,
+    /// `⌊2^16/width⌋ + 1`: `(bit · recip) >> 16 = bit / width` below bit 128.
+    recip: u32,
+}
+
+impl Lanes {
+    fn new(width: u32, tag_bits: u32) -> Lanes {
+        let lows = (0..CELLS_PER_BUCKET as u32).fold(0u128, |acc, j| acc | 1 << (j * width));
+        let highs = lows << (width - 1);
+        Lanes {
+            width,
+            tag_bits,
+            cell_mask: (((1u64 << width) - 1) as u32),
+            lows,
+            highs,
+            below_highs: highs - lows,
+            tags: ((1u128 << tag_bits) - 1) * lows,
+            remainders: (((1u128 << (width - tag_bits)) - 1) << tag_bits) * lows,
+            guards: lows << tag_bits,
+            recip: (1 << 16) / width + 1,
+        }
+    }
+
+    /// A remainder in the remainder field of every lane, and that field's
+    /// mask in every lane: the arguments of [`find`](Self::find).
+    #[inline]
+    fn wanted(&self, remainder: u32) -> (u128, u128) {
+        (
+            (u128::from(remainder) << self.tag_bits) * self.lows,
+            self.remainders,
+        )
+    }
+
+    /// The cell whose lane holds the lowest flag of `flags` (flags at any
+    /// bit of their lane).
+    #[inline]
+    fn lowest(&self, flags: u128) -> usize {
+        ((flags.trailing_zeros() * self.recip) >> 16) as usize
+    }
+
+    /// Cell `j` of a bucket.
+    #[inline]
+    fn cell(&self, bucket: u128, j: usize) -> u32 {
+        (bucket >> (j as u32 * self.width)) as u32 & self.cell_mask
+    }
+
+    /// The first cell of `bucket` equal to `value` under `mask`, both given
+    /// in every lane (`value_lanes`, `mask_lanes`): XOR turns
+    /// matching cells into zero lanes, and the borrow trick flags the lowest
+    /// zero lane exactly.
+    #[inline]
+    fn find(&self, bucket: u128, value_lanes: u128, mask_lanes: u128) -> Option<usize> {
+        let y = (bucket ^ value_lanes) & mask_lanes;
+        let hits = y.wrapping_sub(self.lows) & !y & self.highs;
+        (hits != 0).then(|| self.lowest(hits))
+    }
+
+    /// The cells of `bucket` that are empty or stale (`free`) and those that
+    /// are stale (`stale`), flagged at bit 0 of their lane.
+    ///
+    /// An entry is active when its tag lies in the cyclic interval
+    /// `[current − c, current]` modulo `2c + 3`. With the tags isolated and a
+    /// guard bit above each, `guard + tag − lo` keeps the guard exactly when
+    /// `tag ≥ lo` and `guard + current − tag` when `tag ≤ current`, for all
+    /// four lanes in two subtractions; the interval is the intersection of
+    /// the two, or their union when it wraps past 0.
+    #[inline]
+    fn free_and_stale(&self, bucket: u128, ages: &Ages) -> (u128, u128) {
+        let tags = bucket & self.tags;
+        let at_least_lo = ((tags | self.guards) - ages.oldest_lanes) & self.guards;
+        let at_most_current = ((ages.current_lanes | self.guards) - tags) & self.guards;
+        let active = if ages.wraps {
+            at_least_lo | at_most_current
+        } else {
+            at_least_lo & at_most_current
+        } >> self.tag_bits;
+        let occupied = ((((bucket & self.below_highs) + self.below_highs) | bucket) & self.highs)
+            >> (self.width - 1);
+        let stale = occupied & !active;
+        ((self.lows & !occupied) | stale, stale)
+    }
+}
+
+impl Table {
+    pub(crate) fn new(plan: &Plan) -> Table {
+        let cell_bits = plan.remainder_bits + plan.tag_bits;
+        // The plan checked the size against the state ceiling.
+        let cells = CellRows::new(plan.buckets, CELLS_PER_BUCKET, cell_bits)
+            .expect("the plan checked the table size");
+        Table {
+            cells,
+            buckets: plan.buckets,
+            lanes: Lanes::new(cell_bits, plan.tag_bits),
+            tag_bits: plan.tag_bits,
+            tag_mask: (1 << plan.tag_bits) - 1,
+            stash: BTreeMap::new(),
+            occupied: 0,
+            scan: 0,
+            kicks: 0,
+        }
+    }
+
+    /// The clock at tag `current` of `2c + 3`, with its lane broadcasts.
+    pub(crate) fn ages(&self, current: u32, modulus: u32, max_active_age: u32) -> Ages {
+        let oldest = if current >= max_active_age {
+            current - max_active_age
+        } else {
+            current + modulus - max_active_age
+        };
+        Ages {
+            current,
+            modulus,
+            max_active_age,
+            current_lanes: u128::from(current) * self.lanes.lows,
+            oldest_lanes: u128::from(oldest) * self.lanes.lows,
+            wraps: oldest > current,
+        }
+    }
+
+    /// Rebuilds a table from snapshot parts; the caller validates them.
+    pub(crate) fn restore(plan: &Plan, cells: CellRows, scan: u64) -> Table {
+        let mut t = Table::new(plan);
+        t.cells = cells;
+        t.scan = scan;
+        t.occupied = t.cells.as_packed().iter().filter(|&v| v != 0).count() as u64;
+        t
+    }
+
+    /// The two buckets of a remainder's pair, starting from either of them.
+    #[inline]
+    pub(crate) fn alternate(&self, bucket: u64, remainder: u32) -> u64 {
+        let h = Digest::new(u64::from(remainder).wrapping_mul(ALT_MULTIPLIER)).reduce(self.buckets);
+        if h >= bucket {
+            h - bucket
+        } else {
+            h + self.buckets - bucket
+        }
+    }
+
+    /// The slot of an item: first bucket, remainder and second bucket.
+    #[inline]
+    pub(crate) fn slot(&self, first: u64, remainder: u32) -> Slot {
+        Slot {
+            first,
+            second: self.alternate(first, remainder),
+            remainder,
+        }
+    }
+
+    #[inline]
+    fn key(&self, bucket: u64, remainder: u32) -> EntryKey {
+        EntryKey {
+            bucket: bucket.min(self.alternate(bucket, remainder)),
+            remainder,
+        }
+    }
+
+    /// The entry of `slot`, active or stale, if any.
+    #[inline]
+    pub(crate) fn find(&self, slot: Slot) -> Option<Loc> {
+        let (want, mask) = self.lanes.wanted(slot.remainder);
+        let first = self.cells.read_row(slot.first);
+        if let Some(j) = self.lanes.find(first, want, mask) {
+            return Some(Loc::Cell(slot.first, j));
+        }
+        if slot.second != slot.first {
+            let second = self.cells.read_row(slot.second);
+            if let Some(j) = self.lanes.find(second, want, mask) {
+                return Some(Loc::Cell(slot.second, j));
+            }
+        }
+        if !self.stash.is_empty()
+            && self
+                .stash
+                .contains_key(&self.key(slot.first, slot.remainder))
+        {
+            return Some(Loc::Stash);
+        }
+        None
+    }
+
+    /// The tag of the entry at `loc` (found for `slot`).
+    #[inline]
+    pub(crate) fn tag(&self, slot: Slot, loc: Loc) -> u32 {
+        match loc {
+            Loc::Cell(b, j) => self.cells.get(b, j) & self.tag_mask,
+            Loc::Stash => self.stash[&self.key(slot.first, slot.remainder)],
+        }
+    }
+
+    /// Records `slot` with `tag`: refreshes its entry if there is one (the
+    /// paper's update of `h(x)`'s data) and returns the entry's old tag;
+    /// otherwise inserts a new entry and returns `None`.
+    ///
+    /// A new entry takes a free cell — empty, or stale and overwritten (the
+    /// lazy deletion of §2.4) — of either bucket, else relocation makes
+    /// room, else it goes to the stash. It never fails. Each bucket is read
+    /// once.
+    #[inline]
+    pub(crate) fn upsert(
+        &mut self,
+        slot: Slot,
+        tag: u32,
+        ages: &Ages,
+        rng: &mut SplitMix64,
+    ) -> Option<u32> {
+        let fresh = (slot.remainder << self.tag_bits) | tag;
+        let (want, mask) = self.lanes.wanted(slot.remainder);
+        let first = self.cells.read_row(slot.first);
+        if let Some(j) = self.lanes.find(first, want, mask) {
+            return Some(self.set_tag(slot.first, first, j, fresh));
+        }
+        let second = if slot.second == slot.first {
+            first
+        } else {
+            let second = self.cells.read_row(slot.second);
+            if let Some(j) = self.lanes.find(second, want, mask) {
+                return Some(self.set_tag(slot.second, second, j, fresh));
+            }
+            second
+        };
+        if !self.stash.is_empty() {
+            let key = self.key(slot.first, slot.remainder);
+            if let Some(parked) = self.stash.get_mut(&key) {
+                return Some(std::mem::replace(parked, tag));
+            }
+        }
+        // The bucket with more free cells (the first on a tie): balanced
+        // buckets leave fewer insertions with both buckets full.
+        let (free1, stale1) = self.lanes.free_and_stale(first, ages);
+        let (free2, stale2) = self.lanes.free_and_stale(second, ages);
+        let (bucket, free, stale) = if free2.count_ones() > free1.count_ones() {
+            (slot.second, free2, stale2)
+        } else {
+            (slot.first, free1, stale1)
+        };
+        if free == 0 {
+            self.relocate(slot, fresh, ages, rng);
+        } else {
+            self.place_at(bucket, free, stale, fresh);
+        }
+        None
+    }
+
+    /// Rewrites cell `j` of `bucket` (whose bits are `row`) to `fresh`;
+    /// returns the old tag.
+    #[inline]
+    fn set_tag(&mut self, bucket: u64, row: u128, j: usize, fresh: u32) -> u32 {
+        let old = self.lanes.cell(row, j) & self.tag_mask;
+        self.cells.set(bucket, j, fresh);
+        old
+    }
+
+    /// Puts `value` in the first free cell of `bucket` (whose bits are
+    /// `row`), if it has one.
+    #[inline]
+    fn try_place(&mut self, bucket: u64, row: u128, value: u32, ages: &Ages) -> bool {
+        let (free, stale) = self.lanes.free_and_stale(row, ages);
+        if free == 0 {
+            return false;
+        }
+        self.place_at(bucket, free, stale, value);
+        true
+    }
+
+    /// Puts `value` in the lowest cell of `free` (non-zero) in `bucket`.
+    #[inline]
+    fn place_at(&mut self, bucket: u64, free: u128, stale: u128, value: u32) {
+        self.cells.set(bucket, self.lanes.lowest(free), value);
+        self.occupied += u64::from(stale & free & free.wrapping_neg() == 0);
+    }
+
+    /// Cuckoo relocation: every cell of both buckets holds an active entry.
+    ///
+    /// First one level of breadth-first search: an entry of either bucket
+    /// whose other bucket has a free cell moves there and the new entry takes
+    /// its place. Otherwise a random walk: evict a random entry into the
+    /// walk's bucket, send the evicted entry to its other bucket, repeat, up
+    /// to [`MAX_KICKS`] times; the entry left homeless goes to the stash.
+    /// Only active entries move (a stale one met on the way is overwritten),
+    /// which is what keeps the scan's deadline: a stale entry is never
+    /// carried behind the scan.
+    #[cold]
+    fn relocate(&mut self, slot: Slot, mut value: u32, ages: &Ages, rng: &mut SplitMix64) {
+        for bucket in [slot.first, slot.second] {
+            let row = self.cells.read_row(bucket);
+            for j in 0..CELLS_PER_BUCKET {
+                let victim = self.lanes.cell(row, j);
+                let other = self.alternate(bucket, victim >> self.tag_bits);
+                if other != bucket
+                    && self.try_place(other, self.cells.read_row(other), victim, ages)
+                {
+                    self.kicks += 1;
+                    self.cells.set(bucket, j, value);
+                    return;
+                }
+            }
+        }
+        let mut bucket = if rng.next_u64() & 1 == 0 {
+            slot.first
+        } else {
+            slot.second
+        };
+        for _ in 0..MAX_KICKS {
+            self.kicks += 1;
+            let j = rng.below(CELLS_PER_BUCKET as u64) as usize;
+            value = self.cells.replace(bucket, j, value);
+            bucket = self.alternate(bucket, value >> self.tag_bits);
+            if self.try_place(bucket, self.cells.read_row(bucket), value, ages) {
+                return;
+            }
+        }
+        let key = self.key(bucket, value >> self.tag_bits);
+        self.stash.insert(key, value & self.tag_mask);
+    }
+
+    /// Visits the scan's next bucket and deletes its stale entries (§2.5).
+    #[inline]
+    pub(crate) fn scan_step(&mut self, ages: &Ages) {
+        let bucket = self.scan;
+        self.scan = if bucket + 1 == self.buckets {
+            0
+        } else {
+            bucket + 1
+        };
+        let row = self.cells.read_row(bucket);
+        if row == 0 {
+            return;
+        }
+        let (_, stale) = self.lanes.free_and_stale(row, ages);
+        if stale != 0 {
+            // Spread each lane's flag over the lane: no carries, a flag is one bit.
+            self.cells
+                .write_row(bucket, row & !(stale * u128::from(self.lanes.cell_mask)));
+            self.occupied -= u64::from(stale.count_ones());
+        }
+    }
+
+    /// At the end of a generation: drop stale stash entries and move the
+    /// others back into the table where a cell is free (no relocation).
+    pub(crate) fn sweep_stash(&mut self, ages: &Ages) {
+        if self.stash.is_empty() {
+            return;
+        }
+        self.stash.retain(|_, tag| ages.is_active(*tag));
+        let parked: Vec<(EntryKey, u32)> = self.stash.iter().map(|(k, t)| (*k, *t)).collect();
+        for (key, tag) in parked {
+            let slot = self.slot(key.bucket, key.remainder);
+            let value = (key.remainder << self.tag_bits) | tag;
+            for bucket in [slot.first, slot.second] {
+                if self.try_place(bucket, self.cells.read_row(bucket), value, ages) {
+                    self.stash.remove(&key);
+                    break;
+                }
+            }
+        }
+    }
+
+    /// Empties every cell and the stash; the scan position stays.
+    pub(crate) fn clear_entries(&mut self) {
+        if self.occupied > 0 {
+            self.cells.clear();
+            self.occupied = 0;
+        }
+        self.stash.clear();
+    }
+
+    /// Back to the state right after construction.
+    pub(crate) fn reset(&mut self) {
+        self.clear_entries();
+        self.scan = 0;
+        self.kicks = 0;
+    }
+
+    /// Relocation moves since construction, `clear` or restore.
+    pub(crate) fn kicks(&self) -> u64 {
+        self.kicks
+    }
+
+    pub(crate) fn memory_bits(&self, plan: &Plan) -> u64 {
+        let cell_bits = u64::from(plan.remainder_bits + plan.tag_bits);
+        let bucket_bits = u64::from(64 - (self.buckets - 1).leading_zeros()).max(1);
+        plan.table_bits() + self.stash.len() as u64 * (bucket_bits + cell_bits)
+    }
+
+    pub(crate) fn occupied(&self) -> u64 {
+        self.occupied
+    }
+
+    pub(crate) fn stash_len(&self) -> usize {
+        self.stash.len()
+    }
+
+    pub(crate) fn scan_position(&self) -> u64 {
+        self.scan
+    }
+
+    pub(crate) fn cells(&self) -> &CellRows {
+        &self.cells
+    }
+
+    pub(crate) fn stash(&self) -> &BTreeMap<EntryKey, u32> {
+        &self.stash
+    }
+
+    /// Parks an entry in the stash (snapshot restore).
+    pub(crate) fn stash_insert(&mut self, key: EntryKey, tag: u32) -> bool {
+        self.stash.insert(key, tag).is_none()
+    }
+
+    /// Every entry with its tag: table cells, then the stash.
+    pub(crate) fn entries(&self) -> impl Iterator<Item = (EntryKey, u32)> + '_ {
+        let table = (0..self.buckets).flat_map(move |b| {
+            let row = self.cells.read_row(b);
+            (0..CELLS_PER_BUCKET).filter_map(move |j| {
+                let v = self.lanes.cell(row, j);
+                (v != 0).then(|| (self.key(b, v >> self.tag_bits), v & self.tag_mask))
+            })
+        });
+        table.chain(self.stash.iter().map(|(k, t)| (*k, *t)))
+    }
+
+    /// The key of an item in bucket `first` with `remainder`.
+    pub(crate) fn key_of(&self, first: u64, remainder: u32) -> EntryKey {
+        self.key(first, remainder)
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::plan::{Request, Slack};
+
+    fn table(window: u64, generations: u64, epsilon: f64) -> (Plan, Table) {
+        let plan = Plan::new(Request::count(
+            window,
+            Slack::LeastSpace,
+            Some(generations),
+            epsilon,
+        ))
+        .unwrap();
+        let t = Table::new(&plan);
+        (plan, t)
+    }
+
+    #[test]
+    fn lane_flags_agree_with_scalar_ages() {
+        // Cells from 5 to 32 bits, tags of 2 to 8 bits.
+        for (c, eps) in [
+            (1, 0.3),
+            (3, 0.01),
+            (14, 2f64.powi(-10)),
+            (62, 2f64.powi(-20)),
+            (120, 0.05),
+        ] {
+            let (plan, t) = table(1000, c, eps);
+            let mut rng = SplitMix64::new(c);
+            for current in 0..plan.tag_modulus {
+                let ages = t.ages(current, plan.tag_modulus, c as u32);
+                for _ in 0..50 {
+                    let cells: Vec<u32> = (0..CELLS_PER_BUCKET)
+                        .map(|_| match rng.below(4) {
+                            0 => 0,
+                            _ => {
+                                let rem = 1 + rng.below((1 << plan.remainder_bits) - 1) as u32;
+                                (rem << plan.tag_bits)
+                                    | rng.below(u64::from(plan.tag_modulus)) as u32
+                            }
+                        })
+                        .collect();
+                    let row = cells.iter().enumerate().fold(0u128, |acc, (j, &v)| {
+                        acc | u128::from(v) << (j as u32 * t.lanes.width)
+                    });
+                    let (free, stale) = t.lanes.free_and_stale(row, &ages);
+                    for (j, &v) in cells.iter().enumerate() {
+                        let old = v != 0 && !ages.is_active(v & t.tag_mask);
+                        let bit = |flags: u128| flags >> (j as u32 * t.lanes.width) & 1 == 1;
+                        assert_eq!(bit(stale), old, "c {c}, current {current}, cell {v:#x}");
+                        assert_eq!(bit(free), v == 0 || old);
+                    }
+                    // Flags sit at bit 0 of their lane only.
+                    assert_eq!((free | stale) & !t.lanes.lows, 0);
+                }
+            }
+        }
+    }
+
+    #[test]
+    fn alternate_is_an_involution() {
+        let (plan, t) = table(10_000, 8, 0.01);
+        for b in (0..plan.buckets).step_by(7) {
+            for rem in [1u32, 2, 77, (1 << plan.remainder_bits) - 1] {
+                let other = t.alternate(b, rem);
+                assert!(other < plan.buckets);
+                assert_eq!(t.alternate(other, rem), b);
+                assert_eq!(t.key(b, rem), t.key(other, rem));
+            }
+        }
+    }
+
+    #[test]
+    fn full_buckets_relocate_and_then_stash() {
+        // Three buckets, twelve cells, fifteen keys: those the table cannot
+        // place must reach the stash, never be dropped.
+        let (plan, mut t) = table(4, 1, 0.5);
+        let ages = t.ages(0, plan.tag_modulus, 1);
+        let mut rng = SplitMix64::new(1);
+        let mut placed = 0;
+        for rem in 1..=((1u32 << plan.remainder_bits) - 1).min(40) {
+            let slot = t.slot(0, rem);
+            assert_eq!(t.upsert(slot, 0, &ages, &mut rng), None);
+            placed += 1;
+            assert!(t.find(slot).is_some(), "entry {rem} lost");
+        }
+        let cells = plan.buckets * CELLS_PER_BUCKET as u64;
+        assert_eq!(t.occupied() + t.stash_len() as u64, placed);
+        assert!(t.stash_len() as u64 >= placed.saturating_sub(cells));
+        // Every entry is still found, and refreshing one reports its tag.
+        for rem in 1..=((1u32 << plan.remainder_bits) - 1).min(40) {
+            assert_eq!(t.upsert(t.slot(0, rem), 1, &ages, &mut rng), Some(0));
+        }
+    }
+}

@@ -1,0 +1,18 @@
+//! The shared contract, for count and time windows.
+
+use ddf_core::conformance;
+use ddf_core::testing::{Conformance, Promise};
+use ddf_sliding::{Slack, SlidingBloom};
+
+conformance!(
+    count_window,
+    SlidingBloom::new(500, Slack::AtMost(100), 1.0 / 256.0).unwrap(),
+    Conformance::default().promise(Promise::LastInsertions(500))
+);
+conformance!(
+    time_window,
+    // Without timestamps every insertion happens at time 0: nothing expires,
+    // so the table is sized for the whole 20,000-item test stream.
+    SlidingBloom::with_time_span(500, Slack::AtMost(100), 20_000, 1.0 / 256.0).unwrap(),
+    Conformance::default().promise(Promise::Ever)
+);
