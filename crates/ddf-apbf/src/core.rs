@@ -193,6 +193,12 @@ pub(crate) struct AgeCore<S> {
 /// The most segments, `k + l`; well beyond the paper's largest (75).
 pub const MAX_SEGMENTS: u32 = 4096;
 
+/// The longest generation period for `k + l` segments: `(k + l)·τ` stays
+/// below 2^62.
+fn max_period(k: u32, l: u32) -> u64 {
+    (1u64 << 62) / u64::from(k + l)
+}
+
 impl<S: Segments> AgeCore<S> {
     /// Checks `k` and `l` (`1 ≤ k`, `1 ≤ l`, `k + l ≤ 4096`).
     pub(crate) fn check_kl(k: u32, l: u32) -> Result<(), ParamError> {
@@ -221,7 +227,9 @@ impl<S: Segments> AgeCore<S> {
     /// Makes generations also close after `span` time units divided over the
     /// `l` window generations: `τ = ⌈span/l⌉`, window `l·τ ≥ span`.
     pub(crate) fn set_time_span(&mut self, span: u64) -> Result<(), ParamError> {
-        let span = ddf_param::ensure_range("time_span", span, 1..=u64::MAX / 2)?;
+        // Window and slack, (k + l)·τ, stay far from overflow.
+        let most = max_period(self.k, self.l) * u64::from(self.l);
+        let span = ddf_param::ensure_range("time_span", span, 1..=most)?;
         self.clock = Some(Clock {
             period: span.div_ceil(u64::from(self.l)),
             opened: 0,
@@ -410,8 +418,11 @@ impl StateFields {
             ));
         }
         if let Some(c) = &self.clock {
-            if c.period == 0 || c.period > u64::MAX / 2 {
-                return Err(DecodeError::invalid("period", "outside 1..=2^63 - 1"));
+            if c.period == 0 || c.period > max_period(core.k, core.l) {
+                return Err(DecodeError::invalid(
+                    "period",
+                    "0, or (k + l)·period above 2^62",
+                ));
             }
             if c.started && c.opened > c.now {
                 return Err(DecodeError::invalid("opened", "after the latest time seen"));

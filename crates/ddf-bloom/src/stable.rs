@@ -3,7 +3,7 @@
 use ddf_bits::PackedArray;
 use ddf_core::snapshot::{self, DecodeError, Decoder, Encoder, Snapshot};
 use ddf_core::{Digest, DuplicateFilter, ParamError};
-use ddf_hash::SplitMix64;
+use ddf_hash::SeededRng;
 use ddf_param::{ensure_probability, ensure_range};
 use std::fmt;
 
@@ -28,8 +28,8 @@ pub const MAX_PROBES: u32 = 64;
 /// consecutive cells from a uniformly random start (the cheap variant the
 /// QHT authors' benchmark code attributes to the SBF paper): each cell is
 /// still decremented with probability `P/m` per insertion, which is all the
-/// stable-point analysis uses. The start comes from the filter's own seeded
-/// [`SplitMix64`], so runs replay exactly.
+/// stable-point analysis uses. The start comes from the filter's own
+/// [`SeededRng`], so runs replay exactly.
 ///
 /// Old items decay at random, so an SBF has false negatives at any age; in
 /// exchange the fraction of zero cells converges to a stable point
@@ -42,8 +42,7 @@ pub struct StableBloom {
     probes: u32,
     /// `P`.
     decrements: u64,
-    seed: u64,
-    rng: SplitMix64,
+    rng: SeededRng,
 }
 
 impl StableBloom {
@@ -64,8 +63,7 @@ impl StableBloom {
             cells: PackedArray::new(cells, cell_bits).map_err(|e| rename(e, "cells"))?,
             probes,
             decrements,
-            seed: DEFAULT_SEED,
-            rng: SplitMix64::new(DEFAULT_SEED),
+            rng: SeededRng::new(DEFAULT_SEED),
         })
     }
 
@@ -106,8 +104,7 @@ impl StableBloom {
     /// The same filter with its decrement generator seeded by `seed`.
     #[must_use]
     pub fn with_seed(mut self, seed: u64) -> Self {
-        self.seed = seed;
-        self.rng = SplitMix64::new(seed);
+        self.rng = SeededRng::new(seed);
         self
     }
 
@@ -181,7 +178,7 @@ impl DuplicateFilter for StableBloom {
 
     fn clear(&mut self) {
         self.cells.clear();
-        self.rng = SplitMix64::new(self.seed);
+        self.rng.reset();
     }
 }
 
@@ -192,13 +189,13 @@ impl fmt::Debug for StableBloom {
             .field("cell_bits", &self.cells.width())
             .field("probes", &self.probes)
             .field("decrements", &self.decrements)
-            .field("seed", &self.seed)
+            .field("seed", &self.rng.seed())
             .finish_non_exhaustive()
     }
 }
 
-/// Body: cells (u64), cell bits (u8), probes (u32), decrements (u64), seed
-/// (u64), generator state (u64), the cells as words.
+/// Body: cells (u64), cell bits (u8), probes (u32), decrements (u64), the
+/// generator (seed and state, `Encoder::put_rng`), the cells as words.
 impl Snapshot for StableBloom {
     const KIND: u16 = snapshot::kind::STABLE_BLOOM;
 
@@ -207,8 +204,7 @@ impl Snapshot for StableBloom {
         out.put_u8(self.cells.width() as u8);
         out.put_u32(self.probes);
         out.put_u64(self.decrements);
-        out.put_u64(self.seed);
-        out.put_u64(self.rng.state());
+        out.put_rng(&self.rng);
         out.put_words(self.cells.as_words());
     }
 
@@ -217,13 +213,12 @@ impl Snapshot for StableBloom {
         let cell_bits = u32::from(input.u8("cell_bits")?);
         let probes = input.u32("probes")?;
         let decrements = input.u64("decrements")?;
-        let seed = input.u64("seed")?;
-        let state = input.u64("generator")?;
+        let rng = input.rng("generator")?;
         let words = input.words("cells")?;
         let total = ddf_param::checked_mul("cells", cells, u64::from(cell_bits))?;
         crate::expect_words(&words, total, "cells")?;
-        let mut f = StableBloom::new(cells, cell_bits, probes, decrements)?.with_seed(seed);
-        f.rng = SplitMix64::new(state);
+        let mut f = StableBloom::new(cells, cell_bits, probes, decrements)?;
+        f.rng = rng;
         f.cells = PackedArray::from_words(cells, cell_bits, words)?;
         Ok(f)
     }
