@@ -97,8 +97,7 @@ impl Sqf {
         r: u32,
         r_prime: u32,
     ) -> Result<Self, ParamError> {
-        let (sigma, _) = check_remainder(buckets_per_row, r, r_prime)?;
-        let rows = CellRows::rows_for_memory(memory_bits, buckets_per_row, sigma)?;
+        let rows = rows_for_memory(memory_bits, buckets_per_row, r, r_prime)?;
         Self::with_rows(rows, buckets_per_row, r, r_prime)
     }
 
@@ -113,8 +112,7 @@ impl Sqf {
         r: u32,
         r_prime: u32,
     ) -> Result<Self, ParamError> {
-        let (sigma, _) = check_remainder(buckets_per_row, r, r_prime)?;
-        let rows = CellRows::rows_for_memory(memory_bits, buckets_per_row, sigma)?;
+        let rows = rows_for_memory(memory_bits, buckets_per_row, r, r_prime)?;
         Self::new(63 - rows.leading_zeros(), buckets_per_row, r, r_prime)
     }
 
@@ -197,6 +195,12 @@ impl Sqf {
         let low = kept.count_ones();
         low <= weight && weight <= low + (self.r - self.r_prime)
     }
+}
+
+/// The rows of `σ`-bit cells a budget buys: `floor(M/(k·σ))`.
+fn rows_for_memory(memory_bits: u64, k: usize, r: u32, r_prime: u32) -> Result<u64, ParamError> {
+    let (sigma, _) = check_remainder(k, r, r_prime)?;
+    CellRows::rows_for_memory(memory_bits, k, sigma)
 }
 
 /// Checks `k`, `r` and `r'`; returns `σ` and the weight width.
