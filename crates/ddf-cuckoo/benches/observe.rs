@@ -24,6 +24,7 @@ fn cuckoo(c: &mut Criterion) {
     let stream = keys(3, STREAM);
     for (b, f, kicks) in [
         (1usize, 3u32, 500u32),
+        (1, 3, 50),
         (1, 3, 16),
         (1, 3, 0),
         (4, 8, 500),

@@ -233,6 +233,23 @@ impl StreamingCuckoo {
         } else {
             second
         };
+        if b == 1 {
+            // One cell per bucket: the value read to test a bucket for room
+            // is the one the next swap evicts, so each step reads once.
+            let mut held = self.cells.get(bucket, 0);
+            for _ in 0..self.max_kicks {
+                self.cells.set(bucket, 0, fp);
+                fp = held;
+                bucket = self.alternate(bucket, fp);
+                held = self.cells.get(bucket, 0);
+                if held == 0 {
+                    self.cells.set(bucket, 0, fp);
+                    return;
+                }
+            }
+            self.dropped += 1;
+            return;
+        }
         for _ in 0..self.max_kicks {
             let cell = if b == 1 {
                 0

@@ -22,8 +22,6 @@ pub trait Insertion: sealed::Sealed + Copy + fmt::Debug + Send + Sync + 'static 
     const NAME: &'static str;
     /// Whether a row never holds the same fingerprint twice.
     const DISTINCT_ROWS: bool;
-    /// Whether the filter draws from its generator.
-    const RANDOMISED: bool;
 
     /// Stores fingerprint `fp` of row `row`; `present` is whether the lookup found it.
     #[doc(hidden)]
@@ -53,7 +51,6 @@ impl Insertion for Distinct {
     const KIND: u16 = snapshot::kind::QHT;
     const NAME: &'static str = "QHT";
     const DISTINCT_ROWS: bool = true;
-    const RANDOMISED: bool = true;
 
     #[inline]
     fn insert(cells: &mut CellRows, rng: &mut SplitMix64, row: u64, fp: u32, present: bool) {
@@ -69,7 +66,6 @@ impl Insertion for Duplicates {
     const KIND: u16 = snapshot::kind::QHTD;
     const NAME: &'static str = "QHTD";
     const DISTINCT_ROWS: bool = false;
-    const RANDOMISED: bool = true;
 
     #[inline]
     fn insert(cells: &mut CellRows, rng: &mut SplitMix64, row: u64, fp: u32, _present: bool) {
@@ -81,7 +77,6 @@ impl Insertion for Queue {
     const KIND: u16 = snapshot::kind::QQHTD;
     const NAME: &'static str = "QQHTD";
     const DISTINCT_ROWS: bool = false;
-    const RANDOMISED: bool = false;
 
     #[inline]
     fn insert(cells: &mut CellRows, _rng: &mut SplitMix64, row: u64, fp: u32, _present: bool) {
@@ -270,19 +265,8 @@ fn check_params(
 fn check_buckets(buckets_per_row: usize, fingerprint_bits: u32) -> Result<(), ParamError> {
     let by_width = 1usize.checked_shl(fingerprint_bits).unwrap_or(usize::MAX);
     let max = by_width.min(CellRows::MAX_BUCKETS_PER_ROW);
-    ddf_param_range(buckets_per_row, max)
-}
-
-fn ddf_param_range(k: usize, max: usize) -> Result<(), ParamError> {
-    if (1..=max).contains(&k) {
-        Ok(())
-    } else {
-        Err(ParamError::new(
-            "buckets_per_row",
-            k,
-            format!("1..={max} (at most 2^s cells and 4096)"),
-        ))
-    }
+    ddf_param::ensure_range("buckets_per_row", buckets_per_row, 1..=max)?;
+    Ok(())
 }
 
 impl<I: Insertion> DuplicateFilter for QuotientFilter<I> {

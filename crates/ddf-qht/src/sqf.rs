@@ -97,9 +97,23 @@ impl Sqf {
         r: u32,
         r_prime: u32,
     ) -> Result<Self, ParamError> {
-        let (sigma, _) = check_remainder(buckets_per_row, r, r_prime)?;
-        let rows = CellRows::rows_for_memory(memory_bits, buckets_per_row, sigma)?;
+        let rows = rows_for_memory(memory_bits, buckets_per_row, r, r_prime)?;
         Self::with_rows(rows, buckets_per_row, r, r_prime)
+    }
+
+    /// An SQF sized as the original is, with a power-of-two number of rows:
+    /// the largest `2^q` rows that fit in `memory_bits` (so up to half the
+    /// budget can go unused). The QHT paper's benchmarks evidently sized
+    /// their SQF this way (see `docs/errata.md`). Fails as
+    /// [`with_memory`](Self::with_memory).
+    pub fn with_memory_power_of_two(
+        memory_bits: u64,
+        buckets_per_row: usize,
+        r: u32,
+        r_prime: u32,
+    ) -> Result<Self, ParamError> {
+        let rows = rows_for_memory(memory_bits, buckets_per_row, r, r_prime)?;
+        Self::new(63 - rows.leading_zeros(), buckets_per_row, r, r_prime)
     }
 
     /// The same filter, empty, with its generator seeded by `seed`.
@@ -181,6 +195,12 @@ impl Sqf {
         let low = kept.count_ones();
         low <= weight && weight <= low + (self.r - self.r_prime)
     }
+}
+
+/// The rows of `σ`-bit cells a budget buys: `floor(M/(k·σ))`.
+fn rows_for_memory(memory_bits: u64, k: usize, r: u32, r_prime: u32) -> Result<u64, ParamError> {
+    let (sigma, _) = check_remainder(k, r, r_prime)?;
+    CellRows::rows_for_memory(memory_bits, k, sigma)
 }
 
 /// Checks `k`, `r` and `r'`; returns `σ` and the weight width.
@@ -319,6 +339,10 @@ mod tests {
         assert_eq!((g.signature_bits(), g.fingerprints()), (6, 28));
         let h = Sqf::with_memory(10_000, 1, 2, 1).unwrap();
         assert_eq!(h.rows(), 3333);
+        let p = Sqf::with_memory_power_of_two(10_000, 1, 2, 1).unwrap();
+        assert_eq!((p.rows(), p.memory_bits()), (2048, 6144));
+        let p = Sqf::with_memory_power_of_two(8_000_000, 1, 2, 1).unwrap();
+        assert_eq!(p.rows(), 1 << 21);
     }
 
     #[test]
