@@ -1,6 +1,7 @@
 //! ddf's task runner: `cargo xtask verify | tables`.
 
 mod checks;
+mod fig5;
 mod outcome;
 mod paths;
 mod tables;

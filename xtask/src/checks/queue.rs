@@ -1,15 +1,21 @@
 //! Checks of the queuing construction (§5) against Theorems 7 and 8.
 
 use super::{distinct_run, uniform_run};
+use crate::fig5;
 use crate::outcome::Outcome;
 use crate::verify::{Check, Ctx};
-use ddf_core::{DuplicateFilter, Window};
+use ddf_core::{DuplicateFilter, KeyedSipHasher, Window};
 use ddf_exact::ExactWindow;
+use ddf_qht::Qht;
 use ddf_queue::Queue;
 use ddf_shf::CompactShf;
-use ddf_sim::EvalConfig;
-use ddf_theory::queue::{SubfilterModel, fnr_queue, fnr_queue_as_printed, fpr_queue};
+use ddf_sim::{EvalConfig, Report, Uniform, evaluate_many};
+use ddf_theory::qht::queue_rates_fixed_hash;
+use ddf_theory::queue::{
+    SubfilterModel, capacity_for_window, fnr_queue, fnr_queue_as_printed, fpr_queue,
+};
 use ddf_theory::shf::stored_hashes_fp;
+use std::sync::OnceLock;
 
 const THM7: &str = "sliding-window §5.3 Thm 7";
 const THM8: &str = "sliding-window §5.3 Thm 8 (corrected)";
@@ -41,6 +47,41 @@ pub(crate) fn checks() -> Vec<Check> {
             id: "queue/planned-er",
             paper: "sliding-window §5.4",
             run: planned_er,
+        },
+        Check {
+            id: "queue/qht-fpr-w1000",
+            paper: THM7,
+            run: |c| qht_fpr(c, 0),
+        },
+        Check {
+            id: "queue/qht-fnr-w1000",
+            paper: THM8,
+            run: |c| qht_fnr(c, 0),
+        },
+        Check {
+            id: "queue/qht-fpr-w10000",
+            paper: THM7,
+            run: |c| qht_fpr(c, 1),
+        },
+        Check {
+            id: "queue/qht-fnr-w10000",
+            paper: THM8,
+            run: |c| qht_fnr(c, 1),
+        },
+        Check {
+            id: "queue/qht-fpr-w50000",
+            paper: THM7,
+            run: |c| qht_fpr(c, 2),
+        },
+        Check {
+            id: "queue/qht-fnr-w50000",
+            paper: THM8,
+            run: |c| qht_fnr(c, 2),
+        },
+        Check {
+            id: "queue/qht-theory-l-vs-simulated-best",
+            paper: "sliding-window §5.4, §6 Fig. 6",
+            run: theory_l_vs_best,
         },
     ]
 }
@@ -148,5 +189,157 @@ fn planned_er(ctx: &Ctx) -> Outcome {
     Outcome::runs(plan.predicted_er(), &runs).note(format!(
         "w = {w}, M = {m}: chose L = {}, c = {}, {} bits each",
         plan.subfilters, plan.capacity, plan.subfilter_bits
+    ))
+}
+
+/// Windows of the queued-QHT checks: Figure 5's setting (`M = 10^5`,
+/// `L = 10`, `|Γ| = 2^18`) from a young subfilter (`c = 100`, rows a
+/// thirtieth full) to an old one (`c = 5000`, 1.5 arrivals per row).
+const QHT_WINDOWS: [u64; 3] = [1_000, 10_000, 50_000];
+
+/// One report per seed of a queue of 10 QHTs on a uniform stream over 2^18,
+/// labelled for `w = c·L`, computed once per window and shared by the FPR
+/// and FNR checks. The first `2w` items are skipped: the queue is periodic
+/// from `c·L` insertions on and the labels need `w` items of history, so
+/// what is counted is the steady state of an infinite stream (no artefact
+/// of Appendix A, which comes from counting the start of a finite stream).
+fn qht_runs(ctx: &Ctx, which: usize) -> &'static [Report] {
+    static RUNS: [OnceLock<Vec<Report>>; QHT_WINDOWS.len()] =
+        [OnceLock::new(), OnceLock::new(), OnceLock::new()];
+    RUNS[which].get_or_init(|| {
+        let w = QHT_WINDOWS[which];
+        let cfg =
+            EvalConfig::new(Window::Count(w), 2 * w + ctx.pick(400_000, 4_000_000)).warmup(2 * w);
+        ctx.per_seed(410 + which as u64, 8, 24, |seed| {
+            uniform_run(
+                &mut fig5::qht_queue(w, fig5::PAPER_L, seed),
+                fig5::ALPHABET,
+                seed,
+                &cfg,
+            )
+        })
+    })
+}
+
+/// The predictions for window `QHT_WINDOWS[which]`: Theorems 7 and 8
+/// (corrected) with one hash shared by the subfilters
+/// (`qht::queue_rates_fixed_hash`, the prediction checked), with independent
+/// subfilters (`qht::QhtSubfilter` in the product of Theorems 5–8, the
+/// paper's assumption), and Theorem 8 as printed, computed once per window.
+struct QhtPrediction {
+    w: u64,
+    c: u64,
+    fixed_hash: (f64, f64),
+    product: (f64, f64),
+    printed_fnr: f64,
+}
+
+fn qht_prediction(which: usize) -> &'static QhtPrediction {
+    static PREDICTIONS: [OnceLock<QhtPrediction>; QHT_WINDOWS.len()] =
+        [OnceLock::new(), OnceLock::new(), OnceLock::new()];
+    PREDICTIONS[which].get_or_init(|| {
+        let w = QHT_WINDOWS[which];
+        let (l, u) = (fig5::PAPER_L, fig5::ALPHABET as f64);
+        let c = capacity_for_window(w, l);
+        let bits = (fig5::MEMORY / l) as f64;
+        let model = fig5::qht_model(bits, c);
+        let (rows, values) = fig5::qht_shape(bits);
+        QhtPrediction {
+            w,
+            c,
+            fixed_hash: queue_rates_fixed_hash(rows, values, l, c, u),
+            product: (fpr_queue(&model, l, c), fnr_queue(&model, l, c, u)),
+            printed_fnr: fnr_queue_as_printed(&model, l, c, u),
+        }
+    })
+}
+
+/// Theorem 7 for the Figure 5 queue of QHTs sharing one hash.
+fn qht_fpr(ctx: &Ctx, which: usize) -> Outcome {
+    let p = qht_prediction(which);
+    let reports = qht_runs(ctx, which);
+    let runs: Vec<f64> = reports.iter().map(Report::fpr).collect();
+    let total = Report::merged(reports);
+    Outcome::runs(p.fixed_hash.0, &runs).note(format!(
+        "w = {}, L = 10, c = {}, QHT k = 1, s = 3 of 10^4 bits, U = 2^18, one hash; \
+         independent-subfilter product {:.4}; {} unseen, {} FP (docs/errata.md)",
+        p.w, p.c, p.product.0, total.unseen, total.false_positives
+    ))
+}
+
+/// The corrected Theorem 8 for the same queue; the product form and the printed form in the note.
+fn qht_fnr(ctx: &Ctx, which: usize) -> Outcome {
+    let p = qht_prediction(which);
+    let reports = qht_runs(ctx, which);
+    let runs: Vec<f64> = reports.iter().map(Report::fnr).collect();
+    let total = Report::merged(reports);
+    Outcome::runs(p.fixed_hash.1, &runs).note(format!(
+        "w = {}, L = 10, c = {}, U = 2^18, one hash; independent-subfilter product {:.4}, \
+         Thm 8 as printed {:.4}; {} duplicates, {} FN",
+        p.w, p.c, p.product.1, p.printed_fnr, total.duplicates, total.false_negatives
+    ))
+}
+
+/// Figure 6's windows for the choice of `L`, and the `L` simulated for each.
+const L_WINDOWS: [(u64, u64); 2] = [(2_000, 16), (10_000, 10)];
+
+/// Does the `L` that §5.4 picks from the QHT model do as well as the best `L`
+/// found by simulation (Figure 6 setting: `M = 10^5`, `|Γ| = 2^18`)?
+///
+/// Every `L` in `1..=L_max` runs on the same streams (one per seed), so the
+/// runs are paired. `L̂` is the `L` of least mean simulated ER. "Agrees" means
+/// the theory's `L*` is not measurably worse than `L̂`: the per-seed excess
+/// `ER(L*) − ER(L̂)` has a Student-t interval that contains 0. Choosing `L̂`
+/// on the same runs biases the excess upwards (the minimum of noisy means is
+/// too low), so the test errs towards failing, never towards passing; near
+/// the optimum the curve is flat (the theory's ERs of `L* ± 1` differ by a
+/// few thousandths), so `L̂ ≠ L*` with an insignificant excess is agreement.
+/// Both windows must agree; the outcome reports the worse of the two.
+fn theory_l_vs_best(ctx: &Ctx) -> Outcome {
+    let items = ctx.pick(200_000, 2_000_000);
+    let mut worst: Option<Outcome> = None;
+    let mut notes = Vec::new();
+    for (i, &(w, l_max)) in L_WINDOWS.iter().enumerate() {
+        let (l_star, predicted) = fig5::qht_theory_l(w);
+        let cfg = EvalConfig::new(Window::Count(w), 2 * w + items).warmup(2 * w);
+        // ers[seed][L − 1]
+        let ers: Vec<Vec<f64>> = ctx.per_seed(420 + i as u64, 6, 16, |seed| {
+            let mut queues: Vec<Queue<Qht>> =
+                (1..=l_max).map(|l| fig5::qht_queue(w, l, seed)).collect();
+            let mut refs: Vec<&mut dyn DuplicateFilter> = queues
+                .iter_mut()
+                .map(|q| q as &mut dyn DuplicateFilter)
+                .collect();
+            let mut src = Uniform::new(fig5::ALPHABET, seed).expect("U ≥ 1");
+            evaluate_many(&mut refs, &mut src, &KeyedSipHasher::with_seed(seed), &cfg)
+                .iter()
+                .map(Report::er)
+                .collect()
+        });
+        let mean = |l: u64| ers.iter().map(|r| r[l as usize - 1]).sum::<f64>() / ers.len() as f64;
+        let l_hat = (1..=l_max)
+            .min_by(|&a, &b| mean(a).total_cmp(&mean(b)))
+            .expect("l_max ≥ 1");
+        let excess: Vec<f64> = ers
+            .iter()
+            .map(|r| r[l_star as usize - 1] - r[l_hat as usize - 1])
+            .collect();
+        let out = Outcome::runs(0.0, &excess);
+        notes.push(format!(
+            "w = {w}: theory L* = {l_star} (ER {predicted:.4} predicted, {:.4} measured), \
+             simulated best L̂ = {l_hat} (ER {:.4}) among 1..={l_max}",
+            mean(l_star),
+            mean(l_hat)
+        ));
+        let worse = worst.as_ref().is_none_or(|o| {
+            !out.pass && o.pass || out.measured - out.tolerance > o.measured - o.tolerance
+        });
+        if worse {
+            worst = Some(out);
+        }
+    }
+    worst.expect("at least one window").note(format!(
+        "excess ER of L* over L̂, paired runs; {}",
+        notes.join("; ")
     ))
 }

@@ -4,6 +4,7 @@ mod apbf;
 mod bloom_table4;
 mod bounds;
 mod qht;
+mod queue;
 mod shf;
 mod sliding;
 
@@ -38,6 +39,7 @@ fn producers() -> Vec<Producer> {
     all.extend(apbf::producers());
     all.extend(bloom_table4::producers());
     all.extend(qht::producers());
+    all.extend(queue::producers());
     all
 }
 
