@@ -1,8 +1,10 @@
-//! Benches: SHF observe (O(1)) and CSHF observe (an O(w) scan) by window size.
+//! Benches: SHF observe (O(1)) and CSHF observe (an O(w) scan) by window size,
+//! next to a QHT of the same memory (the "within a small factor of QHT").
 
 use criterion::{BenchmarkId, Criterion, Throughput, criterion_group, criterion_main};
 use ddf_core::{Digest, DuplicateFilter};
 use ddf_hash::{KeyedSipHasher, digest};
+use ddf_qht::Qht;
 use ddf_shf::{CompactShf, Shf};
 use std::hint::black_box;
 
@@ -54,6 +56,17 @@ fn bench(c: &mut Criterion) {
             },
         );
     }
+    // The QHT of the papers' benchmarks (k = 1, s = 3) in the same 1 Mbit,
+    // saturated like the SHFs' windows.
+    let mut qht = Qht::with_memory(1 << 20, 1, 3).expect("fits");
+    warm(&mut qht, 1 << 20);
+    group.bench_function("qht_siphash_1mbit", |b| {
+        b.iter(|| {
+            for k in &keys {
+                black_box(qht.observe(digest(&hasher, k)));
+            }
+        })
+    });
     group.finish();
 }
 

@@ -1,5 +1,6 @@
 //! Checks of the queuing construction (§5) against Theorems 7 and 8.
 
+use super::common::item;
 use super::{distinct_run, uniform_run};
 use crate::fig5;
 use crate::outcome::Outcome;
@@ -10,7 +11,7 @@ use ddf_qht::Qht;
 use ddf_queue::Queue;
 use ddf_shf::CompactShf;
 use ddf_sim::{EvalConfig, Report, Uniform, evaluate_many};
-use ddf_theory::qht::queue_rates_fixed_hash;
+use ddf_theory::qht::{QhtSubfilter, fn_im, queue_rates_fixed_hash};
 use ddf_theory::queue::{
     SubfilterModel, capacity_for_window, fnr_queue, fnr_queue_as_printed, fpr_queue,
 };
@@ -77,6 +78,11 @@ pub(crate) fn checks() -> Vec<Check> {
             id: "queue/qht-fnr-w50000",
             paper: THM8,
             run: |c| qht_fnr(c, 2),
+        },
+        Check {
+            id: "queue/qht-subfilter-fn-k4",
+            paper: "derived (QHT paper Alg. 1 in its fill transient)",
+            run: subfilter_fn_k4,
         },
         Check {
             id: "queue/qht-theory-l-vs-simulated-best",
@@ -294,7 +300,8 @@ const L_WINDOWS: [(u64, u64); 2] = [(2_000, 16), (10_000, 10)];
 /// too low), so the test errs towards failing, never towards passing; near
 /// the optimum the curve is flat (the theory's ERs of `L* ± 1` differ by a
 /// few thousandths), so `L̂ ≠ L*` with an insignificant excess is agreement.
-/// Both windows must agree; the outcome reports the worse of the two.
+/// Both windows must agree; the outcome reports the worse of the two (a
+/// failing one, else the larger excess).
 fn theory_l_vs_best(ctx: &Ctx) -> Outcome {
     let items = ctx.pick(200_000, 2_000_000);
     let mut worst: Option<Outcome> = None;
@@ -303,7 +310,7 @@ fn theory_l_vs_best(ctx: &Ctx) -> Outcome {
         let (l_star, predicted) = fig5::qht_theory_l(w);
         let cfg = EvalConfig::new(Window::Count(w), 2 * w + items).warmup(2 * w);
         // ers[seed][L − 1]
-        let ers: Vec<Vec<f64>> = ctx.per_seed(420 + i as u64, 6, 16, |seed| {
+        let ers: Vec<Vec<f64>> = ctx.per_seed(420 + i as u64, 8, 16, |seed| {
             let mut queues: Vec<Queue<Qht>> =
                 (1..=l_max).map(|l| fig5::qht_queue(w, l, seed)).collect();
             let mut refs: Vec<&mut dyn DuplicateFilter> = queues
@@ -331,8 +338,9 @@ fn theory_l_vs_best(ctx: &Ctx) -> Outcome {
             mean(l_star),
             mean(l_hat)
         ));
+        // Report a failing window first, else the larger excess.
         let worse = worst.as_ref().is_none_or(|o| {
-            !out.pass && o.pass || out.measured - out.tolerance > o.measured - o.tolerance
+            (!out.pass && o.pass) || (out.pass == o.pass && out.measured > o.measured)
         });
         if worse {
             worst = Some(out);
@@ -341,5 +349,35 @@ fn theory_l_vs_best(ctx: &Ctx) -> Outcome {
     worst.expect("at least one window").note(format!(
         "excess ER of L* over L̂, paired runs; {}",
         notes.join("; ")
+    ))
+}
+
+/// The QHT subfilter model's `FN_η` where the fill transient matters
+/// (`k = 4`): a QHT of 625 rows of four 4-bit cells (10^4 bits, a Figure 5
+/// subfilter with `k = 4`) takes `η = 1000` distinct items (1.6 per row),
+/// then every one of them is looked up. Blocks are independent runs; the
+/// items of one block share its table. The full-row form of the QHT paper
+/// (`fn_im` averaged over the block) is in the note.
+fn subfilter_fn_k4(ctx: &Ctx) -> Outcome {
+    let (rows, k, s, eta) = (625u64, 4usize, 4u32, 1_000u64);
+    let runs = ctx.per_seed(430, 60, 300, |seed| {
+        let mut qht = Qht::new(rows, k, s).expect("valid").with_seed(seed);
+        let hasher = KeyedSipHasher::with_seed(seed);
+        for id in 0..eta {
+            qht.insert(item(&hasher, id));
+        }
+        let lost = (0..eta)
+            .filter(|&id| !qht.contains(item(&hasher, id)))
+            .count();
+        lost as f64 / eta as f64
+    });
+    let values = f64::from((1u32 << s) - 1);
+    let model = QhtSubfilter::new(rows as f64, k, values, eta, f64::INFINITY);
+    let full_row = (0..eta)
+        .map(|t| fn_im(0.0, t as f64, rows as f64, k as f64, values))
+        .sum::<f64>()
+        / eta as f64;
+    Outcome::runs(model.false_negative(eta as f64), &runs).note(format!(
+        "N = 625, k = 4, S = 15, η = 1000 distinct items; full-row form (QHT paper §4.2) {full_row:.4}"
     ))
 }
