@@ -22,6 +22,24 @@ const THM7: &str = "sliding-window §5.3 Thm 7";
 const THM8: &str = "sliding-window §5.3 Thm 8 (corrected)";
 const ALPHABET: u64 = 1 << 16;
 
+/// A queued-QHT rate check: window index, and FPR (`true`) or FNR.
+macro_rules! qht_check {
+    ($id:expr, $which:expr, true) => {
+        Check {
+            id: $id,
+            paper: THM7,
+            run: |c| qht_rate(c, $which, true),
+        }
+    };
+    ($id:expr, $which:expr, false) => {
+        Check {
+            id: $id,
+            paper: THM8,
+            run: |c| qht_rate(c, $which, false),
+        }
+    };
+}
+
 pub(crate) fn checks() -> Vec<Check> {
     vec![
         Check {
@@ -49,36 +67,12 @@ pub(crate) fn checks() -> Vec<Check> {
             paper: "sliding-window §5.4",
             run: planned_er,
         },
-        Check {
-            id: "queue/qht-fpr-w1000",
-            paper: THM7,
-            run: |c| qht_fpr(c, 0),
-        },
-        Check {
-            id: "queue/qht-fnr-w1000",
-            paper: THM8,
-            run: |c| qht_fnr(c, 0),
-        },
-        Check {
-            id: "queue/qht-fpr-w10000",
-            paper: THM7,
-            run: |c| qht_fpr(c, 1),
-        },
-        Check {
-            id: "queue/qht-fnr-w10000",
-            paper: THM8,
-            run: |c| qht_fnr(c, 1),
-        },
-        Check {
-            id: "queue/qht-fpr-w50000",
-            paper: THM7,
-            run: |c| qht_fpr(c, 2),
-        },
-        Check {
-            id: "queue/qht-fnr-w50000",
-            paper: THM8,
-            run: |c| qht_fnr(c, 2),
-        },
+        qht_check!("queue/qht-fpr-w1000", 0, true),
+        qht_check!("queue/qht-fnr-w1000", 0, false),
+        qht_check!("queue/qht-fpr-w10000", 1, true),
+        qht_check!("queue/qht-fnr-w10000", 1, false),
+        qht_check!("queue/qht-fpr-w50000", 2, true),
+        qht_check!("queue/qht-fnr-w50000", 2, false),
         Check {
             id: "queue/qht-subfilter-fn-k4",
             paper: "derived (QHT paper Alg. 1 in its fill transient)",
@@ -260,29 +254,28 @@ fn qht_prediction(which: usize) -> &'static QhtPrediction {
     })
 }
 
-/// Theorem 7 for the Figure 5 queue of QHTs sharing one hash.
-fn qht_fpr(ctx: &Ctx, which: usize) -> Outcome {
+/// Theorem 7 (`false_positives`) or the corrected Theorem 8 for the Figure 5
+/// queue of QHTs sharing one hash; the independent-subfilter product (and
+/// Theorem 8 as printed) in the note.
+fn qht_rate(ctx: &Ctx, which: usize, false_positives: bool) -> Outcome {
     let p = qht_prediction(which);
     let reports = qht_runs(ctx, which);
-    let runs: Vec<f64> = reports.iter().map(Report::fpr).collect();
     let total = Report::merged(reports);
-    Outcome::runs(p.fixed_hash.0, &runs).note(format!(
+    let (rate, predicted, product, counts): (fn(&Report) -> f64, _, _, _) = if false_positives {
+        let counts = format!("{} unseen, {} FP", total.unseen, total.false_positives);
+        (Report::fpr, p.fixed_hash.0, p.product.0, counts)
+    } else {
+        let counts = format!(
+            "{} duplicates, {} FN; Thm 8 as printed {:.4}",
+            total.duplicates, total.false_negatives, p.printed_fnr
+        );
+        (Report::fnr, p.fixed_hash.1, p.product.1, counts)
+    };
+    let runs: Vec<f64> = reports.iter().map(rate).collect();
+    Outcome::runs(predicted, &runs).note(format!(
         "w = {}, L = 10, c = {}, QHT k = 1, s = 3 of 10^4 bits, U = 2^18, one hash; \
-         independent-subfilter product {:.4}; {} unseen, {} FP (docs/errata.md)",
-        p.w, p.c, p.product.0, total.unseen, total.false_positives
-    ))
-}
-
-/// The corrected Theorem 8 for the same queue; the product form and the printed form in the note.
-fn qht_fnr(ctx: &Ctx, which: usize) -> Outcome {
-    let p = qht_prediction(which);
-    let reports = qht_runs(ctx, which);
-    let runs: Vec<f64> = reports.iter().map(Report::fnr).collect();
-    let total = Report::merged(reports);
-    Outcome::runs(p.fixed_hash.1, &runs).note(format!(
-        "w = {}, L = 10, c = {}, U = 2^18, one hash; independent-subfilter product {:.4}, \
-         Thm 8 as printed {:.4}; {} duplicates, {} FN",
-        p.w, p.c, p.product.1, p.printed_fnr, total.duplicates, total.false_negatives
+         independent-subfilter product {product:.4}; {counts} (docs/errata.md)",
+        p.w, p.c
     ))
 }
 
