@@ -1293,10 +1293,12 @@ impl crate::queue::SubfilterModel for QhtCollisions {
 /// ```
 /// use ddf_theory::qht::{QhtSubfilter, queue_rates_fixed_hash};
 /// use ddf_theory::queue::fpr_queue;
-/// // Figure 5's queued QHT at w = 50,000: L = 10, c = 5000, 3333 rows, S = 7.
-/// let (fpr, _) = queue_rates_fixed_hash(3333.0, 7.0, 10, 5_000, 2f64.powi(18));
-/// let fresh = QhtSubfilter::new(3333.0, 1, 7.0, 5_000, 2f64.powi(18));
-/// assert!(fpr < fpr_queue(&fresh, 10, 5_000) - 0.01);
+/// // Ten QHTs of 333 rows, c = 500, on a uniform stream over 2^14: the
+/// // shared hash correlates the subfilters and lowers the FPR.
+/// let u = 2f64.powi(14);
+/// let (fpr, _) = queue_rates_fixed_hash(333.0, 7.0, 10, 500, u);
+/// let fresh = QhtSubfilter::new(333.0, 1, 7.0, 500, u);
+/// assert!(fpr < fpr_queue(&fresh, 10, 500) - 0.01);
 /// ```
 pub fn queue_rates_fixed_hash(
     rows: f64,
@@ -1637,5 +1639,23 @@ mod tests {
             fp_m(100.0, 3333.0, 1.0, 7.0),
             max_relative = 1e-9
         );
+    }
+    #[test]
+    fn fixed_hash_rates_reduce_to_one_subfilter() {
+        use crate::queue::{fpr_queue, fnr_queue};
+        // One subfilter: no correlation to speak of, so the mixture's FPR is
+        // the mean of FP_r, which is linear in the collision counts.
+        let (n, s, c, u) = (200.0, 7.0, 150u64, 2f64.powi(12));
+        let (fpr, fnr) = queue_rates_fixed_hash(n, s, 1, c, u);
+        let fresh = QhtSubfilter::new(n, 1, s, c, u);
+        assert!((fpr - fpr_queue(&fresh, 1, c)).abs() < 2e-3, "{fpr}");
+        assert!((fnr - fnr_queue(&fresh, 1, c, u)).abs() < 5e-3, "{fnr}");
+        // Several subfilters: correlated, fewer false positives.
+        let (fpr4, _) = queue_rates_fixed_hash(n, s, 4, c, u);
+        assert!(fpr4 < fpr_queue(&fresh, 4, c) - 1e-3);
+        assert!(queue_rates_fixed_hash(0.0, s, 1, c, u).0.is_nan());
+        // The conditional model: no collider, no false positive.
+        let empty = QhtCollisions::new(0.0, 5.0, u);
+        assert_eq!(crate::queue::SubfilterModel::false_positive(&empty, 100.0), 0.0);
     }
 }
