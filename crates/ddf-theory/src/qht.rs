@@ -1540,6 +1540,7 @@ mod tests {
         assert_eq!(ceil_log2(5), 3);
         assert_eq!(ceil_log2(8), 3);
     }
+
     /// Algorithm 1 on `rows` rows of `k` cells, simulated: a block of `eta`
     /// insertions of distinct items, then the fraction of them whose
     /// fingerprint is no longer in their row. Averaged over `reps` blocks.
@@ -1640,9 +1641,10 @@ mod tests {
             max_relative = 1e-9
         );
     }
+
     #[test]
     fn fixed_hash_rates_reduce_to_one_subfilter() {
-        use crate::queue::{fpr_queue, fnr_queue};
+        use crate::queue::{fnr_queue, fpr_queue};
         // One subfilter: no correlation to speak of, so the mixture's FPR is
         // the mean of FP_r, which is linear in the collision counts.
         let (n, s, c, u) = (200.0, 7.0, 150u64, 2f64.powi(12));
@@ -1656,6 +1658,9 @@ mod tests {
         assert!(queue_rates_fixed_hash(0.0, s, 1, c, u).0.is_nan());
         // The conditional model: no collider, no false positive.
         let empty = QhtCollisions::new(0.0, 5.0, u);
-        assert_eq!(crate::queue::SubfilterModel::false_positive(&empty, 100.0), 0.0);
+        assert_eq!(
+            crate::queue::SubfilterModel::false_positive(&empty, 100.0),
+            0.0
+        );
     }
 }
