@@ -822,6 +822,7 @@ mod sizing {
         use ddf_theory::bloom::{negative_query_accesses, partitioned_fp, slice_fill_ratio};
         use ddf_theory::numerics::argmin_int;
         use ddf_theory::queue::{capacity_for_window, fnr_queue, fpr_queue, optimal_subfilters};
+        use ddf_theory::stream::expected_distinct;
         let budget = need.budget?;
         let w = need.items;
         if w > super::MAX_QUEUE_WINDOW {
@@ -842,21 +843,32 @@ mod sizing {
             let m = (b / f64::from(k)).floor() as u64;
             (m >= 1).then_some((k, m))
         };
-        let model = |b: f64, c: u64| {
+        // A subfilter's FP_η after η insertions of which `distinct(η)` are
+        // distinct items: all of them on an all-distinct stream (the
+        // worst case, for the FPR), the expected count on the uniform stream
+        // the FNR is predicted for (repeats set no new bits, and an older
+        // subfilter's false positive is what rescues a dropped duplicate).
+        let model = |b: f64, c: u64, distinct: fn(f64, f64) -> f64, alphabet: f64| {
             let s = shape(b, c);
             (
-                move |eta: f64| s.map_or(1.0, |(k, m)| partitioned_fp(eta, m as f64, f64::from(k))),
+                move |eta: f64| {
+                    s.map_or(1.0, |(k, m)| {
+                        partitioned_fp(distinct(eta, alphabet), m as f64, f64::from(k))
+                    })
+                },
                 |_: f64| 0.0,
             )
         };
+        let all_distinct: fn(f64, f64) -> f64 = |eta, _| eta;
         let alphabet = need.distinct.unwrap_or(2f64.powi(64));
+        let on_stream = |b: f64, c: u64| model(b, c, expected_distinct, alphabet);
         let max_l = super::MAX_QUEUE_SUBFILTERS.min(w);
-        let l = optimal_subfilters(w, budget as f64, max_l, alphabet, model)?.arg;
+        let l = optimal_subfilters(w, budget as f64, max_l, alphabet, on_stream)?.arg;
         let c = capacity_for_window(w, l);
-        let (k, m) = shape((budget / l) as f64, c)?;
-        let sub = model((budget / l) as f64, c);
-        let fpr = fpr_queue(&sub, l, c);
-        let fnr = fnr_queue(&sub, l, c, alphabet);
+        let b = (budget / l) as f64;
+        let (k, m) = shape(b, c)?;
+        let fpr = fpr_queue(&model(b, c, all_distinct, alphabet), l, c);
+        let fnr = fnr_queue(&on_stream(b, c), l, c, alphabet);
         // An unseen item is looked up in every subfilter (each stops at its
         // first clear bit), then set in the newest's k slices.
         let r = slice_fill_ratio(c as f64, m as f64);
