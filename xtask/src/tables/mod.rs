@@ -1,6 +1,7 @@
 //! `cargo xtask tables`: reproduced paper tables as CSV and Markdown.
 
 mod apbf;
+mod apbf_fp_time;
 mod bloom_table4;
 mod bounds;
 mod qht;
@@ -36,6 +37,7 @@ fn producers() -> Vec<Producer> {
     all.extend(shf::producers());
     all.extend(sliding::producers());
     all.extend(apbf::producers());
+    all.extend(apbf_fp_time::producers());
     all.extend(bloom_table4::producers());
     all.extend(qht::producers());
     all
