@@ -253,6 +253,34 @@ fn shf_er(dir: &Path) -> Result<Figure, String> {
     })
 }
 
+/// Figure 2 of the sliding-window paper, scaled down: a QHT's error over
+/// the stream length against Theorem 4's bound for any filter.
+fn ddp_saturation(dir: &Path) -> Result<Figure, String> {
+    let csv = Csv::read(dir, "ddp-saturation")?;
+    Ok(Figure {
+        name: "ddp-saturation",
+        title: "Saturation of a DDP filter: QHT error vs stream length (M = 2^17 bits, |Γ| = 2^23)"
+            .into(),
+        x_label: "stream length n (items)",
+        y_label: "error rate FPR + FNR over the first n",
+        log_x: true,
+        log_y: false,
+        series: vec![
+            line(
+                "Theorem 4 lower bound (any filter)",
+                1,
+                csv.points("n", "lower_bound", |_| true)?,
+            ),
+            line("QHT, §4 theory", 0, csv.points("n", "theory_er", |_| true)?),
+            dots(
+                "QHT, simulated",
+                0,
+                csv.points("n", "measured_er", |_| true)?,
+            ),
+        ],
+    })
+}
+
 /// APBF paper Figure 6: the false-positive rate over time from empty.
 fn apbf_fp_time(dir: &Path) -> Result<Figure, String> {
     let csv = Csv::read(dir, "apbf-fp-time")?;
@@ -515,6 +543,7 @@ pub(crate) fn run(_opts: &Options) -> Result<bool, String> {
     std::fs::create_dir_all(&dir).map_err(|e| format!("creating {}: {e}", dir.display()))?;
     let figures: Vec<(&str, Result<Figure, String>)> = vec![
         ("shf-er", shf_er(&tables)),
+        ("ddp-saturation", ddp_saturation(&tables)),
         ("apbf-fp-time", apbf_fp_time(&tables)),
         ("apbf-report-by-age", Ok(apbf_report_by_age())),
         ("sliding-space", sliding_space(&tables)),

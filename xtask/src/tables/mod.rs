@@ -4,6 +4,7 @@ mod apbf;
 mod apbf_fp_time;
 mod bloom_table4;
 mod bounds;
+mod ddp_saturation;
 mod qht;
 mod shf;
 mod sliding;
@@ -40,6 +41,7 @@ fn producers() -> Vec<Producer> {
     all.extend(apbf_fp_time::producers());
     all.extend(bloom_table4::producers());
     all.extend(qht::producers());
+    all.extend(ddp_saturation::producers());
     all
 }
 
