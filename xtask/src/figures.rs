@@ -135,9 +135,7 @@ fn render(fig: &Figure, dir: &Path) -> Result<(), String> {
     let tick = |log: bool| {
         move |v: &f64| {
             if log {
-                format!("1e{v:.1}")
-                    .trim_end_matches(".0")
-                    .replace("1e-0.", "1e-0.")
+                format!("1e{v:.1}").trim_end_matches(".0").to_string()
             } else if v.abs() >= 1e5 || (v.abs() < 1e-2 && *v != 0.0) {
                 format!("{v:.1e}")
             } else {

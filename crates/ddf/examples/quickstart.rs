@@ -13,7 +13,7 @@ fn main() -> Result<(), ddf::ParamError> {
 }
 
 /// What the example prints: the ranked plan and the run's tally.
-pub fn run() -> Result<Vec<String>, ddf::ParamError> {
+pub(crate) fn run() -> Result<Vec<String>, ddf::ParamError> {
     let mut out = Vec::new();
 
     // Deduplicate the last 50,000 events with at most 0.1% false positives
