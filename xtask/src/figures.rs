@@ -29,6 +29,8 @@ struct Figure {
     y_label: &'static str,
     log_x: bool,
     log_y: bool,
+    /// Where the legend goes: a corner the data leave empty.
+    legend: SeriesLabelPosition,
     series: Vec<Series>,
 }
 
@@ -181,7 +183,7 @@ fn render(fig: &Figure, dir: &Path) -> Result<(), String> {
         .configure_series_labels()
         .background_style(WHITE.mix(0.85))
         .border_style(BLACK)
-        .position(SeriesLabelPosition::UpperLeft)
+        .position(fig.legend.clone())
         .draw()
         .map_err(|e| err(&e))?;
     root.present().map_err(|e| err(&e))?;
@@ -234,6 +236,7 @@ fn shf_er(dir: &Path) -> Result<Figure, String> {
         y_label: "error rate FPR + FNR",
         log_x: false,
         log_y: false,
+        legend: SeriesLabelPosition::UpperLeft,
         series: vec![
             line(
                 "SHF, Theorem 3",
@@ -263,6 +266,7 @@ fn ddp_saturation(dir: &Path) -> Result<Figure, String> {
         y_label: "error rate FPR + FNR over the first n",
         log_x: true,
         log_y: false,
+        legend: SeriesLabelPosition::LowerRight,
         series: vec![
             line(
                 "Theorem 4 lower bound (any filter)",
@@ -311,7 +315,34 @@ fn apbf_fp_time(dir: &Path) -> Result<Figure, String> {
         y_label: "false-positive rate",
         log_x: false,
         log_y: true,
+        legend: SeriesLabelPosition::LowerRight,
         series,
+    })
+}
+
+/// APBF paper Figure 7: false positives fall as duplicates grow.
+fn apbf_fp_duplicates(dir: &Path) -> Result<Figure, String> {
+    let csv = Csv::read(dir, "apbf-fp-duplicates")?;
+    Ok(Figure {
+        name: "apbf-fp-duplicates",
+        title: "APBF false-positive rate under duplicates (k = 4, l = 3, worst point)".into(),
+        x_label: "duplicate rate of the stream",
+        y_label: "false-positive rate",
+        log_x: false,
+        log_y: false,
+        legend: SeriesLabelPosition::UpperRight,
+        series: vec![
+            line(
+                "F recursion over distinct items per slice",
+                0,
+                csv.points("duplicate_rate", "theory_fp", |_| true)?,
+            ),
+            dots(
+                "simulated",
+                0,
+                csv.points("duplicate_rate", "measured_fp", |_| true)?,
+            ),
+        ],
     })
 }
 
@@ -331,6 +362,7 @@ fn apbf_report_by_age() -> Figure {
         y_label: "probability of being reported",
         log_x: false,
         log_y: false,
+        legend: SeriesLabelPosition::UpperRight,
         series: vec![line("F recursion, just before a shift", 0, pts)],
     }
 }
@@ -389,6 +421,7 @@ fn sliding_space(dir: &Path) -> Result<Figure, String> {
         y_label: "bits per window element",
         log_x: true,
         log_y: false,
+        legend: SeriesLabelPosition::UpperLeft,
         series,
     })
 }
@@ -419,6 +452,7 @@ fn window_memory(dir: &Path) -> Result<Figure, String> {
         y_label: "bits per window item",
         log_x: true,
         log_y: false,
+        legend: SeriesLabelPosition::UpperLeft,
         series: vec![
             line(
                 "exact (Thm 1), |Γ| = 2^64",
@@ -470,6 +504,7 @@ fn error_lower_bound() -> Figure {
         y_label: "error rate lower bound",
         log_x: true,
         log_y: false,
+        legend: SeriesLabelPosition::LowerLeft,
         series,
     }
 }
@@ -502,6 +537,7 @@ fn queue_er_vs_window(dir: &Path) -> Result<Figure, String> {
         y_label: "error rate FPR + FNR",
         log_x: false,
         log_y: false,
+        legend: SeriesLabelPosition::UpperLeft,
         series,
     })
 }
@@ -529,6 +565,7 @@ fn queue_er_vs_l(dir: &Path) -> Result<Figure, String> {
         y_label: "error rate FPR + FNR",
         log_x: false,
         log_y: false,
+        legend: SeriesLabelPosition::UpperRight,
         series,
     })
 }
@@ -543,6 +580,7 @@ pub(crate) fn run(_opts: &Options) -> Result<bool, String> {
         ("shf-er", shf_er(&tables)),
         ("ddp-saturation", ddp_saturation(&tables)),
         ("apbf-fp-time", apbf_fp_time(&tables)),
+        ("apbf-fp-duplicates", apbf_fp_duplicates(&tables)),
         ("apbf-report-by-age", Ok(apbf_report_by_age())),
         ("sliding-space", sliding_space(&tables)),
         ("window-memory", window_memory(&tables)),

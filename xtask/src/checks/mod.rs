@@ -2,7 +2,7 @@
 
 mod a2;
 mod apbbf;
-mod apbf;
+pub(crate) mod apbf;
 mod bdbf;
 mod bloom;
 mod bounds;

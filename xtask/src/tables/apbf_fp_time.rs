@@ -1,4 +1,4 @@
-//! APBF false positives over time (APBF paper Figure 6): measured on distinct insertions against the fill-ratio theory.
+//! APBF false positives over time and under duplicates (APBF paper Figures 6 and 7): measured against the fill-ratio theory.
 
 use super::{Producer, Table};
 use crate::Options;
@@ -11,10 +11,16 @@ use ddf_theory::apbf::false_positive;
 use ddf_theory::numerics::one_minus_pow1m;
 
 pub(crate) fn producers() -> Vec<Producer> {
-    vec![Producer {
-        name: "apbf-fp-time",
-        make: fp_over_time,
-    }]
+    vec![
+        Producer {
+            name: "apbf-fp-time",
+            make: fp_over_time,
+        },
+        Producer {
+            name: "apbf-fp-duplicates",
+            make: fp_with_duplicates,
+        },
+    ]
 }
 
 /// The window of Figure 6, its stream length and the bucket of the curve.
@@ -101,6 +107,43 @@ fn fp_over_time(opts: &Options) -> Table {
              `theory_fp` is the `F` recursion (§5.3) over the fill ratios each slice has reached, averaged \
              over the bucket: it rises while the first `k + l` generations arrive, then follows the \
              sawtooth of the steady state, peaking just before each shift."
+        ),
+    }
+}
+
+/// APBF paper Figure 7: the worst-point false-positive rate of a
+/// `(k, l) = (4, 3)` filter as the stream's duplicate rate grows, measured
+/// with fresh queries and predicted by the `F` recursion over the distinct
+/// items each slice received (the check `apbf/fp-with-duplicates`).
+fn fp_with_duplicates(opts: &Options) -> Table {
+    let (g, queries, runs) = if opts.quick {
+        (1_000, 20_000, 4)
+    } else {
+        (5_000, 100_000, 16)
+    };
+    let rates: Vec<f64> = (0..10).map(|i| f64::from(i) / 10.0).collect();
+    let mut rows = Vec::new();
+    for (i, &rate) in rates.iter().enumerate() {
+        let seeds = derive_seeds(opts.seed, 0xf17 + i as u64, runs);
+        let out = run_seeds(&seeds, threads(), |seed| {
+            crate::checks::apbf::duplicated_run(seed, rate, g, queries, 3)
+        });
+        let mean = |f: fn(&(f64, f64)) -> f64| out.iter().map(f).sum::<f64>() / out.len() as f64;
+        rows.push(vec![
+            format!("{rate:.1}"),
+            format!("{:.6e}", mean(|r| r.0)),
+            format!("{:.6e}", mean(|r| r.1)),
+        ]);
+    }
+    Table {
+        name: "apbf-fp-duplicates",
+        header: vec!["duplicate_rate", "measured_fp", "theory_fp"],
+        rows,
+        note: format!(
+            "APBF paper Figure 7 (sharing effect): an APBF with k = 4, l = 3, g = {g} on a stream where \
+             each item is, with the given probability, a copy of one of the last l·g; the rate of fresh \
+             queries at the worst point (just before a shift), {runs} runs of 3 points each. The theory \
+             is the F recursion over fill ratios computed from the distinct items each slice received."
         ),
     }
 }
