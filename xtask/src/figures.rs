@@ -523,7 +523,9 @@ fn queue_er_vs_window(dir: &Path) -> Result<Figure, String> {
     keys.dedup();
     let mut series = Vec::new();
     for (i, (f, q)) in keys.into_iter().take(6).enumerate() {
-        let label = format!("{f} ({})", if q == "true" { "queued" } else { "vanilla" });
+        // Issue 5 writes the flag; accept the usual spellings of "yes".
+        let queued = matches!(q.as_str(), "true" | "yes" | "1" | "queued");
+        let label = format!("{f} ({})", if queued { "queued" } else { "vanilla" });
         series.push(dots(
             label,
             i,

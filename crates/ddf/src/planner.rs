@@ -24,9 +24,10 @@ const DEFAULT_MAX_ACCESSES: f64 = 64.0;
 const DEFAULT_SEED: u64 = 0xddf0_5eed_0000_0001;
 
 /// Windows up to which the queued candidate is planned: its theory sums over
-/// the `c` insertions of each subfilter for every `L` compared.
+/// the `c` insertions of each subfilter for every `L` compared, about 1.5 s
+/// of planning per 2^20 window items in a release build.
 #[cfg(all(feature = "queue", feature = "bloom"))]
-const MAX_QUEUE_WINDOW: u64 = 1 << 22;
+const MAX_QUEUE_WINDOW: u64 = 1 << 20;
 
 /// The most subfilters a queued candidate compares (§5.4's search range).
 #[cfg(all(feature = "queue", feature = "bloom"))]
