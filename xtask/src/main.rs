@@ -1,7 +1,8 @@
-//! ddf's task runner: `cargo xtask verify | tables`.
+//! ddf's task runner: `cargo xtask verify | tables | figures`.
 
 mod checks;
 mod fig5;
+mod figures;
 mod outcome;
 mod paths;
 mod tables;
@@ -22,6 +23,8 @@ commands:
            --quick            shorter streams (the output says so)
            --only SUBSTRING   only tables whose name contains SUBSTRING
            --seed N           base seed (default 1)
+  figures  draw the papers' figures as SVG in target/ddf/figures/ from the
+           tables' CSVs (run `cargo xtask tables` first)
 ";
 
 /// Options shared by the commands.
@@ -74,6 +77,7 @@ fn main() -> ExitCode {
     let result = match command.as_str() {
         "verify" => verify::run(&opts),
         "tables" => tables::run(&opts),
+        "figures" => figures::run(&opts),
         "help" | "--help" | "-h" => {
             print!("{USAGE}");
             Ok(true)

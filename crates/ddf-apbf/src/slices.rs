@@ -169,11 +169,8 @@ impl Apbf {
             ParamError::new("fp", fp, "a rate some (k, l) with k + l ≤ 4096 reaches")
         })?;
         let g = window.div_ceil(u64::from(l));
-        let mut m = (g as f64 * f64::from(k) / LN_2).ceil() as u64;
-        while ddf_theory::apbf::generation_size(m as f64, f64::from(k)) < g as f64 {
-            m += 1;
-        }
-        Self::new(k, l, m)
+        let m = ddf_theory::apbf::slice_bits_for_generation(g as f64, f64::from(k));
+        Self::new(k, l, m as u64)
     }
 
     /// Bits per slice, `m`.

@@ -46,6 +46,17 @@ impl<F: DuplicateFilter> Deduper<F> {
             hasher: KeyedSipHasher::new(),
         }
     }
+
+    /// Wraps `filter` with a [`KeyedSipHasher`] whose key is derived from
+    /// `seed`: runs that must replay exactly (tests, experiments). A key an
+    /// adversary can guess lets them aim items at chosen cells; use
+    /// [`new`](Self::new) in production.
+    pub fn with_seed(filter: F, seed: u64) -> Self {
+        Deduper {
+            filter,
+            hasher: KeyedSipHasher::with_seed(seed),
+        }
+    }
 }
 
 impl<F: DuplicateFilter, S: BuildHasher> Deduper<F, S> {

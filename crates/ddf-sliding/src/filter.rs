@@ -1,6 +1,6 @@
 //! `SlidingBloom`: generations over the tagged table, and the filter traits.
 
-use crate::plan::{CELLS_PER_BUCKET, Clock, Plan, Request, Slack};
+use crate::plan::{CELLS_PER_BUCKET, Clock, Plan, Request, Sizing, Slack};
 use crate::table::{Ages, EntryKey, Slot, Table};
 use ddf_core::{Digest, DuplicateFilter, ParamError, TimedFilter, Verdict, Window, Windowed};
 use ddf_hash::{Fingerprinter, SplitMix64, ZeroPolicy};
@@ -100,6 +100,23 @@ impl SlidingBloom {
         epsilon: f64,
     ) -> Result<Self, ParamError> {
         Self::from_request(Request::time(span, slack, capacity, epsilon))
+    }
+
+    /// What [`new`](Self::new) would build, without allocating it: the
+    /// same checks, the table size and the guarantees.
+    pub fn sizing(window: u64, slack: Slack, epsilon: f64) -> Result<Sizing, ParamError> {
+        Ok(Plan::new(Request::count(window, slack, None, epsilon))?.sizing())
+    }
+
+    /// What [`with_time_span`](Self::with_time_span) would build, without
+    /// allocating it.
+    pub fn sizing_timed(
+        span: u64,
+        slack: Slack,
+        capacity: u64,
+        epsilon: f64,
+    ) -> Result<Sizing, ParamError> {
+        Ok(Plan::new(Request::time(span, slack, capacity, epsilon))?.sizing())
     }
 
     pub(crate) fn from_request(request: Request) -> Result<Self, ParamError> {

@@ -8,5 +8,5 @@ mod snapshot;
 mod table;
 
 pub use filter::SlidingBloom;
-pub use plan::{CELLS_PER_BUCKET, DESIGN_LOAD, DESIGN_LOAD_RANGE, Slack};
+pub use plan::{CELLS_PER_BUCKET, DESIGN_LOAD, DESIGN_LOAD_RANGE, Sizing, Slack};
 pub use table::{EntryKey, MAX_KICKS};

@@ -61,6 +61,23 @@ pub enum Slack {
     LeastSpace,
 }
 
+/// What a filter's parameters cost and promise, known before its table is
+/// allocated (from [`SlidingBloom::sizing`](crate::SlidingBloom::sizing)):
+/// planners compare candidates without building them.
+#[derive(Debug, Clone, Copy, PartialEq)]
+pub struct Sizing {
+    /// Generations `c`.
+    pub generations: u64,
+    /// The effective slack `m` (insertions or time units).
+    pub slack: u64,
+    /// Table bits `B·4·(r + s)`: `memory_bits` of the new filter.
+    pub table_bits: u64,
+    /// Buckets `B`.
+    pub buckets: u64,
+    /// The guaranteed false-positive bound, at most `ε` (§2.1).
+    pub false_positive_bound: f64,
+}
+
 /// Whether generations advance by insertions or by the caller's clock.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
 pub(crate) enum Clock {
@@ -276,6 +293,17 @@ impl Plan {
     /// Table bits: `B · 4 · (r + s)`.
     pub(crate) fn table_bits(&self) -> u64 {
         self.buckets * CELLS_PER_BUCKET as u64 * u64::from(self.remainder_bits + self.tag_bits)
+    }
+
+    /// The cost and guarantee of this plan.
+    pub(crate) fn sizing(&self) -> Sizing {
+        Sizing {
+            generations: self.generations,
+            slack: self.slack,
+            table_bits: self.table_bits(),
+            buckets: self.buckets,
+            false_positive_bound: self.false_positive_bound(),
+        }
     }
 
     /// The number of distinct keys `(bucket pair, remainder)`, `B·(2^r − 1)/2`:

@@ -30,6 +30,32 @@ pub fn generation_size(m: f64, k: f64) -> f64 {
     (m * LN_2 / k).floor()
 }
 
+/// The smallest slice size `m` whose generation is at least `g` insertions
+/// for `k` slices per item, the inverse of [`generation_size`]: the least
+/// integer `m` with `⌊m·ln 2 / k⌋ ≥ g` (APBF paper §5.2). NaN unless
+/// `g ≥ 0` and `k > 0`.
+///
+/// ```
+/// use ddf_theory::apbf::{generation_size, slice_bits_for_generation};
+/// let m = slice_bits_for_generation(1000.0, 1.0);
+/// assert_eq!(m, 1443.0);
+/// assert!(generation_size(m - 1.0, 1.0) < 1000.0);
+/// ```
+pub fn slice_bits_for_generation(g: f64, k: f64) -> f64 {
+    if !(g >= 0.0 && k > 0.0 && g.is_finite() && k.is_finite()) {
+        return f64::NAN;
+    }
+    // The real root, then the integer correction the floor needs.
+    let mut m = (g * k / LN_2).ceil().max(1.0);
+    while generation_size(m, k) < g {
+        m += 1.0;
+    }
+    while m > 1.0 && generation_size(m - 1.0, k) >= g {
+        m -= 1.0;
+    }
+    m
+}
+
 /// The sliding window `w = l·g` (APBF paper §5.2): items among the last `w`
 /// insertions are always reported.
 pub fn window(l: f64, g: f64) -> f64 {

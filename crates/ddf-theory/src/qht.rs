@@ -532,6 +532,60 @@ pub fn fnr_between(m0: f64, m1: f64, alphabet_size: f64, fn_after: impl Fn(f64) 
     num / den
 }
 
+/// [`fpr_between`]`(0, n)` and [`fnr_between`]`(0, n)` for every `n` of
+/// `ends` (ascending) in one pass of `O(max(ends))` evaluations instead of
+/// one pass per length: the error rates a simulation measures over the
+/// first `n` elements, as a curve over the stream length (the sliding-window
+/// paper's Figure 2). Returns `(FPR, FNR)` per end; NaN where a span has no
+/// unseen element or no duplicate.
+///
+/// ```
+/// use ddf_theory::qht::{fn_im, fnr_between, fp_m, fpr_between, rates_over_prefixes};
+/// let (n, k, s, u) = (30.0, 2.0, 8.0, 500.0);
+/// let curve = rates_over_prefixes(&[100.0, 400.0], u, |m| fp_m(m, n, k, s), |t| fn_im(0.0, t, n, k, s));
+/// let fpr = fpr_between(0.0, 400.0, u, |m| fp_m(m, n, k, s));
+/// let fnr = fnr_between(0.0, 400.0, u, |t| fn_im(0.0, t, n, k, s));
+/// assert!((curve[1].0 - fpr).abs() < 1e-12 && (curve[1].1 - fnr).abs() < 1e-12);
+/// ```
+pub fn rates_over_prefixes(
+    ends: &[f64],
+    alphabet_size: f64,
+    fp: impl Fn(f64) -> f64,
+    fn_after: impl Fn(f64) -> f64,
+) -> Vec<(f64, f64)> {
+    let u = 1.0 / alphabet_size;
+    // FP: Σ_{m<n} q^m·FP_m over Σ_{m<n} q^m. FN: the numerator of
+    // fnr_between with m0 = 0 is Σ_{t<n−1} w_t·(n − 1 − t) = n·A − B with
+    // A = Σ w_t, B = Σ w_t·(t + 1), w_t = q^t·(1/U)·fn_after(t).
+    let (mut fp_num, mut fp_den, mut a, mut b) = (0.0, 0.0, 0.0, 0.0);
+    let mut m = 0.0;
+    let mut out = Vec::with_capacity(ends.len());
+    for &end in ends {
+        let end = end.floor();
+        while m < end {
+            let unseen = pow1m(u, m);
+            fp_num += unseen * fp(m);
+            fp_den += unseen;
+            m += 1.0;
+        }
+        out.push((fp_num / fp_den, f64::NAN));
+    }
+    // Second pass for FN (t runs one behind m, so it gets its own loop).
+    let mut t = 0.0;
+    for (slot, &end) in out.iter_mut().zip(ends) {
+        let end = end.floor();
+        while t + 1.0 < end {
+            let w = pow1m(u, t) * u * fn_after(t);
+            a += w;
+            b += w * (t + 1.0);
+            t += 1.0;
+        }
+        let den = expected_duplicates(end, alphabet_size);
+        slot.1 = (end * a - b) / den;
+    }
+    out
+}
+
 /// §5.1: the asymptotic false-positive rate of a QHTD (a QHT that also stores
 /// elements detected as duplicates), `FPR_∞ = 1 − (1 − 1/S)^k`.
 ///

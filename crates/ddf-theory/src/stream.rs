@@ -198,6 +198,29 @@ pub fn expected_windowed_duplicate_fraction(n: f64, alphabet_size: f64, w: f64) 
     expected_windowed_duplicates(n, alphabet_size, w) / n
 }
 
+/// A count of Poisson arrivals of mean `λ` that is exceeded with probability
+/// at most `tail`: `λ + a` with `a = L/3 + √(L²/9 + 2Lλ)`, `L = ln(1/tail)`.
+///
+/// Derivation: the Chernoff (Bernstein) bound for a Poisson count,
+/// `P(X ≥ λ + a) ≤ exp(−a²/(2(λ + a/3)))`, set equal to `tail` and solved
+/// for `a`. Used to size a time-windowed filter for an expected arrival rate
+/// (the capacity per time slice that a Poisson stream almost never
+/// overruns). NaN unless `λ ≥ 0` and `0 < tail < 1`.
+///
+/// ```
+/// use ddf_theory::stream::poisson_arrival_bound;
+/// let b = poisson_arrival_bound(10_000.0, 1e-9);
+/// // About mean + 6.5 standard deviations.
+/// assert!(b > 10_000.0 + 6.0 * 100.0 && b < 10_000.0 + 7.0 * 100.0);
+/// ```
+pub fn poisson_arrival_bound(mean: f64, tail: f64) -> f64 {
+    if !(mean >= 0.0 && tail > 0.0 && tail < 1.0) {
+        return f64::NAN;
+    }
+    let l = -tail.ln();
+    mean + l / 3.0 + (l * l / 9.0 + 2.0 * l * mean).sqrt()
+}
+
 /// The probability that an item is unseen over a window `w` once the stream
 /// is past its first `w` items: `(1 − 1/U)^w`.
 ///

@@ -90,11 +90,7 @@ pub(crate) fn checks() -> Vec<Check> {
 
 /// A filter of `k + l` slices with generations of exactly `g` items.
 pub(super) fn sized(k: u32, l: u32, g: u64) -> Apbf {
-    let mut m = (g as f64 * f64::from(k) / std::f64::consts::LN_2).ceil() as u64;
-    while ddf_theory::apbf::generation_size(m as f64, f64::from(k)) < g as f64 {
-        m += 1;
-    }
-    // The smallest such m: a step of ln 2/k < 1 in m·ln 2/k cannot skip g.
+    let m = ddf_theory::apbf::slice_bits_for_generation(g as f64, f64::from(k)) as u64;
     let f = Apbf::new(k, l, m).expect("valid parameters");
     assert_eq!(f.generation(), g, "generation of the sized filter");
     f
@@ -375,7 +371,13 @@ impl Duplicating {
 /// from the distinct items each slice really received: slice `i` holds the
 /// items of generations `max(0, i − k + 1) ..= i` back, so its fill is
 /// `1 − (1 − 1/m)^D_i` with `D_i` their distinct count.
-fn duplicated_run(seed: u64, rate: f64, g: u64, queries: u64, points: usize) -> (f64, f64) {
+pub(crate) fn duplicated_run(
+    seed: u64,
+    rate: f64,
+    g: u64,
+    queries: u64,
+    points: usize,
+) -> (f64, f64) {
     let (k, l) = (4u32, 3u32);
     let mut f = sized(k, l, g);
     let n = (k + l) as usize;

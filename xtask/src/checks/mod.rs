@@ -2,13 +2,14 @@
 
 mod a2;
 mod apbbf;
-mod apbf;
+pub(crate) mod apbf;
 mod bdbf;
 mod bloom;
 mod bounds;
 mod common;
 mod cuckoo;
 mod exact;
+mod plan;
 mod queue;
 mod quotient;
 mod sbf;
@@ -50,6 +51,7 @@ pub(crate) fn all() -> Vec<Check> {
     all.extend(apbbf::checks());
     all.extend(quotient::checks());
     all.extend(cuckoo::checks());
+    all.extend(plan::checks());
     all
 }
 

@@ -1,8 +1,10 @@
 //! `cargo xtask tables`: reproduced paper tables as CSV and Markdown.
 
 mod apbf;
+mod apbf_fp_time;
 mod bloom_table4;
 mod bounds;
+mod ddp_saturation;
 mod qht;
 mod queue;
 mod shf;
@@ -37,9 +39,11 @@ fn producers() -> Vec<Producer> {
     all.extend(shf::producers());
     all.extend(sliding::producers());
     all.extend(apbf::producers());
+    all.extend(apbf_fp_time::producers());
     all.extend(bloom_table4::producers());
     all.extend(qht::producers());
     all.extend(queue::producers());
+    all.extend(ddp_saturation::producers());
     all
 }
 

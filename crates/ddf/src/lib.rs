@@ -1,0 +1,82 @@
+//! Duplicate-detection filters for unbounded streams: one dependency for every `ddf` family.
+#![doc = include_str!("../README.md")]
+#![forbid(unsafe_code)]
+
+// With some families switched off, parts of the planner shared by several
+// families go unused, and catch-all arms become unreachable.
+#[cfg_attr(
+    not(all(
+        feature = "exact",
+        feature = "qht",
+        feature = "bloom",
+        feature = "apbf",
+        feature = "shf",
+        feature = "queue",
+        feature = "sliding"
+    )),
+    allow(dead_code, unreachable_patterns)
+)]
+mod planner;
+
+pub use ddf_core::snapshot;
+pub use ddf_core::{
+    DecodeError, Deduper, Digest, DuplicateFilter, FilterExt, KeyedSipHasher, ParamError,
+    PortableHasher, Snapshot, Tally, TimedFilter, Verdict, Window, Windowed, digest,
+};
+pub use planner::{Candidate, Config, Requirements, Span, plan};
+
+/// Hashing: the keyed SipHash-1-3 hasher, digests, fingerprints and probes
+/// (the `ddf-hash` crate).
+pub use ddf_hash as hash;
+
+/// The papers' closed forms, numerics and statistics (the `ddf-theory` crate).
+pub use ddf_theory as theory;
+
+/// The exact windowed filter of Theorem 1 (the `ddf-exact` crate).
+#[cfg(feature = "exact")]
+pub use ddf_exact as exact;
+#[cfg(feature = "exact")]
+pub use ddf_exact::ExactWindow;
+
+/// Quotient hash tables: QHT, QHTD, QQHTD and SQF (the `ddf-qht` crate).
+#[cfg(feature = "qht")]
+pub use ddf_qht as qht;
+#[cfg(feature = "qht")]
+pub use ddf_qht::{Qht, Qhtd, Qqhtd, Sqf};
+
+/// The streaming cuckoo filter (the `ddf-cuckoo` crate).
+#[cfg(feature = "cuckoo")]
+pub use ddf_cuckoo as cuckoo;
+#[cfg(feature = "cuckoo")]
+pub use ddf_cuckoo::StreamingCuckoo;
+
+/// Bloom filters for streams: partitioned, Stable, A2, block-decaying (the
+/// `ddf-bloom` crate).
+#[cfg(feature = "bloom")]
+pub use ddf_bloom as bloom;
+#[cfg(feature = "bloom")]
+pub use ddf_bloom::{A2, BlockDecayingBloom, PartitionedBloom, StableBloom};
+
+/// Age-Partitioned Bloom filters, plain and blocked (the `ddf-apbf` crate).
+#[cfg(feature = "apbf")]
+pub use ddf_apbf as apbf;
+#[cfg(feature = "apbf")]
+pub use ddf_apbf::{Apbbf, Apbf};
+
+/// Short Hash Filters: SHF and Compact SHF (the `ddf-shf` crate).
+#[cfg(feature = "shf")]
+pub use ddf_shf as shf;
+#[cfg(feature = "shf")]
+pub use ddf_shf::{CompactShf, Shf};
+
+/// The queuing construction over any filter (the `ddf-queue` crate).
+#[cfg(feature = "queue")]
+pub use ddf_queue as queue;
+#[cfg(feature = "queue")]
+pub use ddf_queue::Queue;
+
+/// The Naor–Yogev sliding Bloom filter (the `ddf-sliding` crate).
+#[cfg(feature = "sliding")]
+pub use ddf_sliding as sliding;
+#[cfg(feature = "sliding")]
+pub use ddf_sliding::{Slack, SlidingBloom};

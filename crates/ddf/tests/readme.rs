@@ -1,0 +1,56 @@
+//! The README's bits-per-element columns are what the planner computes from
+//! ddf-theory: a change to a sizing function shows up here.
+
+use ddf::{Requirements, plan};
+
+/// The window (or distinct items) of the README's table.
+const N: u64 = 1 << 16;
+
+/// Bits per element of `family`'s planned configuration at rate `p`.
+fn bits(family: &str, p: f64) -> f64 {
+    let req = if family == "partitioned Bloom" {
+        Requirements::unbounded().distinct_items(N as f64)
+    } else {
+        Requirements::count(N)
+    };
+    let list = plan(&req.target_fpr(p).max_accesses(1e12)).expect("valid requirements");
+    let c = list
+        .iter()
+        .find(|c| c.family() == family)
+        .unwrap_or_else(|| panic!("no {family} candidate"));
+    c.memory_bits as f64 / N as f64
+}
+
+const FAMILIES: [&str; 6] = [
+    "exact window",
+    "SHF",
+    "compact SHF",
+    "APBF",
+    "sliding Bloom",
+    "partitioned Bloom",
+];
+
+#[test]
+fn readme_bits_per_element_match_the_planner() {
+    let readme = include_str!("../README.md");
+    for family in FAMILIES {
+        let cells = format!("| {:.1} | {:.1} |", bits(family, 0.01), bits(family, 0.001));
+        let row = readme
+            .lines()
+            .find(|l| l.starts_with(&format!("| {family} ")))
+            .unwrap_or_else(|| panic!("no README row for {family}"));
+        assert!(row.contains(&cells), "{family}: expected {cells} in\n{row}");
+    }
+}
+
+#[test]
+#[ignore = "prints the README's numbers: cargo test -p ddf --test readme -- --ignored --nocapture"]
+fn print_bits_per_element() {
+    for family in FAMILIES {
+        println!(
+            "{family}: {:.1} | {:.1}",
+            bits(family, 0.01),
+            bits(family, 0.001)
+        );
+    }
+}

@@ -1,0 +1,281 @@
+//! Checks of the planner: its first choice for several requirement sets, built and simulated, meets the requirements.
+
+use crate::checks::common::{no_false_negatives, no_false_negatives_timed};
+use crate::checks::distinct_run;
+use crate::outcome::Outcome;
+use crate::verify::{Check, Ctx};
+use ddf::{Candidate, Requirements, Span, Window, plan};
+use ddf_hash::KeyedSipHasher;
+use ddf_sim::{Arrivals, Distinct, EvalConfig, Report, Uniform, evaluate, evaluate_timed};
+
+const PLANNER: &str = "planner (ddf::plan) against its own predictions";
+
+pub(crate) fn checks() -> Vec<Check> {
+    vec![
+        Check {
+            id: "plan/count-no-fn-fpr",
+            paper: PLANNER,
+            run: |ctx| fpr_at_most_target(ctx, &count_no_fn(ctx), 901),
+        },
+        Check {
+            id: "plan/count-no-fn-misses",
+            paper: PLANNER,
+            run: |ctx| misses(ctx, &count_no_fn(ctx), 902),
+        },
+        Check {
+            id: "plan/count-tight-memory-fpr",
+            paper: PLANNER,
+            run: |ctx| fpr_at_most_target(ctx, &count_tight(ctx), 903),
+        },
+        Check {
+            id: "plan/count-tight-memory-fnr",
+            paper: PLANNER,
+            run: |ctx| misses(ctx, &count_tight(ctx), 904),
+        },
+        Check {
+            id: "plan/count-tight-memory-budget",
+            paper: PLANNER,
+            run: |ctx| within_budget(&count_tight(ctx)),
+        },
+        Check {
+            id: "plan/time-window-fpr",
+            paper: PLANNER,
+            run: |ctx| fpr_at_most_target(ctx, &time_window(ctx), 905),
+        },
+        Check {
+            id: "plan/time-window-misses",
+            paper: PLANNER,
+            run: |ctx| misses(ctx, &time_window(ctx), 906),
+        },
+        Check {
+            id: "plan/unbounded-budget-fpr",
+            paper: PLANNER,
+            run: |ctx| fpr_at_most_target(ctx, &unbounded_budget(ctx), 907),
+        },
+        Check {
+            id: "plan/unbounded-budget-fnr",
+            paper: PLANNER,
+            run: |ctx| misses(ctx, &unbounded_budget(ctx), 908),
+        },
+        Check {
+            id: "plan/unbounded-budget-memory",
+            paper: PLANNER,
+            run: |ctx| within_budget(&unbounded_budget(ctx)),
+        },
+    ]
+}
+
+/// A requirement set, the stream that exercises it, and the planner's
+/// first choice.
+struct Case {
+    req: Requirements,
+    /// Distinct items of the uniform streams (as given to the planner).
+    alphabet: u64,
+    /// Target rate, or the first choice's own prediction without one.
+    target: Option<f64>,
+    budget: Option<u64>,
+    first: Result<Candidate, String>,
+}
+
+impl Case {
+    fn new(req: Requirements, alphabet: u64, target: Option<f64>, budget: Option<u64>) -> Case {
+        let first = match plan(&req) {
+            Ok(list) => list
+                .into_iter()
+                .next()
+                .ok_or_else(|| "the planner found no candidate".to_string()),
+            Err(e) => Err(e.to_string()),
+        };
+        Case {
+            req,
+            alphabet,
+            target,
+            budget,
+            first,
+        }
+    }
+
+    /// Items in the window plus slack: the warm-up before the filter is
+    /// at its steady state (for time windows, in expected arrivals).
+    fn horizon(&self, c: &Candidate) -> u64 {
+        match self.req.span() {
+            Span::Count(w) => w + c.slack,
+            Span::Time { span, rate } => ((span + c.slack) as f64 * rate).ceil() as u64,
+            Span::Unbounded => 4 * self.alphabet,
+        }
+    }
+}
+
+/// The last `w` items, at most 1% false positives, no misses, any slack.
+fn count_no_fn(ctx: &Ctx) -> Case {
+    let w = ctx.pick(20_000, 500_000);
+    Case::new(
+        Requirements::count(w).target_fpr(0.01),
+        2 * w,
+        Some(0.01),
+        None,
+    )
+}
+
+/// The last `w` items in 6 bits per item, misses allowed, over a uniform
+/// stream of `2w` distinct items: the least predicted `FPR + FNR` wins.
+fn count_tight(ctx: &Ctx) -> Case {
+    let w = ctx.pick(10_000, 200_000);
+    let budget = 6 * w;
+    Case::new(
+        Requirements::count(w)
+            .memory_budget(budget)
+            .allow_false_negatives(true)
+            .distinct_items((2 * w) as f64),
+        2 * w,
+        None,
+        Some(budget),
+    )
+}
+
+/// The last `t` time units at one arrival per unit, at most 1% false
+/// positives, no misses.
+fn time_window(ctx: &Ctx) -> Case {
+    let span = ctx.pick(10_000, 200_000);
+    Case::new(
+        Requirements::time(span, 1.0).target_fpr(0.01),
+        2 * span,
+        Some(0.01),
+        None,
+    )
+}
+
+/// The whole stream of `U` distinct items in 8 bits per item, misses allowed.
+fn unbounded_budget(ctx: &Ctx) -> Case {
+    let alphabet = ctx.pick(1u64 << 15, 1 << 20);
+    let budget = 8 * alphabet;
+    Case::new(
+        Requirements::unbounded()
+            .memory_budget(budget)
+            .distinct_items(alphabet as f64)
+            .allow_false_negatives(true),
+        alphabet,
+        None,
+        Some(budget),
+    )
+}
+
+/// A failed outcome when the planner had no first choice.
+fn no_plan(why: &str) -> Outcome {
+    let mut out = Outcome::exact(1.0, 0.0).note(format!("no first choice: {why}"));
+    out.pass = false;
+    out
+}
+
+/// The false-positive rate of the first choice, measured over unseen
+/// items after a warm-up of window + slack, against the target (or the
+/// candidate's own prediction): the one-sided Clopper–Pearson rule. Each
+/// item's false positive is independent given the filter's state, with
+/// probability at most the worst-point rate the planner predicts.
+fn fpr_at_most_target(ctx: &Ctx, case: &Case, salt: u64) -> Outcome {
+    let c = match &case.first {
+        Ok(c) => c,
+        Err(e) => return no_plan(e),
+    };
+    let warmup = case.horizon(c);
+    let counted = ctx.pick(2, 4) * warmup.max(50_000);
+    let reports: Vec<Report> = ctx.per_seed(salt, 4, 8, |seed| {
+        let cfg = EvalConfig::new(window_of(case), warmup + counted).warmup(warmup);
+        match case.req.span() {
+            Span::Time { rate, .. } => {
+                let mut f = c.build_timed().expect("planned candidates build");
+                let mut arrivals = Arrivals::poisson(1.0 / rate, seed ^ 0x5a).expect("rate > 0");
+                evaluate_timed(
+                    &mut f,
+                    &mut Distinct::new(seed << 20),
+                    &KeyedSipHasher::with_seed(seed),
+                    &mut arrivals,
+                    &cfg,
+                )
+            }
+            Span::Unbounded => {
+                // Unseen items of a long uniform stream: the DDP's FPR.
+                let mut f = c.build().expect("planned candidates build");
+                let mut src = Uniform::new(case.alphabet, seed).expect("U ≥ 1");
+                evaluate(&mut f, &mut src, &KeyedSipHasher::with_seed(seed), &cfg)
+            }
+            Span::Count(_) => {
+                let mut f = c.build().expect("planned candidates build");
+                distinct_run(&mut f, seed, &cfg)
+            }
+        }
+    });
+    let total = Report::merged(&reports);
+    let bound = case.target.unwrap_or(c.fpr);
+    Outcome::binomial_at_most(bound, total.false_positives, total.unseen).note(format!(
+        "first choice {c}; predicted FPR {:.3e}; {} runs",
+        c.fpr,
+        reports.len()
+    ))
+}
+
+/// Misses within the window: none for a candidate that promises none
+/// (exact rule), else the per-run false-negative rates on the uniform
+/// stream the prediction assumes (runs rule: one filter's misses depend on
+/// its state, so runs are the independent samples).
+fn misses(ctx: &Ctx, case: &Case, salt: u64) -> Outcome {
+    let c = match &case.first {
+        Ok(c) => c,
+        Err(e) => return no_plan(e),
+    };
+    let warmup = case.horizon(c);
+    let items = warmup + ctx.pick(4, 8) * warmup;
+    let out = if !c.false_negatives {
+        match case.req.span() {
+            Span::Time { span, rate } => {
+                no_false_negatives_timed(ctx, salt, span, 1.0 / rate, case.alphabet, items, |_| {
+                    c.build_timed().expect("planned candidates build")
+                })
+            }
+            _ => no_false_negatives(ctx, salt, window_of(case), case.alphabet, items, |_| {
+                c.build().expect("planned candidates build")
+            }),
+        }
+    } else {
+        let fnrs: Vec<f64> = ctx.per_seed(salt, 6, 12, |seed| {
+            let mut f = c.build().expect("planned candidates build");
+            let mut src = Uniform::new(case.alphabet, seed).expect("U ≥ 1");
+            let cfg = EvalConfig::new(window_of(case), items).warmup(warmup);
+            evaluate(&mut f, &mut src, &KeyedSipHasher::with_seed(seed), &cfg).fnr()
+        });
+        Outcome::runs(c.fnr, &fnrs)
+    };
+    let note = format!("first choice {c}; {}", out.note);
+    out.note(note)
+}
+
+/// The first choice's `memory_bits` against the budget.
+fn within_budget(case: &Case) -> Outcome {
+    let c = match &case.first {
+        Ok(c) => c,
+        Err(e) => return no_plan(e),
+    };
+    let built = c.build().expect("planned candidates build").memory_bits();
+    let budget = case.budget.unwrap_or(u64::MAX);
+    let mut out = Outcome::at_most(
+        budget as f64,
+        built as f64,
+        "the requirement's memory budget",
+    )
+    .note(format!(
+        "first choice {c}; predicted {} bits",
+        c.memory_bits
+    ));
+    // The prediction must be the built size, too.
+    out.pass &= built == c.memory_bits;
+    out
+}
+
+/// The ground truth's window for a case.
+fn window_of(case: &Case) -> Window {
+    match case.req.span() {
+        Span::Count(w) => Window::Count(w),
+        Span::Time { span, .. } => Window::Time(span),
+        Span::Unbounded => Window::Unbounded,
+    }
+}
