@@ -524,7 +524,9 @@ fn queue_er_vs_window(dir: &Path) -> Result<Figure, String> {
         series.push(dots(
             format!("{f}, L = 10"),
             i,
-            csv.points("w", "er", |r| r[fi] == f && r[qi] == "true" && r[li] == "10")?,
+            csv.points("w", "er", |r| {
+                r[fi] == f && r[qi] == "true" && r[li] == "10"
+            })?,
         ));
     }
     Ok(Figure {
@@ -554,7 +556,9 @@ fn queue_vs_vanilla(dir: &Path) -> Result<Figure, String> {
         series.push(dots(
             format!("{f}, queued, L = 10"),
             i,
-            csv.points("w", "er", |r| r[fi] == f && r[qi] == "true" && r[li] == "10")?,
+            csv.points("w", "er", |r| {
+                r[fi] == f && r[qi] == "true" && r[li] == "10"
+            })?,
         ));
     }
     Ok(Figure {
