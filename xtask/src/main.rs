@@ -1,5 +1,6 @@
-//! ddf's task runner: `cargo xtask verify | tables`.
+//! ddf's task runner: `cargo xtask verify | tables | bench`.
 
+mod bench;
 mod checks;
 mod outcome;
 mod paths;
@@ -21,6 +22,11 @@ commands:
            --quick            shorter streams (the output says so)
            --only SUBSTRING   only tables whose name contains SUBSTRING
            --seed N           base seed (default 1)
+  bench    run the benchmark suite (filters, hardware floor, peer crates) and
+           write target/ddf/bench.md and bench.json
+           --quick            short criterion times, u64 keys and distinct streams only
+           --only REGEX       criterion filter on benchmark ids
+           --docs             also rewrite docs/performance.md and the README's table
 ";
 
 /// Options shared by the commands.
@@ -30,6 +36,7 @@ pub(crate) struct Options {
     pub(crate) only: Option<String>,
     pub(crate) seed: u64,
     pub(crate) list: bool,
+    pub(crate) docs: bool,
 }
 
 fn parse(args: &[String]) -> Result<Options, String> {
@@ -38,12 +45,14 @@ fn parse(args: &[String]) -> Result<Options, String> {
         only: None,
         seed: 1,
         list: false,
+        docs: false,
     };
     let mut it = args.iter();
     while let Some(arg) = it.next() {
         match arg.as_str() {
             "--quick" => opts.quick = true,
             "--list" => opts.list = true,
+            "--docs" => opts.docs = true,
             "--only" => opts.only = Some(it.next().ok_or("--only needs a SUBSTRING")?.clone()),
             "--seed" => {
                 let v = it.next().ok_or("--seed needs a number")?;
@@ -73,6 +82,7 @@ fn main() -> ExitCode {
     let result = match command.as_str() {
         "verify" => verify::run(&opts),
         "tables" => tables::run(&opts),
+        "bench" => bench::run(&opts),
         "help" | "--help" | "-h" => {
             print!("{USAGE}");
             Ok(true)
