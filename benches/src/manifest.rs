@@ -37,6 +37,36 @@ pub struct Case {
     pub ops: usize,
 }
 
+impl Case {
+    /// The floor of `lines` lines over `memory_bits` bits in a cell
+    /// (the floor is measured one by one only).
+    pub fn floor(
+        id: String,
+        size: &str,
+        memory_bits: u64,
+        [key, hash, stream]: [&str; 3],
+        lines: u32,
+        ops: usize,
+    ) -> Case {
+        Case {
+            id,
+            kind: "floor".into(),
+            filter: "floor".into(),
+            config: format!("lines={lines}"),
+            size: size.into(),
+            memory_bits,
+            key: key.into(),
+            hash: hash.into(),
+            stream: stream.into(),
+            path: "one".into(),
+            lines,
+            floor: String::new(),
+            pairing: String::new(),
+            ops,
+        }
+    }
+}
+
 /// Every case registered in one run.
 #[derive(Debug, Default)]
 pub struct Manifest {
@@ -81,22 +111,14 @@ mod tests {
     use super::*;
 
     fn case(id: &str) -> Case {
-        Case {
-            id: id.into(),
-            kind: "floor".into(),
-            filter: "floor".into(),
-            config: "lines=1".into(),
-            size: "L2".into(),
-            memory_bits: 1 << 20,
-            key: "u64".into(),
-            hash: "sip13".into(),
-            stream: "distinct".into(),
-            path: "one".into(),
-            lines: 1,
-            floor: String::new(),
-            pairing: String::new(),
-            ops: 4096,
-        }
+        Case::floor(
+            id.into(),
+            "L2",
+            1 << 20,
+            ["u64", "sip13", "distinct"],
+            1,
+            4096,
+        )
     }
 
     #[test]

@@ -309,17 +309,25 @@ fn markdown(rows: &[Row], header: &str) -> String {
     out
 }
 
+/// The rows of `kind` in the main cell (u64 keys, distinct stream) of `size` and `hash`.
+fn main_cell<'a>(
+    rows: &'a [Row],
+    kind: &'a str,
+    size: &'a str,
+    hash: &'a str,
+) -> impl Iterator<Item = &'a Row> {
+    rows.iter().filter(move |r| {
+        r.kind == kind
+            && r.size == size
+            && r.hash == hash
+            && r.key == "u64"
+            && r.stream == "distinct"
+    })
+}
+
 fn filter_table(out: &mut String, rows: &[Row], size: &str, hash: &str) {
-    let ones: Vec<&Row> = rows
-        .iter()
-        .filter(|r| {
-            r.kind == "filter"
-                && r.size == size
-                && r.hash == hash
-                && r.path == "one"
-                && r.key == "u64"
-                && r.stream == "distinct"
-        })
+    let ones: Vec<&Row> = main_cell(rows, "filter", size, hash)
+        .filter(|r| r.path == "one")
         .collect();
     if ones.is_empty() {
         return;
@@ -355,16 +363,7 @@ fn paired_filter(r: &Row) -> &str {
 }
 
 fn peer_table(out: &mut String, rows: &[Row], size: &str, hash: &str) {
-    let peers: Vec<&Row> = rows
-        .iter()
-        .filter(|r| {
-            r.kind == "peer"
-                && r.size == size
-                && r.hash == hash
-                && r.key == "u64"
-                && r.stream == "distinct"
-        })
-        .collect();
+    let peers: Vec<&Row> = main_cell(rows, "peer", size, hash).collect();
     if peers.is_empty() {
         return;
     }
@@ -401,13 +400,7 @@ fn targets(out: &mut String, rows: &[Row]) {
     let mark = |ok: bool| if ok { "yes" } else { "no" };
     for hash in hashes(rows) {
         for filter in ["Qht", "Qqhtd", "Apbbf", "StreamingCuckoo"] {
-            for r in rows.iter().filter(|r| {
-                r.filter == filter
-                    && r.size == "L2"
-                    && r.hash == hash
-                    && r.key == "u64"
-                    && r.stream == "distinct"
-            }) {
+            for r in main_cell(rows, "filter", "L2", &hash).filter(|r| r.filter == filter) {
                 let _ = writeln!(
                     out,
                     "| L2 ≤ 1.5× floor ({}) | {filter} {} | {hash} | {:.2}× | {} |",
@@ -431,13 +424,7 @@ fn targets(out: &mut String, rows: &[Row]) {
             }
         }
         for size in ["L2", "DRAM"] {
-            for peer in rows.iter().filter(|r| {
-                r.kind == "peer"
-                    && r.size == size
-                    && r.hash == hash
-                    && r.key == "u64"
-                    && r.stream == "distinct"
-            }) {
+            for peer in main_cell(rows, "peer", size, &hash) {
                 let target = paired_filter(peer);
                 if let Some(d) = find(rows, target, None, size, &hash, "one") {
                     let _ = writeln!(
@@ -581,22 +568,7 @@ mod tests {
 
     #[test]
     fn rows_join_cases_with_their_floor() {
-        let floor = Case {
-            id: "L2/f".into(),
-            kind: "floor".into(),
-            filter: "floor".into(),
-            config: "lines=1".into(),
-            size: "L2".into(),
-            memory_bits: 1,
-            key: "u64".into(),
-            hash: "sip13".into(),
-            stream: "distinct".into(),
-            path: "one".into(),
-            lines: 1,
-            floor: String::new(),
-            pairing: String::new(),
-            ops: 10,
-        };
+        let floor = Case::floor("L2/f".into(), "L2", 1, ["u64", "sip13", "distinct"], 1, 10);
         let filter = Case {
             id: "L2/q".into(),
             kind: "filter".into(),

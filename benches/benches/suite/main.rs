@@ -177,34 +177,21 @@ impl Suite<'_> {
         benches::prefill(filter, items.min(cap), seed);
     }
 
-    /// Times `filter` in every cell at `size`, each against its floor.
+    /// Times `filter` in every cell at `size` with every hash, each against its floor.
     fn measure<F: DuplicateFilter>(&mut self, size: Size, meta: Meta, mut filter: F) {
         let bits = filter.memory_bits();
-        for cell in cells(self.quick) {
-            if cell.path == Path::Batch && !meta.batch {
-                continue;
-            }
-            if cell.key == Key::Str40 && size == Size::Dram {
-                continue;
-            }
-            self.each_hash(size, &meta, bits, cell, &mut filter);
-        }
-    }
-
-    fn each_hash<F: DuplicateFilter>(
-        &mut self,
-        size: Size,
-        meta: &Meta,
-        bits: u64,
-        cell: Cell,
-        filter: &mut F,
-    ) {
         let sip = self.sip.clone();
-        self.case(size, meta, bits, cell, filter, &sip, "sip13");
         #[cfg(feature = "foldhash")]
-        {
-            let fold = self.fold.clone();
-            self.case(size, meta, bits, cell, filter, &fold, "foldhash");
+        let fold = self.fold.clone();
+        for cell in cells(self.quick) {
+            if (cell.path == Path::Batch && !meta.batch)
+                || (cell.key == Key::Str40 && size == Size::Dram)
+            {
+                continue;
+            }
+            self.case(size, &meta, bits, cell, &mut filter, &sip, "sip13");
+            #[cfg(feature = "foldhash")]
+            self.case(size, &meta, bits, cell, &mut filter, &fold, "foldhash");
         }
     }
 
@@ -268,22 +255,14 @@ impl Suite<'_> {
             hash,
             cell.stream.name()
         );
-        let case = Case {
-            id: format!("{}/{id}", size.name()),
-            kind: "floor".into(),
-            filter: "floor".into(),
-            config: format!("lines={lines}"),
-            size: size.name().into(),
-            memory_bits: size.bits(),
-            key: cell.key.name().into(),
-            hash: hash.into(),
-            stream: cell.stream.name().into(),
-            path: Path::OneByOne.name().into(),
+        let case = Case::floor(
+            format!("{}/{id}", size.name()),
+            size.name(),
+            size.bits(),
+            [cell.key.name(), hash, cell.stream.name()],
             lines,
-            floor: String::new(),
-            pairing: String::new(),
-            ops: OPS,
-        };
+            OPS,
+        );
         let full = case.id.clone();
         if self.manifest.add(case) {
             let mut floor = Floor::new(size.bits() / 8, lines);
