@@ -462,42 +462,57 @@ fn readme_summary(rows: &[Row], header: &str) -> String {
         }
     }
     let _ = writeln!(out, "{head}\n{rule}");
-    let mut names: Vec<(String, String, String)> = Vec::new();
+    // A filter's configurations in order of first appearance at each size:
+    // the i-th at L2 lines up with the i-th at DRAM (windows scale with M).
+    let configs = |kind: &str, filter: &str, size: &str| -> Vec<String> {
+        let mut v: Vec<String> = Vec::new();
+        for r in rows
+            .iter()
+            .filter(|r| r.kind == kind && r.filter == filter && r.size == size)
+        {
+            if !v.contains(&r.config) {
+                v.push(r.config.clone());
+            }
+        }
+        v
+    };
+    let mut names: Vec<(String, String)> = Vec::new();
     for r in rows.iter().filter(|r| r.kind != "floor") {
-        let key = (r.kind.clone(), r.filter.clone(), r.config.clone());
-        if r.size == "L2" && !names.contains(&key) {
+        let key = (r.kind.clone(), r.filter.clone());
+        if !names.contains(&key) {
             names.push(key);
         }
     }
-    for (kind, filter, config) in names {
-        let label = if kind == "peer" {
-            format!("{filter} (peer)")
-        } else {
-            filter.clone()
-        };
-        let mut line = format!("| {label} |");
-        for size in ["L2", "DRAM"] {
-            for h in &hs {
-                for path in ["one", "batch"] {
-                    let cell = rows
-                        .iter()
-                        .find(|r| {
-                            r.filter == filter
-                                && (r.config == config || r.size != "L2")
-                                && r.size == size
-                                && &r.hash == h
-                                && r.path == path
-                                && r.key == "u64"
-                                && r.stream == "distinct"
-                        })
-                        .map_or("–".to_string(), |r| {
-                            format!("{:.1} ({:.1}×)", r.ns_per_op, r.ratio_to_floor)
-                        });
-                    let _ = write!(line, " {cell} |");
+    for (kind, filter) in names {
+        let l2 = configs(&kind, &filter, "L2");
+        let dram = configs(&kind, &filter, "DRAM");
+        for (i, config) in l2.iter().enumerate() {
+            let mut label = filter.clone();
+            if l2.len() > 1 {
+                let _ = write!(label, " {config}");
+            }
+            if kind == "peer" {
+                label.push_str(" (peer)");
+            }
+            let mut line = format!("| {label} |");
+            for (size, config) in [("L2", Some(config)), ("DRAM", dram.get(i))] {
+                for h in &hs {
+                    for path in ["one", "batch"] {
+                        let cell = config
+                            .and_then(|c| {
+                                main_cell(rows, &kind, size, h).find(|r| {
+                                    r.filter == filter && &r.config == c && r.path == path
+                                })
+                            })
+                            .map_or("–".to_string(), |r| {
+                                format!("{:.1} ({:.1}×)", r.ns_per_op, r.ratio_to_floor)
+                            });
+                        let _ = write!(line, " {cell} |");
+                    }
                 }
             }
+            let _ = writeln!(out, "{line}");
         }
-        let _ = writeln!(out, "{line}");
     }
     out
 }

@@ -206,7 +206,7 @@ impl Suite<'_> {
         hasher: &S,
         hash: &str,
     ) {
-        let floor = self.floor(size, meta.lines, cell, hasher, hash);
+        let floor = self.floor(size, meta, cell, hasher, hash);
         let id = format!(
             "{} {} [{}] {} {} {} {}",
             size.name(),
@@ -238,19 +238,23 @@ impl Suite<'_> {
         }
     }
 
-    /// The floor for `lines` lines at `size` in `cell`'s key, stream and
-    /// hash (one by one), measured the first time it is asked for; its id.
+    /// The floor of `meta`'s filter at `size` in `cell`'s key, stream and
+    /// hash (one by one), measured just before the filter's first case in
+    /// that cell, so load on a shared machine hits both alike; its id.
     fn floor<S: BuildHasher>(
         &mut self,
         size: Size,
-        lines: u32,
+        meta: &Meta,
         cell: Cell,
         hasher: &S,
         hash: &str,
     ) -> String {
+        let lines = meta.lines;
         let id = format!(
-            "{} floor [lines={lines}] {} {} {} one",
+            "{} floor [lines={lines}] for {} [{}] {} {} {} one",
             size.name(),
+            meta.filter,
+            meta.config,
             cell.key.name(),
             hash,
             cell.stream.name()
