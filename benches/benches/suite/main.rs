@@ -207,16 +207,8 @@ impl Suite<'_> {
         hash: &str,
     ) {
         let floor = self.floor(size, meta, cell, hasher, hash);
-        let id = format!(
-            "{} {} [{}] {} {} {} {}",
-            size.name(),
-            meta.filter,
-            meta.config,
-            cell.key.name(),
-            hash,
-            cell.stream.name(),
-            cell.path.name()
-        );
+        let subject = format!("{} [{}]", meta.filter, meta.config);
+        let id = bench_id(size, &subject, cell, hash, cell.path);
         let case = Case {
             id: format!("{}/{id}", size.name()),
             kind: meta.kind.into(),
@@ -250,15 +242,11 @@ impl Suite<'_> {
         hash: &str,
     ) -> String {
         let lines = meta.lines;
-        let id = format!(
-            "{} floor [lines={lines}] for {} [{}] {} {} {} one",
-            size.name(),
-            meta.filter,
-            meta.config,
-            cell.key.name(),
-            hash,
-            cell.stream.name()
+        let subject = format!(
+            "floor [lines={lines}] for {} [{}]",
+            meta.filter, meta.config
         );
+        let id = bench_id(size, &subject, cell, hash, Path::OneByOne);
         let case = Case::floor(
             format!("{}/{id}", size.name()),
             size.name(),
@@ -315,6 +303,17 @@ impl Suite<'_> {
             }
         }
     }
+}
+
+/// Criterion's function id of a case: size, what is measured, key, hash, stream, path.
+fn bench_id(size: Size, subject: &str, cell: Cell, hash: &str, path: Path) -> String {
+    format!(
+        "{} {subject} {} {hash} {} {}",
+        size.name(),
+        cell.key.name(),
+        cell.stream.name(),
+        path.name()
+    )
 }
 
 fn bench<F: DuplicateFilter, S: BuildHasher, K: Hash>(
