@@ -94,7 +94,7 @@ pub(crate) fn run(opts: &Options) -> Result<bool, String> {
     if let Some(only) = &opts.only {
         cmd.arg(only);
     }
-    if opts.quick {
+    if opts.quick && !opts.all_cells {
         cmd.env("DDF_BENCH_QUICK", "1");
     }
     let status = cmd
@@ -111,13 +111,17 @@ pub(crate) fn run(opts: &Options) -> Result<bool, String> {
     if rows.is_empty() {
         return Err("no fresh criterion estimates found".into());
     }
-    let mode = if opts.quick { "quick" } else { "full" };
+    let mode = match (opts.quick, opts.all_cells) {
+        (true, false) => "quick",
+        (true, true) => "quick times, all cells",
+        (false, _) => "full",
+    };
     let header = format!(
-        "Run {} UTC, {mode} mode (`cargo xtask bench{}`), {:.0} s including the build, on {} \
+        "Run {} UTC, {mode} mode (`cargo xtask {}`), {:.0} s including the build, on {} \
          ({} cores); load average {} before, {} after. Criterion medians; \
          criterion arguments `{}`.",
         utc_now(),
-        if opts.quick { " --quick" } else { "" },
+        std::env::args().skip(1).collect::<Vec<_>>().join(" "),
         clock.elapsed().as_secs_f64(),
         cpu_model(),
         std::thread::available_parallelism().map_or(0, |n| n.get()),

@@ -27,6 +27,7 @@ commands:
            --quick            short criterion times, u64 keys and distinct streams only
            --only REGEX       criterion filter on benchmark ids
            --docs             also rewrite docs/performance.md and the README's table
+           --all-cells        with --quick: quick times, but every cell of the matrix
 ";
 
 /// Options shared by the commands.
@@ -37,6 +38,7 @@ pub(crate) struct Options {
     pub(crate) seed: u64,
     pub(crate) list: bool,
     pub(crate) docs: bool,
+    pub(crate) all_cells: bool,
 }
 
 fn parse(args: &[String]) -> Result<Options, String> {
@@ -46,6 +48,7 @@ fn parse(args: &[String]) -> Result<Options, String> {
         seed: 1,
         list: false,
         docs: false,
+        all_cells: false,
     };
     let mut it = args.iter();
     while let Some(arg) = it.next() {
@@ -53,6 +56,7 @@ fn parse(args: &[String]) -> Result<Options, String> {
             "--quick" => opts.quick = true,
             "--list" => opts.list = true,
             "--docs" => opts.docs = true,
+            "--all-cells" => opts.all_cells = true,
             "--only" => opts.only = Some(it.next().ok_or("--only needs a SUBSTRING")?.clone()),
             "--seed" => {
                 let v = it.next().ok_or("--seed needs a number")?;
