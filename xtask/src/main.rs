@@ -1,5 +1,6 @@
-//! ddf's task runner: `cargo xtask verify | tables | figures`.
+//! ddf's task runner: `cargo xtask verify | tables | figures | bench`.
 
+mod bench;
 mod checks;
 mod fig5;
 mod figures;
@@ -25,6 +26,12 @@ commands:
            --seed N           base seed (default 1)
   figures  draw the papers' figures as SVG in target/ddf/figures/ from the
            tables' CSVs (run `cargo xtask tables` first)
+  bench    run the benchmark suite (filters, hardware floor, peer crates) and
+           write target/ddf/bench.md and bench.json
+           --quick            short criterion times, u64 keys and distinct streams only
+           --only REGEX       criterion filter on benchmark ids
+           --docs             also rewrite docs/performance.md and the README's table
+           --all-cells        with --quick: quick times, but every cell of the matrix
 ";
 
 /// Options shared by the commands.
@@ -34,6 +41,8 @@ pub(crate) struct Options {
     pub(crate) only: Option<String>,
     pub(crate) seed: u64,
     pub(crate) list: bool,
+    pub(crate) docs: bool,
+    pub(crate) all_cells: bool,
 }
 
 fn parse(args: &[String]) -> Result<Options, String> {
@@ -42,12 +51,16 @@ fn parse(args: &[String]) -> Result<Options, String> {
         only: None,
         seed: 1,
         list: false,
+        docs: false,
+        all_cells: false,
     };
     let mut it = args.iter();
     while let Some(arg) = it.next() {
         match arg.as_str() {
             "--quick" => opts.quick = true,
             "--list" => opts.list = true,
+            "--docs" => opts.docs = true,
+            "--all-cells" => opts.all_cells = true,
             "--only" => opts.only = Some(it.next().ok_or("--only needs a SUBSTRING")?.clone()),
             "--seed" => {
                 let v = it.next().ok_or("--seed needs a number")?;
@@ -78,6 +91,7 @@ fn main() -> ExitCode {
         "verify" => verify::run(&opts),
         "tables" => tables::run(&opts),
         "figures" => figures::run(&opts),
+        "bench" => bench::run(&opts),
         "help" | "--help" | "-h" => {
             print!("{USAGE}");
             Ok(true)

@@ -33,6 +33,7 @@ fn read(path: &Path) -> String {
     fs::read_to_string(path).unwrap_or_else(|e| panic!("reading {}: {e}", path.display()))
 }
 
+/// The library crates under `crates/`, and the benchmark suite at the root.
 fn crates() -> Vec<PathBuf> {
     let mut dirs: Vec<PathBuf> = fs::read_dir(root().join("crates"))
         .expect("crates/ exists")
@@ -41,6 +42,7 @@ fn crates() -> Vec<PathBuf> {
         .filter(|p| p.join("Cargo.toml").exists())
         .collect();
     dirs.sort();
+    dirs.push(root().join("benches"));
     dirs
 }
 
