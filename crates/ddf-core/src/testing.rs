@@ -185,6 +185,47 @@ where
     }
 }
 
+/// Runs `digests` through `batched` in the batches that `cuts` marks (each
+/// cut is a batch length, cycled; 0 counts as 1) and through `single` one by
+/// one, and panics unless `contains_batch` (asked before each batch) and
+/// `observe_batch` give the one-by-one answers and both filters end in the
+/// same snapshot bytes (table, counters and generator state alike).
+///
+/// For property tests of filters that override the batch methods: give it
+/// two equal filters, a stream with many duplicates and random cuts.
+pub fn assert_batches_match<F>(mut batched: F, mut single: F, digests: &[Digest], cuts: &[usize])
+where
+    F: DuplicateFilter + Snapshot,
+{
+    let (mut verdicts, mut answers) = (Vec::new(), Vec::new());
+    let (mut start, mut round) = (0, 0);
+    while start < digests.len() {
+        let len = cuts.get(round % cuts.len().max(1)).copied().unwrap_or(64);
+        let end = (start + len.max(1)).min(digests.len());
+        let chunk = &digests[start..end];
+        answers.clear();
+        batched.contains_batch(chunk, &mut answers);
+        let expected: Vec<bool> = chunk.iter().map(|&d| single.contains(d)).collect();
+        assert_eq!(
+            answers, expected,
+            "contains_batch differs in items {start}..{end}"
+        );
+        verdicts.clear();
+        batched.observe_batch(chunk, &mut verdicts);
+        let expected: Vec<Verdict> = chunk.iter().map(|&d| single.observe(d)).collect();
+        assert_eq!(
+            verdicts, expected,
+            "observe_batch differs in items {start}..{end}"
+        );
+        start = end;
+        round += 1;
+    }
+    assert!(
+        batched.to_bytes() == single.to_bytes(),
+        "batched and one-by-one filters end in different states"
+    );
+}
+
 /// After `clear`, the filter replays a fresh one exactly.
 pub fn clear_restores_fresh_state<F, M>(make: M, c: &Conformance)
 where

@@ -1,0 +1,116 @@
+//! A rig for speed benches of one-by-one against batch observation.
+//!
+//! Every filter crate times the same two loops on the same kind of stream;
+//! they live here once (feature `testing`) and each crate's criterion bench
+//! only names its filters and sizes.
+
+use crate::deduper::Deduper;
+use crate::filter::{DuplicateFilter, Verdict};
+use ddf_hash::{Digest, KeyedSipHasher, SplitMix64};
+
+/// Keys the rig cycles through: far more than a filter of a few Mbit
+/// remembers, so a long run meets mostly unseen keys as a long stream does.
+const STREAM: usize = 1 << 22;
+
+/// A filter behind the default keyed SipHash-1-3, a long stream of `u64`
+/// keys, and a cursor into it.
+#[derive(Debug, Clone)]
+pub struct SpeedRig<F> {
+    dedup: Deduper<F>,
+    keys: Vec<u64>,
+    cursor: usize,
+    verdicts: Vec<Verdict>,
+}
+
+impl<F: DuplicateFilter> SpeedRig<F> {
+    /// Wraps `filter` (hashing with SipHash-1-3 under a fixed key) after
+    /// `fill` warm-up insertions, so the timed loops meet a loaded table.
+    pub fn new(mut filter: F, fill: u64) -> Self {
+        let mut verdicts = Vec::with_capacity(4096);
+        let mut next = 0u64;
+        while next < fill {
+            let block: Vec<Digest> = (next..fill.min(next + 4096))
+                .map(|i| Digest::mixed(i ^ 0x5eed_f111))
+                .collect();
+            next += block.len() as u64;
+            verdicts.clear();
+            filter.observe_batch(&block, &mut verdicts);
+        }
+        let mut rng = SplitMix64::new(3);
+        SpeedRig {
+            dedup: Deduper::with_hasher(filter, KeyedSipHasher::with_seed(1)),
+            keys: (0..STREAM).map(|_| rng.below(1 << 40)).collect(),
+            cursor: 0,
+            verdicts,
+        }
+    }
+
+    /// The range of the next `ops` keys (at most 2^22), wrapping around the stream.
+    fn next_keys(&mut self, ops: usize) -> std::ops::Range<usize> {
+        let ops = ops.min(STREAM);
+        if self.cursor + ops > STREAM {
+            self.cursor = 0;
+        }
+        self.cursor += ops;
+        self.cursor - ops..self.cursor
+    }
+
+    /// Observes the next `ops` keys one by one; returns the duplicates.
+    pub fn one_by_one(&mut self, ops: usize) -> usize {
+        let range = self.next_keys(ops);
+        let mut dups = 0;
+        for k in &self.keys[range] {
+            dups += usize::from(self.dedup.observe(std::hint::black_box(k)).is_duplicate());
+        }
+        dups
+    }
+
+    /// Observes the next `ops` keys through [`Deduper::observe_many`]
+    /// (hashed in blocks, then `observe_batch`); returns the duplicates.
+    pub fn batched(&mut self, ops: usize) -> usize {
+        let range = self.next_keys(ops);
+        self.verdicts.clear();
+        let keys = std::hint::black_box(&self.keys[range]);
+        self.dedup.observe_many(keys, &mut self.verdicts);
+        self.verdicts.iter().filter(|v| v.is_duplicate()).count()
+    }
+
+    /// The filter.
+    pub fn filter(&self) -> &F {
+        self.dedup.filter()
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::filter::DuplicateFilter;
+    use std::collections::HashSet;
+
+    #[derive(Debug, Clone, Default)]
+    struct Set(HashSet<Digest>);
+    impl DuplicateFilter for Set {
+        fn contains(&self, d: Digest) -> bool {
+            self.0.contains(&d)
+        }
+        fn insert(&mut self, d: Digest) {
+            self.0.insert(d);
+        }
+        fn memory_bits(&self) -> u64 {
+            0
+        }
+        fn clear(&mut self) {
+            self.0.clear()
+        }
+    }
+
+    #[test]
+    fn both_loops_see_the_same_stream() {
+        let mut a = SpeedRig::new(Set::default(), 10_000);
+        assert_eq!(a.filter().0.len(), 10_000);
+        let mut b = a.clone();
+        assert_eq!(a.one_by_one(5000), b.batched(5000));
+        assert_eq!(a.filter().0, b.filter().0);
+        assert_eq!(a.filter().0.len(), 15_000);
+    }
+}

@@ -1,0 +1,50 @@
+//! One-by-one against batch `observe` (keyed SipHash-1-3, `u64` keys) at L2
+//! size (about 1 Mbit) and DRAM size (about 64 MiB), in steady state:
+//!
+//! ```text
+//! cargo bench -p ddf-sliding --bench batch -- --warm-up-time 1 --measurement-time 3
+//! ```
+
+use criterion::{Criterion, Throughput, criterion_group, criterion_main};
+use ddf_core::speed::SpeedRig;
+use ddf_core::{DuplicateFilter, Windowed};
+use ddf_sliding::SlidingBloom;
+
+/// Operations per timed iteration.
+const OPS: usize = 4096;
+
+/// The least-space filter at ε = 2^-10 whose window is the largest power of
+/// two keeping the table within `bits`.
+fn sized(bits: u64) -> SlidingBloom {
+    let make = |n: u64| SlidingBloom::least_space(n, 2f64.powi(-10)).expect("valid");
+    let mut n = 1024;
+    while make(2 * n).memory_bits() <= bits {
+        n *= 2;
+    }
+    make(n)
+}
+
+fn benches(c: &mut Criterion) {
+    for (size, bits) in [("l2", 1u64 << 20), ("dram", 1 << 29)] {
+        let filter = sized(bits);
+        let window = match filter.window() {
+            ddf_core::Window::Count(n) => n,
+            _ => unreachable!("a count window"),
+        };
+        // Two windows and their slack: the table at its steady load.
+        let fill = 2 * (window + filter.slack());
+        let mut one = SpeedRig::new(filter, fill);
+        let mut many = one.clone();
+        let mut group = c.benchmark_group("batch");
+        group.throughput(Throughput::Elements(OPS as u64));
+        let name = format!("sliding_eps2-10_n{window}/{size}");
+        group.bench_function(format!("{name}/one-by-one"), |b| {
+            b.iter(|| one.one_by_one(OPS))
+        });
+        group.bench_function(format!("{name}/batch"), |b| b.iter(|| many.batched(OPS)));
+        group.finish();
+    }
+}
+
+criterion_group!(batch, benches);
+criterion_main!(batch);
