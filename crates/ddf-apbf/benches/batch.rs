@@ -1,5 +1,6 @@
 //! One-by-one against batch `observe` (keyed SipHash-1-3, `u64` keys) at L2
-//! size (1 Mbit) and DRAM size (64 MiB), in steady state:
+//! size (1 Mbit) and DRAM size (64 MiB), in steady state, in CPU time (see
+//! `ddf_core::speed`):
 //!
 //! ```text
 //! cargo bench -p ddf-apbf --bench batch -- --warm-up-time 1 --measurement-time 3
@@ -19,9 +20,11 @@ fn pair<F: DuplicateFilter + Clone>(c: &mut Criterion, name: &str, filter: F, fi
     let mut group = c.benchmark_group("batch");
     group.throughput(Throughput::Elements(OPS as u64));
     group.bench_function(format!("{name}/one-by-one"), |b| {
-        b.iter(|| one.one_by_one(OPS))
+        b.iter_custom(|iters| one.time_one_by_one(iters, OPS))
     });
-    group.bench_function(format!("{name}/batch"), |b| b.iter(|| many.batched(OPS)));
+    group.bench_function(format!("{name}/batch"), |b| {
+        b.iter_custom(|iters| many.time_batched(iters, OPS))
+    });
     group.finish();
 }
 

@@ -3,10 +3,19 @@
 //! Every filter crate times the same two loops on the same kind of stream;
 //! they live here once (feature `testing`) and each crate's criterion bench
 //! only names its filters and sizes.
+//!
+//! The `time_*` methods return the thread's CPU time where Linux reports it
+//! (`/proc/thread-self/schedstat`), else wall time: on a shared machine
+//! with more runnable jobs than cores, wall time mostly measures how long
+//! the thread waited for a core. The kernel updates that counter at
+//! scheduler ticks, so one reading can lag by up to a tick of run time; the
+//! error of a difference is as likely negative as positive, and criterion's
+//! many samples average it out.
 
 use crate::deduper::Deduper;
 use crate::filter::{DuplicateFilter, Verdict};
 use ddf_hash::{Digest, KeyedSipHasher, SplitMix64};
+use std::time::{Duration, Instant};
 
 /// Keys the rig cycles through: far more than a filter of a few Mbit
 /// remembers, so a long run meets mostly unseen keys as a long stream does.
@@ -75,9 +84,44 @@ impl<F: DuplicateFilter> SpeedRig<F> {
         self.verdicts.iter().filter(|v| v.is_duplicate()).count()
     }
 
+    /// The CPU time (see the module documentation) of `iters` calls of
+    /// [`one_by_one`](Self::one_by_one)`(ops)`, for criterion's `iter_custom`.
+    pub fn time_one_by_one(&mut self, iters: u64, ops: usize) -> Duration {
+        timed(|| {
+            for _ in 0..iters {
+                std::hint::black_box(self.one_by_one(ops));
+            }
+        })
+    }
+
+    /// The CPU time of `iters` calls of [`batched`](Self::batched)`(ops)`.
+    pub fn time_batched(&mut self, iters: u64, ops: usize) -> Duration {
+        timed(|| {
+            for _ in 0..iters {
+                std::hint::black_box(self.batched(ops));
+            }
+        })
+    }
+
     /// The filter.
     pub fn filter(&self) -> &F {
         self.dedup.filter()
+    }
+}
+
+/// Nanoseconds this thread has run, if the platform says.
+fn thread_cpu_ns() -> Option<u64> {
+    let stat = std::fs::read_to_string("/proc/thread-self/schedstat").ok()?;
+    stat.split_whitespace().next()?.parse().ok()
+}
+
+/// The CPU time `f` takes, or its wall time where CPU time is unavailable.
+fn timed(f: impl FnOnce()) -> Duration {
+    let (cpu, wall) = (thread_cpu_ns(), Instant::now());
+    f();
+    match (cpu, thread_cpu_ns()) {
+        (Some(a), Some(b)) => Duration::from_nanos(b.saturating_sub(a)),
+        _ => wall.elapsed(),
     }
 }
 

@@ -1,5 +1,5 @@
 //! One-by-one against batch `observe` (keyed SipHash-1-3, `u64` keys) at L2
-//! size (1 Mbit) and DRAM size (64 MiB):
+//! size (1 Mbit) and DRAM size (64 MiB), in CPU time (see `ddf_core::speed`):
 //!
 //! ```text
 //! cargo bench -p ddf-cuckoo --bench batch -- --warm-up-time 1 --measurement-time 3
@@ -27,9 +27,11 @@ fn benches(c: &mut Criterion) {
         group.throughput(Throughput::Elements(OPS as u64));
         let name = format!("cuckoo_b4_f8_kicks16/{size}");
         group.bench_function(format!("{name}/one-by-one"), |b| {
-            b.iter(|| one.one_by_one(OPS))
+            b.iter_custom(|iters| one.time_one_by_one(iters, OPS))
         });
-        group.bench_function(format!("{name}/batch"), |b| b.iter(|| many.batched(OPS)));
+        group.bench_function(format!("{name}/batch"), |b| {
+            b.iter_custom(|iters| many.time_batched(iters, OPS))
+        });
         group.finish();
     }
 }

@@ -1,5 +1,6 @@
 //! One-by-one against batch `observe` (keyed SipHash-1-3, `u64` keys) at L2
-//! size (about 1 Mbit) and DRAM size (about 64 MiB), in steady state:
+//! size (about 1 Mbit) and DRAM size (about 64 MiB), in steady state, in CPU
+//! time (see `ddf_core::speed`):
 //!
 //! ```text
 //! cargo bench -p ddf-sliding --bench batch -- --warm-up-time 1 --measurement-time 3
@@ -39,9 +40,11 @@ fn benches(c: &mut Criterion) {
         group.throughput(Throughput::Elements(OPS as u64));
         let name = format!("sliding_eps2-10_n{window}/{size}");
         group.bench_function(format!("{name}/one-by-one"), |b| {
-            b.iter(|| one.one_by_one(OPS))
+            b.iter_custom(|iters| one.time_one_by_one(iters, OPS))
         });
-        group.bench_function(format!("{name}/batch"), |b| b.iter(|| many.batched(OPS)));
+        group.bench_function(format!("{name}/batch"), |b| {
+            b.iter_custom(|iters| many.time_batched(iters, OPS))
+        });
         group.finish();
     }
 }
