@@ -6,7 +6,7 @@
 //! cargo bench -p ddf-apbf --bench batch -- --warm-up-time 1 --measurement-time 3
 //! ```
 
-use criterion::{Criterion, Throughput, criterion_group, criterion_main};
+use criterion::{Criterion, SamplingMode, Throughput, criterion_group, criterion_main};
 use ddf_apbf::{Apbbf, Apbf};
 use ddf_core::DuplicateFilter;
 use ddf_core::speed::SpeedRig;
@@ -14,11 +14,15 @@ use ddf_core::speed::SpeedRig;
 /// Operations per timed iteration.
 const OPS: usize = 4096;
 
+/// Times `observe` one by one and in batches on two copies of `filter`
+/// after `fill` warm-up insertions. Ten flat samples of about 0.3 s each:
+/// CPU time is read at scheduler-tick resolution, so samples must be long.
 fn pair<F: DuplicateFilter + Clone>(c: &mut Criterion, name: &str, filter: F, fill: u64) {
     let mut one = SpeedRig::new(filter, fill);
     let mut many = one.clone();
     let mut group = c.benchmark_group("batch");
     group.throughput(Throughput::Elements(OPS as u64));
+    group.sampling_mode(SamplingMode::Flat).sample_size(10);
     group.bench_function(format!("{name}/one-by-one"), |b| {
         b.iter_custom(|iters| one.time_one_by_one(iters, OPS))
     });

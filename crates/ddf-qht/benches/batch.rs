@@ -5,7 +5,7 @@
 //! cargo bench -p ddf-qht --bench batch -- --warm-up-time 1 --measurement-time 3
 //! ```
 
-use criterion::{Criterion, Throughput, criterion_group, criterion_main};
+use criterion::{Criterion, SamplingMode, Throughput, criterion_group, criterion_main};
 use ddf_core::DuplicateFilter;
 use ddf_core::speed::SpeedRig;
 use ddf_qht::{Qht, Qqhtd, Sqf};
@@ -17,11 +17,15 @@ const L2_BITS: u64 = 1 << 20;
 /// 64 MiB: far beyond the last-level cache.
 const DRAM_BITS: u64 = 1 << 29;
 
+/// Times `observe` one by one and in batches on two copies of `filter`
+/// after `fill` warm-up insertions. Ten flat samples of about 0.3 s each:
+/// CPU time is read at scheduler-tick resolution, so samples must be long.
 fn pair<F: DuplicateFilter + Clone>(c: &mut Criterion, name: &str, filter: F, fill: u64) {
     let mut one = SpeedRig::new(filter, fill);
     let mut many = one.clone();
     let mut group = c.benchmark_group("batch");
     group.throughput(Throughput::Elements(OPS as u64));
+    group.sampling_mode(SamplingMode::Flat).sample_size(10);
     group.bench_function(format!("{name}/one-by-one"), |b| {
         b.iter_custom(|iters| one.time_one_by_one(iters, OPS))
     });
