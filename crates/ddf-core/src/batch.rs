@@ -24,6 +24,13 @@ pub trait Prefetch: DuplicateFilter {
     /// lines per item lower it.
     const LOOKAHEAD: usize = 16;
 
+    /// The state, in bits, below which the driver does not prefetch at all.
+    /// A state that fits in the core's L2 is served fast enough that the
+    /// out-of-order core overlaps its misses by itself; a filter whose hints
+    /// cost real arithmetic (several probe hashes per item) sets this so the
+    /// hints are only computed when they can pay.
+    const MIN_PREFETCH_BITS: u64 = 0;
+
     /// Hints the cache lines that `observe(digest)` (and `contains`) will
     /// touch, using the filter's current state. It must have no effect but
     /// the hint (filters use `ddf_bits::prefetch`); a hint computed from a
@@ -36,6 +43,10 @@ pub trait Prefetch: DuplicateFilter {
 #[inline]
 pub fn observe_batch<F: Prefetch>(filter: &mut F, digests: &[Digest], verdicts: &mut Vec<Verdict>) {
     verdicts.reserve(digests.len());
+    if filter.memory_bits() < F::MIN_PREFETCH_BITS {
+        verdicts.extend(digests.iter().map(|&d| filter.observe(d)));
+        return;
+    }
     let ahead = F::LOOKAHEAD.min(digests.len());
     for &d in &digests[..ahead] {
         filter.prefetch(d);
@@ -53,6 +64,10 @@ pub fn observe_batch<F: Prefetch>(filter: &mut F, digests: &[Digest], verdicts: 
 #[inline]
 pub fn contains_batch<F: Prefetch>(filter: &F, digests: &[Digest], answers: &mut Vec<bool>) {
     answers.reserve(digests.len());
+    if filter.memory_bits() < F::MIN_PREFETCH_BITS {
+        answers.extend(digests.iter().map(|&d| filter.contains(d)));
+        return;
+    }
     let ahead = F::LOOKAHEAD.min(digests.len());
     for &d in &digests[..ahead] {
         filter.prefetch(d);
@@ -119,5 +134,44 @@ mod tests {
         let mut answers = Vec::new();
         contains_batch(&f, &ds[..2], &mut answers);
         assert_eq!(answers, [true, true]);
+    }
+
+    /// The same log with a floor above its size: no hints at all.
+    #[derive(Debug, Default)]
+    struct Small(Log);
+
+    impl DuplicateFilter for Small {
+        fn contains(&self, d: Digest) -> bool {
+            self.0.contains(d)
+        }
+        fn insert(&mut self, d: Digest) {
+            self.0.insert(d)
+        }
+        fn memory_bits(&self) -> u64 {
+            64
+        }
+        fn clear(&mut self) {
+            self.0.clear()
+        }
+    }
+
+    impl Prefetch for Small {
+        const MIN_PREFETCH_BITS: u64 = 65;
+        fn prefetch(&self, d: Digest) {
+            self.0.prefetch(d)
+        }
+    }
+
+    #[test]
+    fn small_states_skip_the_hints() {
+        let ds: Vec<Digest> = [1u64, 2, 1].map(Digest::new).to_vec();
+        let mut f = Small::default();
+        let mut verdicts = Vec::new();
+        observe_batch(&mut f, &ds, &mut verdicts);
+        assert_eq!(verdicts[2], Verdict::Duplicate);
+        let mut answers = Vec::new();
+        contains_batch(&f, &ds, &mut answers);
+        assert_eq!(answers, [true, true, true]);
+        assert!(f.0.events.take().iter().all(|e| e.0 == 'c'));
     }
 }
