@@ -43,20 +43,7 @@ pub trait Prefetch: DuplicateFilter {
 #[inline]
 pub fn observe_batch<F: Prefetch>(filter: &mut F, digests: &[Digest], verdicts: &mut Vec<Verdict>) {
     verdicts.reserve(digests.len());
-    if filter.memory_bits() < F::MIN_PREFETCH_BITS {
-        verdicts.extend(digests.iter().map(|&d| filter.observe(d)));
-        return;
-    }
-    let ahead = F::LOOKAHEAD.min(digests.len());
-    for &d in &digests[..ahead] {
-        filter.prefetch(d);
-    }
-    for (i, &d) in digests.iter().enumerate() {
-        if let Some(&next) = digests.get(i + ahead) {
-            filter.prefetch(next);
-        }
-        verdicts.push(filter.observe(d));
-    }
+    pipeline(filter, digests, |f| f, |f, d| verdicts.push(f.observe(d)));
 }
 
 /// `contains_batch` for a [`Prefetch`] filter: appends `filter.contains(d)`
@@ -64,19 +51,40 @@ pub fn observe_batch<F: Prefetch>(filter: &mut F, digests: &[Digest], verdicts: 
 #[inline]
 pub fn contains_batch<F: Prefetch>(filter: &F, digests: &[Digest], answers: &mut Vec<bool>) {
     answers.reserve(digests.len());
-    if filter.memory_bits() < F::MIN_PREFETCH_BITS {
-        answers.extend(digests.iter().map(|&d| filter.contains(d)));
+    pipeline(
+        &mut &*filter,
+        digests,
+        |f| *f,
+        |f, d| answers.push(f.contains(d)),
+    );
+}
+
+/// The loop of both drivers: hint `LOOKAHEAD` items ahead of `probe`, which
+/// sees the digests one at a time and in order. `state` is the filter (to
+/// observe) or a shared reference to it (to look up); `view` reads the
+/// filter out of it for the hints.
+#[inline(always)]
+fn pipeline<T, F: Prefetch>(
+    state: &mut T,
+    digests: &[Digest],
+    view: impl Fn(&T) -> &F,
+    mut probe: impl FnMut(&mut T, Digest),
+) {
+    if view(state).memory_bits() < F::MIN_PREFETCH_BITS {
+        for &d in digests {
+            probe(state, d);
+        }
         return;
     }
     let ahead = F::LOOKAHEAD.min(digests.len());
     for &d in &digests[..ahead] {
-        filter.prefetch(d);
+        view(state).prefetch(d);
     }
     for (i, &d) in digests.iter().enumerate() {
         if let Some(&next) = digests.get(i + ahead) {
-            filter.prefetch(next);
+            view(state).prefetch(next);
         }
-        answers.push(filter.contains(d));
+        probe(state, d);
     }
 }
 

@@ -109,6 +109,39 @@ impl<F: DuplicateFilter> SpeedRig<F> {
     }
 }
 
+/// Operations per timed iteration of [`bench_pair`].
+#[cfg(feature = "bench")]
+pub const BENCH_OPS: usize = 4096;
+
+/// Times `observe` one by one and in batches (criterion group `batch`,
+/// functions `{name}/one-by-one` and `{name}/batch`) on two copies of
+/// `filter` after `fill` warm-up insertions, [`BENCH_OPS`] keys per
+/// iteration. Ten flat samples of about a tenth of the measurement time
+/// each: CPU time is read at scheduler-tick resolution, so samples must be
+/// long. Feature `bench`.
+#[cfg(feature = "bench")]
+pub fn bench_pair<F: DuplicateFilter + Clone>(
+    c: &mut criterion::Criterion,
+    name: &str,
+    filter: F,
+    fill: u64,
+) {
+    let mut one = SpeedRig::new(filter, fill);
+    let mut many = one.clone();
+    let mut group = c.benchmark_group("batch");
+    group.throughput(criterion::Throughput::Elements(BENCH_OPS as u64));
+    group
+        .sampling_mode(criterion::SamplingMode::Flat)
+        .sample_size(10);
+    group.bench_function(format!("{name}/one-by-one"), |b| {
+        b.iter_custom(|iters| one.time_one_by_one(iters, BENCH_OPS))
+    });
+    group.bench_function(format!("{name}/batch"), |b| {
+        b.iter_custom(|iters| many.time_batched(iters, BENCH_OPS))
+    });
+    group.finish();
+}
+
 /// Nanoseconds this thread has run, if the platform says.
 fn thread_cpu_ns() -> Option<u64> {
     let stat = std::fs::read_to_string("/proc/thread-self/schedstat").ok()?;
