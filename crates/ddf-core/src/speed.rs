@@ -103,6 +103,24 @@ impl<F: DuplicateFilter> SpeedRig<F> {
         })
     }
 
+    /// Alternates `rounds` times between [`time_one_by_one`](Self::time_one_by_one)
+    /// on `self` and [`time_batched`](Self::time_batched) on `other` (a copy
+    /// of `self`, so both see the same stream), `iters` blocks of 4096 keys
+    /// each, and returns the median CPU ns per key of each path. Side by
+    /// side, both paths meet the same interference from other jobs, which
+    /// two criterion runs one after the other on a busy machine do not.
+    pub fn interleaved(&mut self, other: &mut Self, rounds: usize, iters: u64) -> (f64, f64) {
+        const OPS: usize = 4096;
+        let per_key = |d: Duration| d.as_nanos() as f64 / (iters * OPS as u64) as f64;
+        let (mut one, mut batch): (Vec<f64>, Vec<f64>) = (0..rounds.max(1))
+            .map(|_| {
+                let a = per_key(self.time_one_by_one(iters, OPS));
+                (a, per_key(other.time_batched(iters, OPS)))
+            })
+            .unzip();
+        (median(&mut one), median(&mut batch))
+    }
+
     /// The filter.
     pub fn filter(&self) -> &F {
         self.dedup.filter()
@@ -128,6 +146,11 @@ pub fn bench_pair<F: DuplicateFilter + Clone>(
 ) {
     let mut one = SpeedRig::new(filter, fill);
     let mut many = one.clone();
+    let (a, b) = one.interleaved(&mut many, 7, 64);
+    println!(
+        "batch/{name}/interleaved: one-by-one {a:.1} ns, batch {b:.1} ns, ratio {:.2}",
+        a / b
+    );
     let mut group = c.benchmark_group("batch");
     group.throughput(criterion::Throughput::Elements(BENCH_OPS as u64));
     group
@@ -140,6 +163,12 @@ pub fn bench_pair<F: DuplicateFilter + Clone>(
         b.iter_custom(|iters| many.time_batched(iters, BENCH_OPS))
     });
     group.finish();
+}
+
+/// The median of `xs` (not empty).
+fn median(xs: &mut [f64]) -> f64 {
+    xs.sort_by(f64::total_cmp);
+    xs[xs.len() / 2]
 }
 
 /// Nanoseconds this thread has run, if the platform says.
@@ -189,5 +218,8 @@ mod tests {
         assert_eq!(a.one_by_one(5000), b.batched(5000));
         assert_eq!(a.filter().0, b.filter().0);
         assert_eq!(a.filter().0.len(), 15_000);
+        let (x, y) = a.interleaved(&mut b, 3, 1);
+        assert!(x >= 0.0 && y >= 0.0);
+        assert_eq!(a.filter().0, b.filter().0);
     }
 }
