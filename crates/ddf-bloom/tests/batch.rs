@@ -18,5 +18,8 @@ proptest! {
         let ds: Vec<Digest> = items.iter().map(|&x| Digest::mixed(x)).collect();
         let f = PartitionedBloom::new(4, 700).unwrap();
         assert_batches_match(f.clone(), f, &ds, &cuts);
+        // At least 16 Mbit, so that the batch path prefetches.
+        let f = PartitionedBloom::new(4, 1 << 22).unwrap();
+        assert_batches_match(f.clone(), f, &ds, &cuts);
     }
 }
