@@ -122,6 +122,12 @@ impl Segments for Blocks {
         }
     }
 
+    #[inline]
+    fn prefetch(&self, seg: usize, h: IndexedProbes) {
+        let (first, _) = self.locate(seg, h);
+        ddf_bits::prefetch::prefetch_write(&self.lines, (first / 8) as usize);
+    }
+
     fn clear_segment(&mut self, seg: usize) {
         let words = self.blocks * self.block_words;
         let start = seg as u64 * words;
@@ -268,7 +274,9 @@ impl Apbbf {
     }
 }
 
-crate::core::age_filter_impls!(Apbbf);
+// About `l/k + k` lines per item (5 at k = 3, l = 8): four items ahead
+// keep the line-fill buffers busy.
+crate::core::age_filter_impls!(Apbbf, 4);
 
 impl fmt::Debug for Apbbf {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {

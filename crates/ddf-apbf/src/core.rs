@@ -29,6 +29,9 @@ pub(crate) trait Segments: Clone + PartialEq + Eq {
             }
         }
     }
+    /// Prefetches the memory `test` and `set` of physical segment `seg`
+    /// read for the item with probes `h` (a cache hint only).
+    fn prefetch(&self, seg: usize, h: IndexedProbes);
     /// Empties physical segment `seg`.
     fn clear_segment(&mut self, seg: usize);
     /// Empties every segment.
@@ -39,9 +42,10 @@ pub(crate) trait Segments: Clone + PartialEq + Eq {
 
 /// The trait implementations an age-partitioned filter type (a struct with a
 /// `core: AgeCore<_>` field) shares: `DuplicateFilter`, `TimedFilter` and
-/// `Windowed`, all delegating to the core.
+/// `Windowed`, all delegating to the core, and the batch path's
+/// `Prefetch` with `$lookahead` items ahead.
 macro_rules! age_filter_impls {
-    ($filter:ty) => {
+    ($filter:ty, $lookahead:expr) => {
         impl $filter {
             /// The same filter with time-based generations over a window of
             /// `span` time units (`t ≥ 1`): each generation lasts at most
@@ -99,6 +103,20 @@ macro_rules! age_filter_impls {
                 self.core.insert(digest, now);
             }
 
+            /// Prefetches each item's segments a few items ahead; same
+            /// verdicts and state as one by one.
+            fn observe_batch(
+                &mut self,
+                digests: &[ddf_core::Digest],
+                verdicts: &mut Vec<ddf_core::Verdict>,
+            ) {
+                ddf_core::batch::observe_batch(self, digests, verdicts);
+            }
+
+            fn contains_batch(&self, digests: &[ddf_core::Digest], answers: &mut Vec<bool>) {
+                ddf_core::batch::contains_batch(self, digests, answers);
+            }
+
             /// `(k + l)` segments of state.
             fn memory_bits(&self) -> u64 {
                 crate::core::Segments::memory_bits(&self.core.segs)
@@ -106,6 +124,20 @@ macro_rules! age_filter_impls {
 
             fn clear(&mut self) {
                 self.core.clear();
+            }
+        }
+
+        /// The segments of an unseen item's query and insertion.
+        impl ddf_core::batch::Prefetch for $filter {
+            const LOOKAHEAD: usize = $lookahead;
+            /// 16 Mbit (2 MiB, the L2 of the machine measured): below it
+            /// the hints' probe hashes cost more than they save (APBBF at
+            /// 1 Mbit: 68 ns one by one, 78 ns with hints).
+            const MIN_PREFETCH_BITS: u64 = 1 << 24;
+
+            #[inline]
+            fn prefetch(&self, digest: ddf_core::Digest) {
+                self.core.prefetch(digest);
             }
         }
 
@@ -299,6 +331,30 @@ impl<S: Segments> AgeCore<S> {
             }
         }
         (false, accesses)
+    }
+
+    /// Prefetches what observing `digest` reads, for the batch path: the
+    /// segments a query visits while it misses (logical `l`, `l − k`, …,
+    /// the path of an unseen item) and the `k` that insertion sets
+    /// (logical `0..k`). A hit or a shift before the probe changes the path;
+    /// the hints are then partly wasted, never wrong.
+    #[inline]
+    pub(crate) fn prefetch(&self, digest: Digest) {
+        let h = digest.indexed_probes();
+        let k = self.k as usize;
+        let mut i = self.l as usize;
+        // The query's last stop, `l mod k`, is among the insertion's segments.
+        while i >= k {
+            if let Some(seg) = self.physical(i, 0) {
+                self.segs.prefetch(seg, h);
+            }
+            i -= k;
+        }
+        for i in 0..k {
+            if let Some(seg) = self.physical(i, 0) {
+                self.segs.prefetch(seg, h);
+            }
+        }
     }
 
     /// Insertion at time `now` (ignored without a clock): close the

@@ -59,6 +59,12 @@ impl Segments for Slices {
         }
     }
 
+    #[inline]
+    fn prefetch(&self, seg: usize, h: IndexedProbes) {
+        self.bits
+            .prefetch(seg as u64 * self.m + h.index(seg as u32, self.m));
+    }
+
     fn clear_segment(&mut self, seg: usize) {
         let start = seg as u64 * self.m;
         // Whole words inside the slice are zeroed by 64-bit writes.
@@ -199,7 +205,8 @@ impl Apbf {
     }
 }
 
-crate::core::age_filter_impls!(Apbf);
+// One line per segment, `l/k + k` per item (12 at k = 10, l = 24).
+crate::core::age_filter_impls!(Apbf, 2);
 
 impl fmt::Debug for Apbf {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {

@@ -260,6 +260,14 @@ impl BitArray {
         old
     }
 
+    /// Prefetches the cache line holding bit `offset` (a hint for a batch
+    /// operation; see [`prefetch`](crate::prefetch)). Out-of-range offsets
+    /// are ignored.
+    #[inline(always)]
+    pub fn prefetch(&self, offset: u64) {
+        crate::prefetch::prefetch_write(&self.words, (offset / 64) as usize);
+    }
+
     /// The data words, mutable, for word-parallel updates that keep the
     /// bits past `len` at zero.
     #[inline]

@@ -1,9 +1,12 @@
 //! Hand-packed bit storage in `u64` words for the hot paths of `ddf` filters.
 #![doc = include_str!("../README.md")]
-#![forbid(unsafe_code)]
+// `unsafe` is denied everywhere but in `prefetch`, the one module that
+// issues a CPU prefetch instruction.
+#![deny(unsafe_code)]
 
 mod bit_array;
 mod packed;
+pub mod prefetch;
 mod rows;
 mod swar;
 

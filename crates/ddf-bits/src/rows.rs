@@ -319,6 +319,15 @@ impl CellRows {
         self.find_in_chunk(offset, value, mask, &self.last, base)
     }
 
+    /// Prefetches the cache line where row `r` starts, for a batch
+    /// operation that will read or write the row soon; see
+    /// [`prefetch`](crate::prefetch). A row out of range is ignored (it is a
+    /// hint, never an access).
+    #[inline(always)]
+    pub fn prefetch_row(&self, r: u64) {
+        self.bits().prefetch(r.wrapping_mul(self.row_bits));
+    }
+
     /// The first empty (zero) cell of row `r`, if any.
     ///
     /// # Panics

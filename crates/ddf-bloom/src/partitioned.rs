@@ -1,6 +1,7 @@
 //! The partitioned Bloom filter (Mullin): `k` slices of `m` bits, one probe each.
 
 use ddf_bits::BitArray;
+use ddf_core::batch::{self, Prefetch};
 use ddf_core::snapshot::{self, DecodeError, Decoder, Encoder, Snapshot};
 use ddf_core::{Digest, DuplicateFilter, ParamError, Verdict};
 use ddf_param::{checked_mul, ensure_probability, ensure_range, state_words};
@@ -110,12 +111,38 @@ impl DuplicateFilter for PartitionedBloom {
         Verdict::from_seen(seen)
     }
 
+    /// Prefetches each item's `k` bits a few items ahead; same verdicts and state.
+    fn observe_batch(&mut self, digests: &[Digest], verdicts: &mut Vec<Verdict>) {
+        batch::observe_batch(self, digests, verdicts);
+    }
+
+    fn contains_batch(&self, digests: &[Digest], answers: &mut Vec<bool>) {
+        batch::contains_batch(self, digests, answers);
+    }
+
     fn memory_bits(&self) -> u64 {
         self.bits.len()
     }
 
     fn clear(&mut self) {
         self.bits.clear();
+    }
+}
+
+/// One line per slice.
+impl Prefetch for PartitionedBloom {
+    /// `k` lines per item.
+    const LOOKAHEAD: usize = 4;
+    /// 16 Mbit (2 MiB, the L2 of the machine measured): a hint recomputes
+    /// all `k` probes, which in L2 costs as much as the observation itself
+    /// (1 Mbit, k = 7: 15 ns one by one, 30 ns with hints).
+    const MIN_PREFETCH_BITS: u64 = 1 << 24;
+
+    #[inline]
+    fn prefetch(&self, digest: Digest) {
+        for p in self.positions(digest) {
+            self.bits.prefetch(p);
+        }
     }
 }
 

@@ -6,7 +6,12 @@ use ddf_hash::{Digest, KeyedSipHasher, PortableHasher};
 use std::hash::{BuildHasher, Hash};
 
 /// Items per block when a batch of items is hashed before the filter sees it.
-const HASH_BLOCK: usize = 64;
+///
+/// A prefetching filter starts each block with nothing in flight, so the
+/// first item of a block waits out a whole memory latency; 256 items spread
+/// that stall thinner than 64 did (QHT at 64 MiB: about 4× over one by one
+/// against 3.5×), and 2 KiB of digests still sit in L1.
+const HASH_BLOCK: usize = 256;
 
 /// A filter together with the hasher that turns items into digests.
 ///

@@ -2,10 +2,13 @@
 #![doc = include_str!("../README.md")]
 #![forbid(unsafe_code)]
 
+pub mod batch;
 mod deduper;
 mod ext;
 mod filter;
 pub mod snapshot;
+#[cfg(feature = "testing")]
+pub mod speed;
 #[cfg(feature = "testing")]
 pub mod testing;
 

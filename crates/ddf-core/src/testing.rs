@@ -150,14 +150,25 @@ where
 {
     let stream = c.stream(2);
     let (mut batched, mut single) = (make(), make());
-    let mut verdicts = Vec::new();
-    let mut answers = Vec::new();
-    let sizes = [1usize, 7, 64, 300, 33];
-    let mut start = 0;
-    let mut round = 0;
-    while start < stream.len() {
-        let end = (start + sizes[round % sizes.len()]).min(stream.len());
-        let chunk = &stream[start..end];
+    run_batches(&mut batched, &mut single, &stream, &[1, 7, 64, 300, 33]);
+}
+
+/// Feeds `digests` to `batched` in batches of the lengths `cuts` (cycled;
+/// 0 counts as 1) and to `single` one by one, asserting that
+/// `contains_batch` (asked before each batch) and `observe_batch` agree
+/// with the one-by-one calls.
+fn run_batches<F: DuplicateFilter>(
+    batched: &mut F,
+    single: &mut F,
+    digests: &[Digest],
+    cuts: &[usize],
+) {
+    let (mut verdicts, mut answers) = (Vec::new(), Vec::new());
+    let (mut start, mut round) = (0, 0);
+    while start < digests.len() {
+        let len = cuts.get(round % cuts.len().max(1)).copied().unwrap_or(64);
+        let end = (start + len.max(1)).min(digests.len());
+        let chunk = &digests[start..end];
         answers.clear();
         batched.contains_batch(chunk, &mut answers);
         let expected: Vec<bool> = chunk.iter().map(|&d| single.contains(d)).collect();
@@ -165,24 +176,40 @@ where
             answers, expected,
             "contains_batch differs in items {start}..{end}"
         );
-        let before = verdicts.len();
+        verdicts.clear();
         batched.observe_batch(chunk, &mut verdicts);
         assert_eq!(
-            verdicts.len() - before,
+            verdicts.len(),
             chunk.len(),
             "observe_batch appended the wrong count"
         );
-        for (j, &d) in chunk.iter().enumerate() {
-            assert_eq!(
-                verdicts[before + j],
-                single.observe(d),
-                "observe_batch differs at item {}",
-                start + j
-            );
-        }
+        let expected: Vec<Verdict> = chunk.iter().map(|&d| single.observe(d)).collect();
+        assert_eq!(
+            verdicts, expected,
+            "observe_batch differs in items {start}..{end}"
+        );
         start = end;
         round += 1;
     }
+}
+
+/// Runs `digests` through `batched` in the batches that `cuts` marks (each
+/// cut is a batch length, cycled; 0 counts as 1) and through `single` one by
+/// one, and panics unless `contains_batch` (asked before each batch) and
+/// `observe_batch` give the one-by-one answers and both filters end in the
+/// same snapshot bytes (table, counters and generator state alike).
+///
+/// For property tests of filters that override the batch methods: give it
+/// two equal filters, a stream with many duplicates and random cuts.
+pub fn assert_batches_match<F>(mut batched: F, mut single: F, digests: &[Digest], cuts: &[usize])
+where
+    F: DuplicateFilter + Snapshot,
+{
+    run_batches(&mut batched, &mut single, digests, cuts);
+    assert!(
+        batched.to_bytes() == single.to_bytes(),
+        "batched and one-by-one filters end in different states"
+    );
 }
 
 /// After `clear`, the filter replays a fresh one exactly.

@@ -3,6 +3,7 @@
 #![forbid(unsafe_code)]
 
 use ddf_bits::{CellRows, RowRules};
+use ddf_core::batch::{self, Prefetch};
 use ddf_core::snapshot::{self, DecodeError, Decoder, Encoder, Snapshot};
 use ddf_core::{Digest, DuplicateFilter, ParamError, Verdict};
 pub use ddf_hash::ZeroPolicy;
@@ -316,6 +317,15 @@ impl DuplicateFilter for StreamingCuckoo {
         Verdict::from_seen(seen)
     }
 
+    /// Prefetches both buckets a few items ahead; same verdicts, state and draws.
+    fn observe_batch(&mut self, digests: &[Digest], verdicts: &mut Vec<Verdict>) {
+        batch::observe_batch(self, digests, verdicts);
+    }
+
+    fn contains_batch(&self, digests: &[Digest], answers: &mut Vec<bool>) {
+        batch::contains_batch(self, digests, answers);
+    }
+
     /// `m·b·f` bits.
     fn memory_bits(&self) -> u64 {
         self.cells.memory_bits()
@@ -325,6 +335,19 @@ impl DuplicateFilter for StreamingCuckoo {
         self.cells.clear();
         self.rng.reset();
         self.dropped = 0;
+    }
+}
+
+/// Both candidate buckets (relocation chains are not predicted).
+impl Prefetch for StreamingCuckoo {
+    /// Two lines per item.
+    const LOOKAHEAD: usize = 8;
+
+    #[inline]
+    fn prefetch(&self, digest: Digest) {
+        let (first, second, _) = self.locate(digest);
+        self.cells.prefetch_row(first);
+        self.cells.prefetch_row(second);
     }
 }
 

@@ -2,6 +2,7 @@
 
 use crate::rows::{self, DEFAULT_SEED};
 use ddf_bits::{CellRows, RowRules};
+use ddf_core::batch::{self, Prefetch};
 use ddf_core::snapshot::{self, DecodeError, Decoder, Encoder, Snapshot};
 use ddf_core::{Digest, DuplicateFilter, ParamError, Verdict};
 use ddf_hash::{Fingerprinter, SeededRng, SplitMix64, ZeroPolicy};
@@ -291,6 +292,15 @@ impl<I: Insertion> DuplicateFilter for QuotientFilter<I> {
         Verdict::from_seen(present)
     }
 
+    /// Prefetches rows a few items ahead; same verdicts, state and draws.
+    fn observe_batch(&mut self, digests: &[Digest], verdicts: &mut Vec<Verdict>) {
+        batch::observe_batch(self, digests, verdicts);
+    }
+
+    fn contains_batch(&self, digests: &[Digest], answers: &mut Vec<bool>) {
+        batch::contains_batch(self, digests, answers);
+    }
+
     /// `N·k·s` bits.
     fn memory_bits(&self) -> u64 {
         self.cells.memory_bits()
@@ -299,6 +309,14 @@ impl<I: Insertion> DuplicateFilter for QuotientFilter<I> {
     fn clear(&mut self) {
         self.cells.clear();
         self.rng.reset();
+    }
+}
+
+/// One row per item: its start line.
+impl<I: Insertion> Prefetch for QuotientFilter<I> {
+    #[inline]
+    fn prefetch(&self, digest: Digest) {
+        self.cells.prefetch_row(digest.reduce(self.cells.rows()));
     }
 }
 

@@ -2,6 +2,7 @@
 
 use crate::rows::{self, DEFAULT_SEED};
 use ddf_bits::{CellRows, RowRules};
+use ddf_core::batch::{self, Prefetch};
 use ddf_core::snapshot::{self, DecodeError, Decoder, Encoder, Snapshot};
 use ddf_core::{Digest, DuplicateFilter, ParamError, Verdict};
 use ddf_hash::SeededRng;
@@ -246,6 +247,15 @@ impl DuplicateFilter for Sqf {
         Verdict::from_seen(present)
     }
 
+    /// Prefetches rows a few items ahead; same verdicts, state and draws.
+    fn observe_batch(&mut self, digests: &[Digest], verdicts: &mut Vec<Verdict>) {
+        batch::observe_batch(self, digests, verdicts);
+    }
+
+    fn contains_batch(&self, digests: &[Digest], answers: &mut Vec<bool>) {
+        batch::contains_batch(self, digests, answers);
+    }
+
     /// `N·k·σ` bits.
     fn memory_bits(&self) -> u64 {
         self.cells.memory_bits()
@@ -254,6 +264,14 @@ impl DuplicateFilter for Sqf {
     fn clear(&mut self) {
         self.cells.clear();
         self.rng.reset();
+    }
+}
+
+/// One row per item: its start line.
+impl Prefetch for Sqf {
+    #[inline]
+    fn prefetch(&self, digest: Digest) {
+        self.cells.prefetch_row(digest.reduce(self.cells.rows()));
     }
 }
 

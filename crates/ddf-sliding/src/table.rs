@@ -279,6 +279,13 @@ impl Table {
         }
     }
 
+    /// Prefetches both buckets of `slot` (a cache hint for batches).
+    #[inline]
+    pub(crate) fn prefetch(&self, slot: Slot) {
+        self.cells.prefetch_row(slot.first);
+        self.cells.prefetch_row(slot.second);
+    }
+
     /// The entry of `slot`, active or stale, if any.
     #[inline]
     pub(crate) fn find(&self, slot: Slot) -> Option<Loc> {
