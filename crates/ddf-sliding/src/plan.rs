@@ -313,7 +313,9 @@ pub(crate) fn retention_excess(clock: Clock, window: u64, c: u64) -> u64 {
 /// with probability at most `2/B` and its remainder with `1/(2^r − 1)`.
 fn remainder_bits(max_active: u64, buckets: u64, epsilon: f64) -> u32 {
     let needed = 2.0 * max_active as f64 / (buckets as f64 * epsilon);
-    let mut r = (needed + 1.0).log2().ceil().max(1.0) as u32;
+    // Clamped so that a denormal epsilon (an infinite `needed`) stays a
+    // too-wide cell for the caller to reject, not an overflowing width.
+    let mut r = (needed + 1.0).log2().ceil().clamp(1.0, 40.0) as u32;
     // Correct a rounding of the logarithm either way; capped where it no
     // longer matters (the caller rejects widths above 32 bits).
     while r < 40 && 2f64.powi(r as i32) - 1.0 < needed {
