@@ -459,3 +459,6 @@ mod tests {
         assert!(format!("{f:?}").contains("dropped"));
     }
 }
+
+#[cfg(feature = "serde")]
+ddf_core::impl_serde_via_snapshot!(StreamingCuckoo);

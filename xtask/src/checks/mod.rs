@@ -1,6 +1,7 @@
 //! The registry of checks: one module per family, one `checks()` list each.
 
 mod a2;
+mod adversary;
 mod apbbf;
 mod apbf;
 mod bdbf;
@@ -50,6 +51,7 @@ pub(crate) fn all() -> Vec<Check> {
     all.extend(apbbf::checks());
     all.extend(quotient::checks());
     all.extend(cuckoo::checks());
+    all.extend(adversary::checks());
     all
 }
 
