@@ -134,19 +134,19 @@ fn fp_secret_key(ctx: &Ctx) -> Outcome {
     ))
 }
 
-/// One false-negative game of Theorem 7.1: insert `e*`, send `M` fresh
-/// items (the theorem with `h = 1`), then ask for `e*`. Returns whether it
-/// was forgotten then, and after how many fresh items it was first forgotten
-/// (`M` if never within the game).
+/// One false-negative game of Theorem 7.1: insert `e*`, then send `M`
+/// fresh items (the theorem with `h = 1`), asking for `e*` after each.
+/// Returns whether it is reported UNSEEN at the end, and after how many
+/// fresh items it was first reported UNSEEN (`M + 1` if never).
 fn forget_game<F: DuplicateFilter>(mut f: F, seed: u64) -> (bool, u64) {
     let key = KeyedSipHasher::with_seed(seed);
     let target: Digest = digest(&key, &u64::MAX);
     let m = f.memory_bits();
     f.observe(target);
-    let mut first = m;
+    let mut first = m + 1;
     for i in 0..m {
         f.observe(digest(&key, &fresh(3, i)));
-        if first == m && !f.contains(target) {
+        if first > m && !f.contains(target) {
             first = i + 1;
         }
     }
@@ -157,8 +157,11 @@ fn forget_game<F: DuplicateFilter>(mut f: F, seed: u64) -> (bool, u64) {
 type Maker = (&'static str, fn(u64) -> Box<dyn DuplicateFilter>);
 
 /// Runs the false-negative game for every filter of a family and checks the
-/// forgotten fraction against Theorem 7.1's lower bound (the smallest over
-/// the filters' sizes, so every trial meets it).
+/// fraction of games in which `e*` was forgotten within `M` fresh items
+/// against Theorem 7.1's lower bound (the smallest over the filters' sizes,
+/// so every trial meets it). Whether `e*` is still forgotten at the end
+/// also depends on the filter's false positives (see `docs/errata.md`); the
+/// note reports it.
 fn fn_attack(ctx: &Ctx, salt: u64, makers: &[Maker]) -> Outcome {
     let runs = ctx.pick(40, 200);
     let mut successes = 0;
@@ -171,12 +174,19 @@ fn fn_attack(ctx: &Ctx, salt: u64, makers: &[Maker]) -> Outcome {
         let games = ctx.per_seed(salt + i as u64, runs, runs, |seed| {
             forget_game(make(seed), seed)
         });
-        let won = games.iter().filter(|g| g.0).count() as u64;
-        let mean = games.iter().map(|g| g.1 as f64).sum::<f64>() / games.len() as f64;
-        successes += won;
+        let forgot: Vec<f64> = games
+            .iter()
+            .filter(|g| g.1 <= bits)
+            .map(|g| g.1 as f64)
+            .collect();
+        let at_end = games.iter().filter(|g| g.0).count();
+        let mean = forgot.iter().sum::<f64>() / forgot.len().max(1) as f64;
+        successes += forgot.len() as u64;
         trials += games.len() as u64;
         notes.push(format!(
-            "{name}: M = {bits}, forgotten {won}/{runs}, first after {mean:.0} items ({:.3} M)",
+            "{name}: M = {bits}, forgotten within M in {}/{runs} games, first after {mean:.0} items \
+             ({:.3} M) on average, UNSEEN at M in {at_end}/{runs}",
+            forgot.len(),
             mean / bits as f64
         ));
     }
