@@ -23,7 +23,7 @@
 //! that key is secret (the default), so is the snapshot: whoever reads it can
 //! craft items that collide in the filter (the QHT paper's §7 attack, which
 //! `cargo xtask verify` runs as `adversary/qht-fp-known-key`). The same holds
-//! for a `Deduper` serialized with feature `serde` ([`serde_bytes`]). A bare
+//! for a `Deduper` serialized with feature `serde` (`serde_bytes`). A bare
 //! filter's snapshot holds no key, but its digests were computed under one:
 //! keep the key and the snapshot together and equally private.
 //!

@@ -17,7 +17,7 @@ proptest! {
         check(Ok(ExactWindow::unbounded()), &[])?;
         for w in [Window::Count(window), Window::Time(span), Window::Unbounded] {
             check(
-                ExactWindow::<Digest, MixState>::with_hasher(w, MixState::default()),
+                ExactWindow::<Digest, MixState>::with_hasher(w, MixState),
                 &["window", "time_span"],
             )?;
         }

@@ -137,7 +137,7 @@ pub fn buffer_bits(n: f64, k: f64, p: f64) -> f64 {
     let mut hi = (lo * 1.25).ceil() + 1.0;
     while !ok(hi) {
         // A rate no exactly representable size reaches (p near 0): no answer.
-        if !(hi < 2f64.powi(52)) {
+        if hi.is_nan() || hi >= 2f64.powi(52) {
             return f64::INFINITY;
         }
         lo = hi;
