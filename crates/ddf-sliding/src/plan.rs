@@ -394,7 +394,9 @@ fn choose_generations(request: &Request) -> Result<u64, ParamError> {
         .checked_shl(tag_bits)
         .map_or(fewest, |q| q.saturating_sub(3) / 2)
         .max(fewest);
-    let last = class_end.min(window).min(fewest + MAX_CLASS_SEARCH);
+    let last = class_end
+        .min(window)
+        .min(fewest.saturating_add(MAX_CLASS_SEARCH));
     let c = (fewest..=last)
         .filter(|&c| feasible(c))
         .min_by_key(|&c| (bits(c), c))
