@@ -207,7 +207,6 @@ impl Plan {
         let generation_len = request.window.div_ceil(c);
         let generation_capacity = request.capacity.div_ceil(c);
         let slack = retention_excess(request.clock, request.window, c);
-        let max_active = checked_mul("capacity", c + 1, generation_capacity)?;
         // Tags run over 0..2c + 3 (§2.4): at most 31 bits leaves a remainder bit.
         let tag_modulus = c
             .checked_mul(2)
@@ -221,6 +220,8 @@ impl Plan {
                     "at most 2^30 generations, so that a tag of ⌈log2(2c + 3)⌉ bits fits a 32-bit cell",
                 )
             })?;
+        // After the tag check, so `c + 1` cannot overflow.
+        let max_active = checked_mul("capacity", c + 1, generation_capacity)?;
         let tag_bits = 32 - (tag_modulus - 1).leading_zeros();
         let cells_needed = max_active as f64 / request.load;
         let base = cells_needed / CELLS_PER_BUCKET as f64;
@@ -300,7 +301,7 @@ impl Plan {
 /// `(c + 1)·d − t`.
 pub(crate) fn retention_excess(clock: Clock, window: u64, c: u64) -> u64 {
     let len = window.div_ceil(c);
-    let reach = u128::from(c + 1) * u128::from(len);
+    let reach = (u128::from(c) + 1) * u128::from(len);
     let delta = match clock {
         Clock::Count => 1,
         Clock::Time => 0,
