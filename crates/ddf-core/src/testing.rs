@@ -756,3 +756,60 @@ pub mod params {
         Ok(out)
     }
 }
+
+/// A serde round trip of `f` fed a stream: it serializes (`ser`) as its
+/// snapshot bytes would (`ser_bytes`), deserializes (`de`) to a filter that
+/// answers exactly as the original, and corrupt bytes are an error. Used
+/// by [`serde_round_trip!`](crate::serde_round_trip).
+#[cfg(feature = "serde")]
+pub fn check_serde_round_trip<F, E>(
+    mut f: F,
+    ser: impl Fn(&F) -> Vec<u8>,
+    ser_bytes: impl Fn(&Vec<u8>) -> Vec<u8>,
+    de: impl Fn(&[u8]) -> Result<F, E>,
+) where
+    F: DuplicateFilter + Snapshot + Debug,
+    E: Debug,
+{
+    for i in 0..300 {
+        f.observe(Digest::mixed(i % 170));
+    }
+    let encoded = ser(&f);
+    assert_eq!(encoded, ser_bytes(&f.to_bytes()), "not the snapshot bytes");
+    let mut g = de(&encoded).expect("own serialization rejected");
+    assert!(g.to_bytes() == f.to_bytes(), "deserialized state differs");
+    for i in 0..300 {
+        let d = Digest::mixed(i % 250);
+        assert_eq!(g.observe(d), f.observe(d), "answers differ at item {i}");
+    }
+    let mut bytes = f.to_bytes();
+    bytes[20] ^= 1;
+    assert!(
+        de(&ser_bytes(&bytes)).is_err(),
+        "corrupt bytes deserialized"
+    );
+}
+
+/// A `#[test]` named `$name`: [`check_serde_round_trip`] on the filter
+/// `$make` through the format crate `$format` (one with `to_vec` and
+/// `from_slice`, e.g. `serde_json`). Needs features `testing` and `serde`.
+///
+/// ```text
+/// #![cfg(feature = "serde")]
+/// ddf_core::serde_round_trip!(json, Qht::new(64, 4, 8).unwrap(), serde_json);
+/// ```
+#[cfg(feature = "serde")]
+#[macro_export]
+macro_rules! serde_round_trip {
+    ($name:ident, $make:expr, $format:ident $(,)?) => {
+        #[test]
+        fn $name() {
+            $crate::testing::check_serde_round_trip(
+                $make,
+                |f| $format::to_vec(f).unwrap(),
+                |b| $format::to_vec(b).unwrap(),
+                |s| $format::from_slice(s),
+            );
+        }
+    };
+}
