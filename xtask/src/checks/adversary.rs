@@ -19,7 +19,6 @@ use ddf_sliding::{Slack, SlidingBloom};
 use ddf_theory::adversary::forgot_probability;
 use ddf_theory::qht::{fn_im, fpr_inf};
 use ddf_theory::queue::{fn_attack_bound, fp_attack_bound};
-use std::collections::HashSet;
 
 const THM71: &str = "QHT paper §7 Thm 7.1";
 const THM72: &str = "QHT paper §7 Thm 7.2";
@@ -69,7 +68,8 @@ fn fp_adversary(filter_key: u64, her_key: u64, trials: u64) -> u64 {
         KeyedSipHasher::with_seed(filter_key),
         KeyedSipHasher::with_seed(her_key),
     );
-    let mut model: Vec<HashSet<u32>> = vec![HashSet::new(); ROWS as usize];
+    // Her model: the fingerprints of each row, in a fixed order (reproducible).
+    let mut model: Vec<Vec<u32>> = vec![Vec::with_capacity(K); ROWS as usize];
     let mut next = 0u64;
     let mut full_rows = 0;
     while full_rows < ROWS {
@@ -77,7 +77,8 @@ fn fp_adversary(filter_key: u64, her_key: u64, trials: u64) -> u64 {
         next += 1;
         let (row, fp) = qht.locate(digest(&hers, &id));
         let cell = &mut model[row as usize];
-        if cell.len() < K && cell.insert(fp) {
+        if cell.len() < K && !cell.contains(&fp) {
+            cell.push(fp);
             full_rows += u64::from(cell.len() == K);
             qht.observe(digest(&truth, &id));
         }
@@ -97,10 +98,10 @@ fn fp_adversary(filter_key: u64, her_key: u64, trials: u64) -> u64 {
         } else {
             // UNSEEN: the filter stored it, evicting one of her model's values.
             let cell = &mut model[row as usize];
-            if let Some(&gone) = cell.iter().find(|&&v| v != fp) {
-                cell.remove(&gone);
+            if !cell.contains(&fp) {
+                cell.remove(0);
+                cell.push(fp);
             }
-            cell.insert(fp);
         }
     }
     false_positives
