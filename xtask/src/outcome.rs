@@ -120,6 +120,28 @@ impl Outcome {
         }
     }
 
+    /// A lower bound `p` on a probability against `successes` in `trials`
+    /// independent trials, each succeeding with probability at least `p`:
+    /// passes unless the data show the rate below `p`, i.e. unless `p` lies
+    /// above the upper end of the Clopper–Pearson interval. The mirror of
+    /// [`binomial_at_most`](Self::binomial_at_most): the count is then
+    /// stochastically at least Binomial(`trials`, `p`), so a correct bound
+    /// fails with probability at most (1 − [`CONFIDENCE`])/2.
+    pub(crate) fn binomial_at_least(p: f64, successes: u64, trials: u64) -> Outcome {
+        let (lo, hi, measured) = interval(successes, trials);
+        Outcome {
+            predicted: p,
+            measured,
+            tolerance: hi - measured,
+            rule: format!(
+                "lower bound: Clopper–Pearson {CONFIDENCE} interval [{lo:.6}, {hi:.6}] of \
+                 {successes}/{trials} must not lie below it"
+            ),
+            pass: hi >= p,
+            note: String::new(),
+        }
+    }
+
     /// A deterministic quantity against a guaranteed upper bound (a space
     /// target, a deadline): passes if `measured ≤ bound`. The reason says
     /// where the bound comes from.
@@ -192,6 +214,8 @@ mod tests {
         assert!(Outcome::binomial_at_most(0.011, 1_000, 100_000).pass);
         assert!(Outcome::binomial_at_most(0.5, 0, 100).pass);
         assert!(!Outcome::binomial_at_most(0.008, 1_000, 100_000).pass);
+        assert!(Outcome::binomial_at_least(0.009, 1_000, 100_000).pass);
+        assert!(!Outcome::binomial_at_least(0.012, 1_000, 100_000).pass);
         assert!(Outcome::at_most(2.0, 2.0, "equal").pass);
         assert!(!Outcome::at_most(2.0, 2.5, "above").pass);
     }

@@ -9,3 +9,6 @@ mod slices;
 pub use blocked::Apbbf;
 pub use core::MAX_SEGMENTS;
 pub use slices::{Apbf, DEFAULT_NPWS};
+
+#[cfg(feature = "serde")]
+ddf_core::impl_serde_via_snapshot!(Apbf, Apbbf);

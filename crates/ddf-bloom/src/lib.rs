@@ -32,3 +32,6 @@ fn expect_words(
         ))
     }
 }
+
+#[cfg(feature = "serde")]
+ddf_core::impl_serde_via_snapshot!(PartitionedBloom, StableBloom, A2, BlockDecayingBloom);

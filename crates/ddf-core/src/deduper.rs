@@ -184,3 +184,21 @@ impl<F: Snapshot, S: PortableHasher> Deduper<F, S> {
         Self::from_bytes(&snapshot::read_sealed(reader)?)
     }
 }
+
+/// A `Deduper` serializes as its snapshot bytes, hasher key included: keep
+/// the output as secret as the key.
+#[cfg(feature = "serde")]
+impl<F: Snapshot, S: PortableHasher> serde::Serialize for Deduper<F, S> {
+    fn serialize<Z: serde::Serializer>(&self, serializer: Z) -> Result<Z::Ok, Z::Error> {
+        serializer.serialize_bytes(&self.to_bytes())
+    }
+}
+
+/// Deserializes through [`Deduper::from_bytes`], the validating decoder.
+#[cfg(feature = "serde")]
+impl<'de, F: Snapshot, S: PortableHasher> serde::Deserialize<'de> for Deduper<F, S> {
+    fn deserialize<D: serde::Deserializer<'de>>(deserializer: D) -> Result<Self, D::Error> {
+        let bytes = snapshot::serde_bytes::deserialize_bytes(deserializer)?;
+        Deduper::from_bytes(&bytes).map_err(serde::de::Error::custom)
+    }
+}

@@ -21,7 +21,11 @@
 //!
 //! A snapshot of a [`Deduper`](crate::Deduper) carries the hasher's key. When
 //! that key is secret (the default), so is the snapshot: whoever reads it can
-//! craft items that collide in the filter.
+//! craft items that collide in the filter (the QHT paper's §7 attack, which
+//! `cargo xtask verify` runs as `adversary/qht-fp-known-key`). The same holds
+//! for a `Deduper` serialized with feature `serde` (`serde_bytes`). A bare
+//! filter's snapshot holds no key, but its digests were computed under one:
+//! keep the key and the snapshot together and equally private.
 //!
 //! # Decoding untrusted bytes
 //!
@@ -648,6 +652,143 @@ pub fn open_with_hasher<F: Snapshot, S: PortableHasher>(
     let hasher = S::from_key_bytes(env.hasher_key)
         .ok_or_else(|| DecodeError::invalid("hasher key", "not a valid key for this hasher"))?;
     Ok((filter, hasher))
+}
+
+/// serde support: a filter serializes as its snapshot bytes and
+/// deserializes through its validating decoder (feature `serde`).
+///
+/// A filter crate opts in with one line per type,
+/// `ddf_core::impl_serde_via_snapshot!(MyFilter);` behind its own `serde`
+/// feature; a field of a user's struct can also use
+/// `#[serde(with = "ddf_core::snapshot::serde_bytes")]` for any
+/// [`Snapshot`] type. The bytes are the whole snapshot (envelope, checksum,
+/// body), so corrupt or hostile input is rejected exactly as by
+/// [`Snapshot::from_bytes`]. Formats without a byte type (JSON) see an
+/// array of numbers.
+///
+/// As any snapshot of a [`Deduper`](crate::Deduper), a serialized
+/// `Deduper` carries the secret hash key (see the [module docs](self)).
+#[cfg(feature = "serde")]
+pub mod serde_bytes {
+    use super::{MAX_SNAPSHOT_BYTES, Snapshot};
+    use std::fmt;
+
+    /// The `serde` crate the derived impls name, so filter crates need no
+    /// direct dependency on it.
+    pub use serde;
+    use serde::de::{self, Deserializer, SeqAccess, Visitor};
+    use serde::ser::Serializer;
+
+    /// Serializes `value` as its snapshot bytes.
+    pub fn serialize<T: Snapshot, S: Serializer>(
+        value: &T,
+        serializer: S,
+    ) -> Result<S::Ok, S::Error> {
+        serializer.serialize_bytes(&value.to_bytes())
+    }
+
+    /// Deserializes a filter from snapshot bytes through its validating decoder.
+    pub fn deserialize<'de, T: Snapshot, D: Deserializer<'de>>(
+        deserializer: D,
+    ) -> Result<T, D::Error> {
+        let bytes = deserialize_bytes(deserializer)?;
+        T::from_bytes(&bytes).map_err(de::Error::custom)
+    }
+
+    /// The snapshot bytes, from a byte string or a sequence of bytes.
+    pub fn deserialize_bytes<'de, D: Deserializer<'de>>(
+        deserializer: D,
+    ) -> Result<Vec<u8>, D::Error> {
+        deserializer.deserialize_byte_buf(BytesVisitor)
+    }
+
+    struct BytesVisitor;
+
+    impl<'de> Visitor<'de> for BytesVisitor {
+        type Value = Vec<u8>;
+
+        fn expecting(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+            f.write_str("the bytes of a ddf snapshot")
+        }
+
+        fn visit_bytes<E: de::Error>(self, v: &[u8]) -> Result<Vec<u8>, E> {
+            Ok(v.to_vec())
+        }
+
+        fn visit_byte_buf<E: de::Error>(self, v: Vec<u8>) -> Result<Vec<u8>, E> {
+            Ok(v)
+        }
+
+        fn visit_seq<A: SeqAccess<'de>>(self, mut seq: A) -> Result<Vec<u8>, A::Error> {
+            // The size hint comes from the input: capped, never trusted.
+            let mut out = Vec::with_capacity(seq.size_hint().unwrap_or(0).min(1 << 16));
+            while let Some(b) = seq.next_element::<u8>()? {
+                if out.len() as u64 >= MAX_SNAPSHOT_BYTES {
+                    return Err(de::Error::custom("snapshot longer than MAX_SNAPSHOT_BYTES"));
+                }
+                out.push(b);
+            }
+            Ok(out)
+        }
+    }
+}
+
+/// Implements `serde::Serialize` and `serde::Deserialize` for filter types
+/// through their snapshots ([`serde_bytes`]; feature `serde` of `ddf-core`).
+///
+/// ```text
+/// #[cfg(feature = "serde")]
+/// ddf_core::impl_serde_via_snapshot!(Sqf, StreamingCuckoo);
+/// #[cfg(feature = "serde")]
+/// ddf_core::impl_serde_via_snapshot!(impl<F: DuplicateFilter> for Queue<F>);
+/// ```
+#[cfg(feature = "serde")]
+#[macro_export]
+macro_rules! impl_serde_via_snapshot {
+    (impl<$($g:ident $(: $bound:path)?),+> for $ty:ty) => {
+        impl<$($g $(: $bound)?),+> $crate::snapshot::serde_bytes::serde::Serialize for $ty
+        where
+            $ty: $crate::snapshot::Snapshot,
+        {
+            fn serialize<S>(&self, serializer: S) -> ::core::result::Result<S::Ok, S::Error>
+            where
+                S: $crate::snapshot::serde_bytes::serde::Serializer,
+            {
+                $crate::snapshot::serde_bytes::serialize(self, serializer)
+            }
+        }
+        impl<'de, $($g $(: $bound)?),+> $crate::snapshot::serde_bytes::serde::Deserialize<'de> for $ty
+        where
+            $ty: $crate::snapshot::Snapshot,
+        {
+            fn deserialize<D>(deserializer: D) -> ::core::result::Result<Self, D::Error>
+            where
+                D: $crate::snapshot::serde_bytes::serde::Deserializer<'de>,
+            {
+                $crate::snapshot::serde_bytes::deserialize(deserializer)
+            }
+        }
+    };
+    ($($ty:ty),+ $(,)?) => {
+        $(
+            impl $crate::snapshot::serde_bytes::serde::Serialize for $ty {
+                fn serialize<S>(&self, serializer: S) -> ::core::result::Result<S::Ok, S::Error>
+                where
+                    S: $crate::snapshot::serde_bytes::serde::Serializer,
+                {
+                    $crate::snapshot::serde_bytes::serialize(self, serializer)
+                }
+            }
+            impl<'de> $crate::snapshot::serde_bytes::serde::Deserialize<'de> for $ty {
+                fn deserialize<D>(deserializer: D) -> ::core::result::Result<Self, D::Error>
+                where
+                    D: $crate::snapshot::serde_bytes::serde::Deserializer<'de>,
+                {
+                    $crate::snapshot::serde_bytes::deserialize(deserializer)
+                }
+            }
+        )+
+    };
 }
 
 #[cfg(test)]

@@ -17,6 +17,9 @@
 use crate::filter::{DuplicateFilter, Verdict};
 use crate::snapshot::{self, Snapshot};
 use ddf_hash::{Digest, SplitMix64};
+use proptest::prelude::{any, prop_assert, prop_assert_eq};
+use proptest::strategy::Strategy;
+use proptest::test_runner::{Config, RngAlgorithm, TestCaseError, TestRng, TestRunner};
 use std::collections::HashMap;
 use std::fmt::Debug;
 
@@ -290,56 +293,176 @@ where
     }
 }
 
+/// A deterministic proptest runner: `cases` cases from a fixed seed, no
+/// regression files (the suite runs in other crates' test directories).
+fn runner(cases: u32, seed: u64) -> TestRunner {
+    let mut key = [0u8; 32];
+    key[..8].copy_from_slice(&seed.to_le_bytes());
+    TestRunner::new_with_rng(
+        Config {
+            cases,
+            failure_persistence: None,
+            ..Config::default()
+        },
+        TestRng::from_seed(RngAlgorithm::ChaCha, &key),
+    )
+}
+
+/// Runs a property and panics with proptest's minimal failing case.
+fn check_property<S: Strategy>(
+    runner: &mut TestRunner,
+    what: &str,
+    strategy: &S,
+    test: impl Fn(S::Value) -> Result<(), TestCaseError>,
+) where
+    S::Value: Debug,
+{
+    if let Err(e) = runner.run(strategy, test) {
+        panic!("{what}: {e}");
+    }
+}
+
 /// A restored snapshot answers exactly as the original on a continued stream,
 /// through bytes and through `std::io`.
+///
+/// A property test: random streams (seed and length), a snapshot at a random
+/// point, and a continued stream of random length; at every continued item
+/// the restored filters give the original's `contains` and `observe` answers,
+/// and a snapshot of a restored filter restores again. A fixed case with the
+/// configured stream length runs first.
 pub fn snapshot_round_trips<F, M>(make: M, c: &Conformance)
 where
     F: DuplicateFilter + Snapshot + Debug,
     M: Fn() -> F,
 {
-    let stream = c.stream(7);
-    let (first, second) = stream.split_at(stream.len() / 2);
+    let len = c.stream_len;
+    round_trip_case(&make, c, 7, len / 2, len - len / 2).unwrap_or_else(|e| panic!("{e}"));
+    let mut runner = runner(8, c.seed ^ 0x5eed);
+    check_property(
+        &mut runner,
+        "snapshot round trip",
+        &(any::<u64>(), 0..=len, 1..=len / 2 + 1),
+        |(salt, prefix, suffix)| round_trip_case(&make, c, salt, prefix, suffix),
+    );
+}
+
+/// One round trip: `prefix` items, snapshot, `suffix` continued items.
+fn round_trip_case<F, M>(
+    make: &M,
+    c: &Conformance,
+    salt: u64,
+    prefix: usize,
+    suffix: usize,
+) -> Result<(), TestCaseError>
+where
+    F: DuplicateFilter + Snapshot + Debug,
+    M: Fn() -> F,
+{
+    let stream = c.clone().stream_len(prefix + suffix).stream(salt);
+    let (first, second) = stream.split_at(prefix);
     let mut original = make();
     for &d in first {
         original.observe(d);
     }
     let bytes = original.to_bytes();
-    let mut restored =
-        F::from_bytes(&bytes).unwrap_or_else(|e| panic!("own snapshot rejected: {e}"));
-    assert_eq!(
-        restored.to_bytes(),
-        bytes,
+    let mut restored = F::from_bytes(&bytes)
+        .map_err(|e| TestCaseError::fail(format!("own snapshot rejected: {e}")))?;
+    prop_assert!(
+        restored.to_bytes() == bytes,
         "re-encoding a restored filter changed the bytes"
     );
     let mut via_io = Vec::new();
     original
         .write_to(&mut via_io)
         .expect("writing to a Vec cannot fail");
-    let mut streamed =
-        F::read_from(via_io.as_slice()).unwrap_or_else(|e| panic!("own stream rejected: {e}"));
+    let mut streamed = F::read_from(via_io.as_slice())
+        .map_err(|e| TestCaseError::fail(format!("own stream rejected: {e}")))?;
+    prop_assert_eq!(restored.memory_bits(), original.memory_bits());
     for (i, &d) in second.iter().enumerate() {
+        let seen = original.contains(d);
+        prop_assert_eq!(
+            restored.contains(d),
+            seen,
+            "restored contains differs at continued item {}",
+            i
+        );
         let v = original.observe(d);
-        assert_eq!(
+        prop_assert_eq!(
             restored.observe(d),
             v,
-            "restored filter differs at continued item {i}"
+            "restored filter differs at continued item {}",
+            i
         );
-        assert_eq!(
+        prop_assert_eq!(
             streamed.observe(d),
             v,
-            "streamed filter differs at continued item {i}"
+            "streamed filter differs at continued item {}",
+            i
         );
     }
-    assert_eq!(
-        restored.to_bytes(),
-        original.to_bytes(),
+    let end = original.to_bytes();
+    prop_assert!(
+        restored.to_bytes() == end,
         "states diverged after the continued stream"
     );
+    let again = F::from_bytes(&end)
+        .map_err(|e| TestCaseError::fail(format!("snapshot of a restored filter: {e}")))?;
+    prop_assert!(
+        again.to_bytes() == end,
+        "second round trip changed the bytes"
+    );
+    Ok(())
+}
+
+/// Values written over 8-, 4- and 2-byte fields of a body: the boundaries a
+/// length, count or parameter field must survive.
+const HOSTILE_WORDS: [u64; 10] = [
+    0,
+    1,
+    2,
+    0x7f,
+    0xffff,
+    u32::MAX as u64,
+    1 << 40,
+    (1 << 40) + 1,
+    1 << 63,
+    u64::MAX,
+];
+
+/// Decodes `bytes`; a filter that comes out must be usable: it observes a
+/// stream, reports its memory, re-encodes to bytes that decode again, and
+/// clears. Never a panic.
+fn decode_and_exercise<F>(bytes: &[u8], probe: &[Digest]) -> Result<(), TestCaseError>
+where
+    F: DuplicateFilter + Snapshot + Debug,
+{
+    if let Ok(mut g) = F::from_bytes(bytes) {
+        for &d in probe {
+            g.observe(d);
+        }
+        let bits = g.memory_bits();
+        let again = g.to_bytes();
+        prop_assert!(
+            F::from_bytes(&again).is_ok(),
+            "a filter decoded from mutated bytes wrote a snapshot it cannot read"
+        );
+        g.clear();
+        g.observe(probe.first().copied().unwrap_or_default());
+        let _ = (bits, g.memory_bits());
+    }
+    Ok(())
 }
 
 /// Corrupt snapshots are rejected with an error, and bodies mutated behind a
 /// recomputed checksum either fail to decode or decode to a usable filter:
 /// never a panic.
+///
+/// Covers, on a valid snapshot of a used filter: every truncation (sampled),
+/// random bit flips, a wrong kind / version / hasher in the envelope, body
+/// truncation and extension behind a valid checksum, every 8-, 4- and 2-byte
+/// field of the body overwritten with boundary values (lengths, counts and
+/// parameters: 0, 1, 2^32 − 1, 2^40, 2^64 − 1, ...), random byte mutations
+/// (a proptest), random bodies behind a valid envelope and random bytes.
 pub fn decoder_rejects_hostile_bytes<F, M>(make: M, c: &Conformance)
 where
     F: DuplicateFilter + Snapshot + Debug,
@@ -356,6 +479,10 @@ where
             F::from_bytes(&bytes[..len]).is_err(),
             "truncation to {len} bytes accepted"
         );
+        assert!(
+            F::read_from(&bytes[..len]).is_err(),
+            "truncated stream of {len} bytes accepted"
+        );
     }
     for _ in 0..200 {
         let mut bad = bytes.clone();
@@ -367,29 +494,87 @@ where
         );
     }
     let env = snapshot::open(&bytes).expect("own snapshot opens");
-    let probe = c.stream(9);
-    for round in 0..300 {
-        let mut body = env.body.to_vec();
-        if body.is_empty() {
-            break;
-        }
-        // Mutate a few bytes, biased toward the parameter-bearing front.
-        for _ in 0..1 + rng.below(3) {
-            let at = if round % 2 == 0 {
-                rng.below(body.len().min(64) as u64)
-            } else {
-                rng.below(body.len() as u64)
-            };
-            body[at as usize] = rng.next_u64() as u8;
-        }
-        let resealed = snapshot::seal(env.kind, env.version, env.hasher_id, env.hasher_key, &body);
-        if let Ok(mut g) = F::from_bytes(&resealed) {
-            for &d in probe.iter().take(200) {
-                g.observe(d);
+    let reseal = |kind: u16, version: u16, hasher: u16, body: &[u8]| {
+        snapshot::seal(kind, version, hasher, env.hasher_key, body)
+    };
+    for (kind, version, hasher) in [
+        (env.kind ^ 1, env.version, env.hasher_id),
+        (env.kind, 0, env.hasher_id),
+        (env.kind, env.version + 1, env.hasher_id),
+        (env.kind, env.version, env.hasher_id ^ 1),
+    ] {
+        assert!(
+            F::from_bytes(&reseal(kind, version, hasher, env.body)).is_err(),
+            "envelope with kind {kind:#x}, version {version}, hasher {hasher} accepted"
+        );
+    }
+    let body = env.body;
+    let probe: Vec<Digest> = c.stream(9).into_iter().take(200).collect();
+    for len in (0..body.len()).step_by(1 + body.len() / 100) {
+        assert!(
+            F::from_bytes(&reseal(env.kind, env.version, env.hasher_id, &body[..len])).is_err(),
+            "body truncated to {len} of {} bytes accepted",
+            body.len()
+        );
+    }
+    let mut longer = body.to_vec();
+    longer.push(0);
+    assert!(
+        F::from_bytes(&reseal(env.kind, env.version, env.hasher_id, &longer)).is_err(),
+        "body with a trailing byte accepted"
+    );
+    // Every field position near the front (where parameters, clocks and
+    // length prefixes live), then a sample of the rest.
+    let front = body.len().min(96);
+    let offsets: Vec<usize> = (0..front)
+        .chain((0..64).map(|_| rng.below(body.len().max(1) as u64) as usize))
+        .collect();
+    for &at in &offsets {
+        for width in [8usize, 4, 2] {
+            if at + width > body.len() {
+                continue;
             }
-            let _ = g.memory_bits();
+            for v in HOSTILE_WORDS {
+                let mut bad = body.to_vec();
+                bad[at..at + width].copy_from_slice(&v.to_le_bytes()[..width]);
+                let sealed = reseal(env.kind, env.version, env.hasher_id, &bad);
+                decode_and_exercise::<F>(&sealed, &probe[..20])
+                    .unwrap_or_else(|e| panic!("{width}-byte field at {at} = {v:#x}: {e}"));
+            }
         }
     }
+    let mut runner = runner(300, c.seed ^ 0xf1e1d);
+    check_property(
+        &mut runner,
+        "mutated body",
+        &(
+            any::<bool>(),
+            proptest::collection::vec((any::<usize>(), any::<u8>()), 1..4),
+        ),
+        |(front_only, edits)| {
+            let mut bad = body.to_vec();
+            if bad.is_empty() {
+                return Ok(());
+            }
+            let span = if front_only {
+                bad.len().min(64)
+            } else {
+                bad.len()
+            };
+            for (at, b) in edits {
+                bad[at % span] = b;
+            }
+            decode_and_exercise::<F>(&reseal(env.kind, env.version, env.hasher_id, &bad), &probe)
+        },
+    );
+    check_property(
+        &mut runner,
+        "random body behind a valid envelope",
+        &proptest::collection::vec(any::<u8>(), 0..512),
+        |junk| {
+            decode_and_exercise::<F>(&reseal(env.kind, env.version, env.hasher_id, &junk), &probe)
+        },
+    );
     for _ in 0..100 {
         let len = rng.below(256) as usize;
         let junk: Vec<u8> = (0..len).map(|_| rng.next_u64() as u8).collect();
@@ -446,6 +631,212 @@ macro_rules! conformance {
             fn decoder_rejects_hostile_bytes() {
                 $crate::testing::decoder_rejects_hostile_bytes(|| $make, &config());
             }
+        }
+    };
+}
+
+/// Strategies and a checker for constructor property tests: random
+/// parameters, boundary values included, must give a working filter or a
+/// [`ParamError`](crate::ParamError) naming one of the constructor's
+/// parameters, never a panic, an overflow or an absurd allocation.
+///
+/// ```text
+/// proptest! {
+///     #[test]
+///     fn qht_new(rows in params::size(), k in params::count_usize(), s in params::width()) {
+///         params::check(Qht::new(rows, k, s), &["rows", "buckets_per_row", "fingerprint_bits"])?;
+///     }
+/// }
+/// ```
+///
+/// Sizes stay out of the range between 5,000 and 2^41, where a valid request
+/// would legitimately allocate up to [`MAX_STATE_BITS`](ddf_param::MAX_STATE_BITS)
+/// bits: everything drawn is either small or too large for any filter state.
+pub mod params {
+    use crate::ParamError;
+    use crate::filter::DuplicateFilter;
+    use crate::snapshot::Snapshot;
+    use ddf_hash::Digest;
+    use proptest::prelude::{Just, prop_assert, prop_assert_eq, prop_oneof};
+    use proptest::sample::select;
+    use proptest::strategy::Strategy;
+    use proptest::test_runner::TestCaseError;
+    use std::fmt::Debug;
+
+    /// Values of a `u64` size, count, window or time span: 0, 1, small,
+    /// and huge (2^41 up to `u64::MAX`, boundaries included).
+    pub fn size() -> impl Strategy<Value = u64> {
+        prop_oneof![
+            2 => select(vec![0u64, 1, 2, 3]),
+            3 => 4u64..5_000,
+            1 => select(vec![
+                1u64 << 41,
+                (1 << 41) + 1,
+                1 << 53,
+                1 << 62,
+                (1 << 62) + 1,
+                1 << 63,
+                u64::MAX - 1,
+                u64::MAX,
+            ]),
+            1 => (1u64 << 41)..=u64::MAX,
+        ]
+    }
+
+    /// Values of a small `u32` parameter (bit widths, probe and slice
+    /// counts): 0 to 70, and boundaries up to `u32::MAX`.
+    pub fn width() -> impl Strategy<Value = u32> {
+        prop_oneof![
+            4 => 0u32..=70,
+            1 => select(vec![64u32, 65, 100, 511, 512, 513, 4_095, 4_096, 4_097, 1 << 16, u32::MAX]),
+        ]
+    }
+
+    /// As [`width`], for `usize` parameters (cells per row, subfilters).
+    pub fn count_usize() -> impl Strategy<Value = usize> {
+        prop_oneof![
+            4 => 0usize..=70,
+            1 => select(vec![100usize, 4_095, 4_096, 4_097, 1 << 20, usize::MAX]),
+        ]
+    }
+
+    /// Values of an `f64` probability or ratio: NaN, ±∞, negatives, 0, 1,
+    /// above 1, denormals, and ordinary values in (0, 1).
+    pub fn probability() -> impl Strategy<Value = f64> {
+        prop_oneof![
+            1 => select(vec![
+                f64::NAN,
+                f64::INFINITY,
+                f64::NEG_INFINITY,
+                -1.0,
+                -0.0,
+                0.0,
+                1.0,
+                1.5,
+                f64::MIN_POSITIVE,
+                5e-324,
+                1e-300,
+                f64::EPSILON,
+                1.0 - f64::EPSILON,
+                f64::MAX,
+            ]),
+            3 => 1e-6f64..1.0,
+            1 => Just(0.5),
+        ]
+    }
+
+    /// Checks one constructor's answer: an error must name one of `names`
+    /// (and say what it expected); a filter must work: it observes items,
+    /// its snapshot restores, and `clear` keeps its size. Returns the filter.
+    pub fn check<F>(
+        built: Result<F, ParamError>,
+        names: &[&str],
+    ) -> Result<Option<F>, TestCaseError>
+    where
+        F: DuplicateFilter + Snapshot + Debug,
+    {
+        match built {
+            Err(e) => {
+                prop_assert!(
+                    names.contains(&e.param()),
+                    "error `{}` names `{}`, not one of {:?}",
+                    e,
+                    e.param(),
+                    names
+                );
+                prop_assert!(!e.expected().is_empty(), "error `{}` says nothing", e);
+                Ok(None)
+            }
+            Ok(mut f) => {
+                let bits = f.memory_bits();
+                for i in 0..64 {
+                    f.observe(Digest::mixed(i % 40));
+                }
+                let restored = F::from_bytes(&f.to_bytes());
+                prop_assert!(restored.is_ok(), "snapshot rejected: {:?}", restored.err());
+                f.clear();
+                prop_assert_eq!(f.memory_bits(), bits, "clear changed memory_bits");
+                Ok(Some(f))
+            }
+        }
+    }
+
+    /// As [`check`], for a constructor given a memory budget: a filter must
+    /// fit in `budget_bits` (a larger state is an error, not a surprise).
+    pub fn check_budget<F>(
+        built: Result<F, ParamError>,
+        budget_bits: u64,
+        names: &[&str],
+    ) -> Result<Option<F>, TestCaseError>
+    where
+        F: DuplicateFilter + Snapshot + Debug,
+    {
+        let out = check(built, names)?;
+        if let Some(f) = &out {
+            prop_assert!(
+                f.memory_bits() <= budget_bits,
+                "{} bits built for a budget of {}",
+                f.memory_bits(),
+                budget_bits
+            );
+        }
+        Ok(out)
+    }
+}
+
+/// A serde round trip of `f` fed a stream: it serializes (`ser`) as its
+/// snapshot bytes would (`ser_bytes`), deserializes (`de`) to a filter that
+/// answers exactly as the original, and corrupt bytes are an error. Used
+/// by [`serde_round_trip!`](crate::serde_round_trip).
+#[cfg(feature = "serde")]
+pub fn check_serde_round_trip<F, E>(
+    mut f: F,
+    ser: impl Fn(&F) -> Vec<u8>,
+    ser_bytes: impl Fn(&Vec<u8>) -> Vec<u8>,
+    de: impl Fn(&[u8]) -> Result<F, E>,
+) where
+    F: DuplicateFilter + Snapshot + Debug,
+    E: Debug,
+{
+    for i in 0..300 {
+        f.observe(Digest::mixed(i % 170));
+    }
+    let encoded = ser(&f);
+    assert_eq!(encoded, ser_bytes(&f.to_bytes()), "not the snapshot bytes");
+    let mut g = de(&encoded).expect("own serialization rejected");
+    assert!(g.to_bytes() == f.to_bytes(), "deserialized state differs");
+    for i in 0..300 {
+        let d = Digest::mixed(i % 250);
+        assert_eq!(g.observe(d), f.observe(d), "answers differ at item {i}");
+    }
+    let mut bytes = f.to_bytes();
+    bytes[20] ^= 1;
+    assert!(
+        de(&ser_bytes(&bytes)).is_err(),
+        "corrupt bytes deserialized"
+    );
+}
+
+/// A `#[test]` named `$name`: [`check_serde_round_trip`] on the filter
+/// `$make` through the format crate `$format` (one with `to_vec` and
+/// `from_slice`, e.g. `serde_json`). Needs features `testing` and `serde`.
+///
+/// ```text
+/// #![cfg(feature = "serde")]
+/// ddf_core::serde_round_trip!(json, Qht::new(64, 4, 8).unwrap(), serde_json);
+/// ```
+#[cfg(feature = "serde")]
+#[macro_export]
+macro_rules! serde_round_trip {
+    ($name:ident, $make:expr, $format:ident $(,)?) => {
+        #[test]
+        fn $name() {
+            $crate::testing::check_serde_round_trip(
+                $make,
+                |f| $format::to_vec(f).unwrap(),
+                |b| $format::to_vec(b).unwrap(),
+                |s| $format::from_slice(s),
+            );
         }
     };
 }

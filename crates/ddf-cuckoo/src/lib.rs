@@ -225,7 +225,7 @@ impl StreamingCuckoo {
     #[inline(never)]
     fn relocate(&mut self, first: u64, second: u64, mut fp: u32) {
         if self.max_kicks == 0 {
-            self.dropped += 1;
+            self.dropped = self.dropped.saturating_add(1);
             return;
         }
         let b = self.cells.buckets_per_row() as u64;
@@ -248,7 +248,7 @@ impl StreamingCuckoo {
                     return;
                 }
             }
-            self.dropped += 1;
+            self.dropped = self.dropped.saturating_add(1);
             return;
         }
         for _ in 0..self.max_kicks {
@@ -264,7 +264,7 @@ impl StreamingCuckoo {
                 return;
             }
         }
-        self.dropped += 1;
+        self.dropped = self.dropped.saturating_add(1);
     }
 }
 
@@ -482,3 +482,6 @@ mod tests {
         assert!(format!("{f:?}").contains("dropped"));
     }
 }
+
+#[cfg(feature = "serde")]
+ddf_core::impl_serde_via_snapshot!(StreamingCuckoo);

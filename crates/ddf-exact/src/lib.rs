@@ -434,3 +434,6 @@ mod tests {
         assert_eq!(f.theorem1_bits(20), 1024 * (11 + 40));
     }
 }
+
+#[cfg(feature = "serde")]
+ddf_core::impl_serde_via_snapshot!(ExactWindow);

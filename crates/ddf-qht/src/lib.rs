@@ -9,3 +9,8 @@ mod sqf;
 pub use ddf_hash::ZeroPolicy;
 pub use quotient::{Distinct, Duplicates, Insertion, Qht, Qhtd, Qqhtd, Queue, QuotientFilter};
 pub use sqf::Sqf;
+
+#[cfg(feature = "serde")]
+ddf_core::impl_serde_via_snapshot!(Sqf);
+#[cfg(feature = "serde")]
+ddf_core::impl_serde_via_snapshot!(impl<I: Insertion> for QuotientFilter<I>);

@@ -14,6 +14,9 @@ use ddf_theory::queue::{
 /// around ten.
 pub const MAX_SUBFILTERS: usize = 4096;
 
+/// The longest window [`Queue::for_window`] plans for (2^24 insertions).
+pub const MAX_PLANNED_WINDOW: u64 = 1 << 24;
+
 /// Time slicing of a queue with a time window.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 struct Slices {
@@ -169,7 +172,9 @@ impl<F: DuplicateFilter> Queue<F> {
         model_for: impl Fn(f64, u64) -> M,
         make: impl FnMut(SubfilterSpec) -> Result<F, ParamError>,
     ) -> Result<(Self, Plan), ParamError> {
-        ensure_positive("window", window)?;
+        // The §5.4 rates average over every fill level of a subfilter, O(c)
+        // work per candidate L: longer windows are built with `with_memory`.
+        ensure_range("window", window, 1..=MAX_PLANNED_WINDOW)?;
         ensure_range("max_subfilters", max_subfilters, 1..=MAX_SUBFILTERS)?;
         if alphabet_size.is_nan() || alphabet_size < 1.0 {
             return Err(ParamError::new(
@@ -512,3 +517,6 @@ mod tests {
         assert_eq!(q.observe_at(d, 10_000), Verdict::Unseen);
     }
 }
+
+#[cfg(feature = "serde")]
+ddf_core::impl_serde_via_snapshot!(impl<F> for Queue<F>);

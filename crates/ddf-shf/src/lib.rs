@@ -19,3 +19,6 @@ fn ceil_log2(w: u64) -> u32 {
 fn near_exact_bits(window: u64) -> u32 {
     (2 * ceil_log2(window.max(1))).clamp(1, 64)
 }
+
+#[cfg(feature = "serde")]
+ddf_core::impl_serde_via_snapshot!(Shf, CompactShf);

@@ -365,8 +365,10 @@ impl SlidingBloom {
     /// `⌈n/c⌉` insertions), rather than all at once (§2.5).
     #[inline]
     fn after_insertion(&mut self, ages: &Ages) {
-        self.insertions += 1;
-        self.in_generation += 1;
+        // Saturating: a snapshot may carry any count, and 2^64 insertions
+        // never happen in a real stream.
+        self.insertions = self.insertions.saturating_add(1);
+        self.in_generation = self.in_generation.saturating_add(1);
         self.scan_credit += self.plan.scan_quota;
         if self.scan_credit >= self.plan.generation_capacity {
             self.scan_credit -= self.plan.generation_capacity;

@@ -10,3 +10,6 @@ mod table;
 pub use filter::SlidingBloom;
 pub use plan::{CELLS_PER_BUCKET, DESIGN_LOAD, DESIGN_LOAD_RANGE, Sizing, Slack};
 pub use table::{EntryKey, MAX_KICKS};
+
+#[cfg(feature = "serde")]
+ddf_core::impl_serde_via_snapshot!(SlidingBloom);

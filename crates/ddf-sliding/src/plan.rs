@@ -224,7 +224,6 @@ impl Plan {
         let generation_len = request.window.div_ceil(c);
         let generation_capacity = request.capacity.div_ceil(c);
         let slack = retention_excess(request.clock, request.window, c);
-        let max_active = checked_mul("capacity", c + 1, generation_capacity)?;
         // Tags run over 0..2c + 3 (§2.4): at most 31 bits leaves a remainder bit.
         let tag_modulus = c
             .checked_mul(2)
@@ -238,6 +237,8 @@ impl Plan {
                     "at most 2^30 generations, so that a tag of ⌈log2(2c + 3)⌉ bits fits a 32-bit cell",
                 )
             })?;
+        // After the tag check, so `c + 1` cannot overflow.
+        let max_active = checked_mul("capacity", c + 1, generation_capacity)?;
         let tag_bits = 32 - (tag_modulus - 1).leading_zeros();
         let cells_needed = max_active as f64 / request.load;
         let base = cells_needed / CELLS_PER_BUCKET as f64;
@@ -328,7 +329,7 @@ impl Plan {
 /// `(c + 1)·d − t`.
 pub(crate) fn retention_excess(clock: Clock, window: u64, c: u64) -> u64 {
     let len = window.div_ceil(c);
-    let reach = u128::from(c + 1) * u128::from(len);
+    let reach = (u128::from(c) + 1) * u128::from(len);
     let delta = match clock {
         Clock::Count => 1,
         Clock::Time => 0,
@@ -341,7 +342,9 @@ pub(crate) fn retention_excess(clock: Clock, window: u64, c: u64) -> u64 {
 /// with probability at most `2/B` and its remainder with `1/(2^r − 1)`.
 fn remainder_bits(max_active: u64, buckets: u64, epsilon: f64) -> u32 {
     let needed = 2.0 * max_active as f64 / (buckets as f64 * epsilon);
-    let mut r = (needed + 1.0).log2().ceil().max(1.0) as u32;
+    // Clamped so that a denormal epsilon (an infinite `needed`) stays a
+    // too-wide cell for the caller to reject, not an overflowing width.
+    let mut r = (needed + 1.0).log2().ceil().clamp(1.0, 40.0) as u32;
     // Correct a rounding of the logarithm either way; capped where it no
     // longer matters (the caller rejects widths above 32 bits).
     while r < 40 && 2f64.powi(r as i32) - 1.0 < needed {
@@ -420,7 +423,9 @@ fn choose_generations(request: &Request) -> Result<u64, ParamError> {
         .checked_shl(tag_bits)
         .map_or(fewest, |q| q.saturating_sub(3) / 2)
         .max(fewest);
-    let last = class_end.min(window).min(fewest + MAX_CLASS_SEARCH);
+    let last = class_end
+        .min(window)
+        .min(fewest.saturating_add(MAX_CLASS_SEARCH));
     let c = (fewest..=last)
         .filter(|&c| feasible(c))
         .min_by_key(|&c| (bits(c), c))

@@ -111,13 +111,16 @@ pub fn buffer_capacity(m: f64, k: f64, p: f64) -> f64 {
 
 /// The fewest bits `m` per buffer for which a buffer with `n` counted items
 /// and `k` probes answers with rate at most `p`: the smallest integer with
-/// `fp(N(n)) ≤ p`, found by bisection from the standard filter's size.
+/// `fp(N(n)) ≤ p`, found by bisection from the standard filter's size;
+/// infinite if no size below 2^52 reaches `p` (or an input is NaN).
 ///
 /// ```
 /// use ddf_theory::a2::{buffer_bits, phase_fp};
 /// let m = buffer_bits(2000.0, 5.0, 0.05);
 /// let worst = |m: f64| 1.0 - (1.0 - phase_fp(2000.0, 2000.0, m, 5.0)).sqrt();
 /// assert!(worst(m) <= 0.05 && worst(m - 1.0) > 0.05);
+/// // A one-item buffer at a loose rate (once an endless bisection).
+/// assert_eq!(buffer_bits(1.0, 2.0, 0.335), 4.0);
 /// ```
 pub fn buffer_bits(n: f64, k: f64, p: f64) -> f64 {
     let ok = |m: f64| standard_fp(offered_items(n, m, k), m, k) <= p;
@@ -129,8 +132,14 @@ pub fn buffer_bits(n: f64, k: f64, p: f64) -> f64 {
     if ok(lo) {
         return lo;
     }
-    let mut hi = lo * 1.25 + 1.0;
+    // Whole numbers only: with a fractional `hi` the bisection's floored
+    // midpoint can equal `lo` forever (`lo = 2`, `hi = 3.5`).
+    let mut hi = (lo * 1.25).ceil() + 1.0;
     while !ok(hi) {
+        // A rate no exactly representable size reaches (p near 0): no answer.
+        if hi.is_nan() || hi >= 2f64.powi(52) {
+            return f64::INFINITY;
+        }
         lo = hi;
         hi *= 2.0;
     }

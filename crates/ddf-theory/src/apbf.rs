@@ -407,7 +407,13 @@ pub fn choose_parameters(fp: f64, max_npws: f64) -> Option<(u32, u32)> {
         |k: u32, l: u32| false_positive(k as usize, &limit_fill_ratios(k as usize, l as usize));
     for k in k_b..=k_b + 32 {
         let sum = peak_npws(k, 1, 0.5);
-        let l_min = (sum / max_npws - 1e-12).ceil().max(1.0) as u32;
+        let l_min = (sum / max_npws - 1e-12).ceil().max(1.0);
+        // The search below stops at 2^16 slices; a tiny NPWS bound asks for
+        // more (and the fill-ratio table would be sized by it).
+        if l_min > f64::from(1u32 << 16) {
+            continue;
+        }
+        let l_min = l_min as u32;
         if fp_at(k, l_min) > fp {
             continue;
         }

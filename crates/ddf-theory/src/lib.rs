@@ -3,6 +3,7 @@
 #![forbid(unsafe_code)]
 
 pub mod a2;
+pub mod adversary;
 pub mod apbf;
 pub mod bdbf;
 pub mod blocked_bloom;

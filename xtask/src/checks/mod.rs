@@ -1,6 +1,7 @@
 //! The registry of checks: one module per family, one `checks()` list each.
 
 mod a2;
+mod adversary;
 mod apbbf;
 pub(crate) mod apbf;
 mod bdbf;
@@ -52,6 +53,7 @@ pub(crate) fn all() -> Vec<Check> {
     all.extend(quotient::checks());
     all.extend(cuckoo::checks());
     all.extend(plan::checks());
+    all.extend(adversary::checks());
     all
 }
 

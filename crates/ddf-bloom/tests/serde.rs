@@ -1,0 +1,9 @@
+//! serde round trip through JSON: a filter serializes as its snapshot bytes
+//! and comes back through the validating decoder (feature `serde`).
+#![cfg(feature = "serde")]
+
+ddf_core::serde_round_trip!(
+    json,
+    ddf_bloom::StableBloom::new(2_000, 2, 3, 10).unwrap(),
+    serde_json
+);

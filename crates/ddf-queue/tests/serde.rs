@@ -1,0 +1,9 @@
+//! serde round trip through JSON: a filter serializes as its snapshot bytes
+//! and comes back through the validating decoder (feature `serde`).
+#![cfg(feature = "serde")]
+
+ddf_core::serde_round_trip!(
+    json,
+    ddf_queue::Queue::new(3, 50, |_| ddf_exact::ExactWindow::new(50)).unwrap(),
+    serde_json
+);
