@@ -139,38 +139,43 @@ impl<K: Hash + Eq + Clone, S: BuildHasher> ExactWindow<K, S> {
 
     /// Records `key` at time `now` (time mode; other modes ignore `now`).
     pub fn insert_key_at(&mut self, key: K, now: u64) {
+        self.record(key, now);
+    }
+
+    /// Records `key` at time `now` and says whether it was in the window
+    /// before: one dictionary probe serves both, since after expiring stale
+    /// items a key is in the dictionary exactly when it is live.
+    fn record(&mut self, key: K, now: u64) -> bool {
         let now = now.max(self.now);
         self.now = now;
         if let Window::Time(span) = self.window {
             self.expire(|&(_, ts)| now - ts >= span);
         }
-        match self.dict.entry(key.clone()) {
+        let seen = match self.dict.entry(key.clone()) {
             Entry::Occupied(mut e) => {
                 let slot = e.get_mut();
                 slot.count += 1;
                 slot.latest = now;
-                if self.window == Window::Unbounded {
-                    // The set keeps each key once; the FIFO is not needed.
-                    return;
-                }
+                true
             }
             Entry::Vacant(e) => {
                 e.insert(Slot {
                     count: 1,
                     latest: now,
                 });
-                if self.window == Window::Unbounded {
-                    return;
-                }
+                false
             }
-        }
-        self.fifo.push_back((key, now));
-        if let Window::Count(w) = self.window {
-            let excess = self.fifo.len() as u64 > w;
-            if excess {
+        };
+        // The unbounded set keeps each key once; it needs no FIFO.
+        if self.window != Window::Unbounded {
+            self.fifo.push_back((key, now));
+            if let Window::Count(w) = self.window
+                && self.fifo.len() as u64 > w
+            {
                 self.pop_oldest();
             }
         }
+        seen
     }
 
     /// Detect, then insert, `key`.
@@ -180,9 +185,7 @@ impl<K: Hash + Eq + Clone, S: BuildHasher> ExactWindow<K, S> {
 
     /// Detect, then insert, `key` at time `now`.
     pub fn observe_key_at(&mut self, key: K, now: u64) -> Verdict {
-        let seen = self.contains_key_at(&key, now);
-        self.insert_key_at(key, now);
-        Verdict::from_seen(seen)
+        Verdict::from_seen(self.record(key, now))
     }
 
     fn expire(&mut self, mut stale: impl FnMut(&(K, u64)) -> bool) {
@@ -238,6 +241,12 @@ impl DuplicateFilter for ExactWindow<Digest, MixState> {
         self.insert_key(digest);
     }
 
+    /// One dictionary probe instead of a lookup and an insertion.
+    #[inline]
+    fn observe(&mut self, digest: Digest) -> Verdict {
+        self.observe_key(digest)
+    }
+
     /// Theorem 1's count with 64-bit digests as keys (see [`ExactWindow::theorem1_bits`]).
     fn memory_bits(&self) -> u64 {
         self.theorem1_bits(64)
@@ -255,6 +264,10 @@ impl TimedFilter for ExactWindow<Digest, MixState> {
 
     fn insert_at(&mut self, digest: Digest, now: u64) {
         self.insert_key_at(digest, now);
+    }
+
+    fn observe_at(&mut self, digest: Digest, now: u64) -> Verdict {
+        self.observe_key_at(digest, now)
     }
 }
 

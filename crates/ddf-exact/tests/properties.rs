@@ -33,4 +33,21 @@ proptest! {
             seen.push((k, now));
         }
     }
+
+    #[test]
+    fn observe_is_contains_then_insert_even_when_time_runs_back(
+        t in 1u64..50,
+        events in prop::collection::vec((0u64..20, 0u64..60), 0..300),
+    ) {
+        // `observe_key_at` answers from the same probe that records the key;
+        // a clock that jumps backwards must not change its answer.
+        let mut fast = ExactWindow::<u64>::with_time_span(t).unwrap();
+        let mut slow = ExactWindow::<u64>::with_time_span(t).unwrap();
+        for &(k, now) in &events {
+            let expected = slow.contains_key_at(&k, now);
+            slow.insert_key_at(k, now);
+            prop_assert_eq!(fast.observe_key_at(k, now), Verdict::from_seen(expected));
+            prop_assert_eq!(fast.len(), slow.len());
+        }
+    }
 }
