@@ -1,11 +1,12 @@
-//! Helpers shared by the checks of the Bloom and age-partitioned families.
+//! Helpers shared by the checks: seeded runs over uniform and all-distinct
+//! streams, the no-false-negative check, fresh and inserted digests.
 
 use crate::outcome::Outcome;
 use crate::verify::Ctx;
 use ddf_core::{Digest, DuplicateFilter, TimedFilter, Window};
 use ddf_hash::{KeyedSipHasher, digest};
 use ddf_sim::{
-    Arrivals, EvalConfig, Report, Uniform, evaluate, evaluate_timed, run_seeds, threads,
+    Arrivals, Distinct, EvalConfig, Report, Uniform, evaluate, evaluate_timed, run_seeds, threads,
 };
 
 /// Runs a filter from `make` over uniform streams labelled for `window`
@@ -104,4 +105,31 @@ impl Fresh {
 /// Digests of inserted items: ids `0, 1, 2, …` hashed with the run's key.
 pub(crate) fn item(hasher: &KeyedSipHasher, id: u64) -> Digest {
     digest(hasher, &id)
+}
+
+/// One run of `filter` over a uniform stream of `alphabet` items, hashed
+/// with a key derived from `seed`: the papers' artificial streams.
+pub(crate) fn uniform_run<F: DuplicateFilter + ?Sized>(
+    filter: &mut F,
+    alphabet: u64,
+    seed: u64,
+    cfg: &EvalConfig,
+) -> Report {
+    let mut src = Uniform::new(alphabet, seed).expect("alphabets in checks are at least 1");
+    evaluate(filter, &mut src, &KeyedSipHasher::with_seed(seed), cfg)
+}
+
+/// One run of `filter` over an all-distinct stream (every item unseen, so
+/// every DUPLICATE is a false positive), hashed with a key derived from `seed`.
+pub(crate) fn distinct_run<F: DuplicateFilter + ?Sized>(
+    filter: &mut F,
+    seed: u64,
+    cfg: &EvalConfig,
+) -> Report {
+    evaluate(
+        filter,
+        &mut Distinct::new(seed << 20),
+        &KeyedSipHasher::with_seed(seed),
+        cfg,
+    )
 }

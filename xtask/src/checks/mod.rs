@@ -19,21 +19,7 @@ mod sliding;
 mod stream;
 
 use crate::verify::Check;
-use ddf_core::DuplicateFilter;
-use ddf_hash::KeyedSipHasher;
-use ddf_sim::{Distinct, EvalConfig, Report, Uniform, evaluate};
-
-/// One run of `filter` over a uniform stream of `alphabet` items, hashed
-/// with a key derived from `seed`: the papers' artificial streams.
-pub(crate) fn uniform_run<F: DuplicateFilter + ?Sized>(
-    filter: &mut F,
-    alphabet: u64,
-    seed: u64,
-    cfg: &EvalConfig,
-) -> Report {
-    let mut src = Uniform::new(alphabet, seed).expect("alphabets in checks are at least 1");
-    evaluate(filter, &mut src, &KeyedSipHasher::with_seed(seed), cfg)
-}
+pub(crate) use common::{distinct_run, uniform_run};
 
 /// Every registered check, in report order.
 pub(crate) fn all() -> Vec<Check> {
@@ -55,19 +41,4 @@ pub(crate) fn all() -> Vec<Check> {
     all.extend(plan::checks());
     all.extend(adversary::checks());
     all
-}
-
-/// One run of `filter` over an all-distinct stream (every item unseen, so
-/// every DUPLICATE is a false positive), hashed with a key derived from `seed`.
-pub(crate) fn distinct_run<F: DuplicateFilter + ?Sized>(
-    filter: &mut F,
-    seed: u64,
-    cfg: &EvalConfig,
-) -> Report {
-    evaluate(
-        filter,
-        &mut Distinct::new(seed << 20),
-        &KeyedSipHasher::with_seed(seed),
-        cfg,
-    )
 }

@@ -4,6 +4,7 @@
 //! depend on its realised state, and a stream's duplicates on its past), so
 //! tolerances use the Student-t rule over runs unless a quantity is exact.
 
+use super::uniform_run;
 use crate::outcome::Outcome;
 use crate::verify::{Check, Ctx};
 use ddf_core::{DuplicateFilter, KeyedSipHasher, Window};
@@ -104,16 +105,9 @@ where
     M: Fn(u64) -> F + Sync,
 {
     let seeds = ctx.seeds(salt, s.runs);
+    let cfg = EvalConfig::new(Window::Unbounded, s.items).warmup(s.warmup);
     run_seeds(&seeds, threads(), |seed| {
-        let mut filter = make(seed);
-        let mut source = Uniform::new(s.alphabet, seed).expect("alphabet ≥ 1");
-        let cfg = EvalConfig::new(Window::Unbounded, s.items).warmup(s.warmup);
-        evaluate(
-            &mut filter,
-            &mut source,
-            &KeyedSipHasher::with_seed(seed),
-            &cfg,
-        )
+        uniform_run(&mut make(seed), s.alphabet, seed, &cfg)
     })
 }
 
