@@ -38,3 +38,17 @@ conformance!(
         .promise(Promise::LastInsertions(5 * 117))
         .budget_bits(8 * 8 * 512)
 );
+// With timestamps: generations close by time as well as by count.
+ddf_core::timed_conformance!(
+    apbf_timed_clock,
+    Apbf::new(4, 6, 2_000).unwrap().with_time_span(100).unwrap(),
+    20
+);
+ddf_core::timed_conformance!(
+    apbbf_timed_clock,
+    Apbbf::new(3, 5, 8, 512, 8)
+        .unwrap()
+        .with_time_span(1_000)
+        .unwrap(),
+    200
+);

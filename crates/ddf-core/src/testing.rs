@@ -14,7 +14,7 @@
 //! tests. The checks are plain functions here, so a crate can also call them
 //! from its own tests with other settings.
 
-use crate::filter::{DuplicateFilter, Verdict};
+use crate::filter::{DuplicateFilter, TimedFilter, Verdict};
 use crate::snapshot::{self, Snapshot};
 use ddf_hash::{Digest, SplitMix64};
 use proptest::prelude::{any, prop_assert, prop_assert_eq};
@@ -142,6 +142,100 @@ where
             "observe differs from contains+insert at item {i}"
         );
     }
+}
+
+/// Arrival times for [`Conformance::stream`]: gaps drawn uniformly from
+/// `0..=max_gap`, so items fall in and out of a time window of a few
+/// `max_gap`s and several items share a timestamp.
+pub fn timestamps(c: &Conformance, salt: u64, max_gap: u64) -> Vec<u64> {
+    let mut rng = SplitMix64::new(c.seed ^ salt.wrapping_mul(0xd1b5_4a32_d192_ed03));
+    let mut now = 0u64;
+    (0..c.stream_len)
+        .map(|_| {
+            now = now.saturating_add(rng.below(max_gap.saturating_add(1)));
+            now
+        })
+        .collect()
+}
+
+/// The timed contract: `observe_at` equals `contains_at` then `insert_at`,
+/// and `contains_at` has no side effects, on a stream with arrival gaps up
+/// to `max_gap`.
+pub fn timed_observe_is_contains_then_insert<F, M>(make: M, c: &Conformance, max_gap: u64)
+where
+    F: TimedFilter + Debug,
+    M: Fn() -> F,
+{
+    let (mut fused, mut split) = (make(), make());
+    let times = timestamps(c, 1, max_gap);
+    for (i, (d, now)) in c.stream(1).into_iter().zip(times).enumerate() {
+        let before = fused.contains_at(d, now);
+        assert_eq!(
+            before,
+            fused.contains_at(d, now),
+            "contains_at changed its answer at item {i}"
+        );
+        let v = fused.observe_at(d, now);
+        assert_eq!(
+            v,
+            Verdict::from_seen(before),
+            "observe_at disagrees at item {i}"
+        );
+        let seen = split.contains_at(d, now);
+        split.insert_at(d, now);
+        assert_eq!(
+            v,
+            Verdict::from_seen(seen),
+            "observe_at differs from contains_at + insert_at at item {i}"
+        );
+    }
+}
+
+/// A snapshot taken mid-stream carries the filter's clock: the restored
+/// filter answers `contains_at` and `observe_at` exactly as the original on
+/// the timed continuation, for random streams and cut points.
+pub fn timed_snapshot_round_trips<F, M>(make: M, c: &Conformance, max_gap: u64)
+where
+    F: TimedFilter + Snapshot + Debug,
+    M: Fn() -> F,
+{
+    let len = c.stream_len;
+    let mut runner = runner(8, c.seed ^ 0x7173);
+    check_property(
+        &mut runner,
+        "timed snapshot round trip",
+        &(any::<u64>(), 0..=len),
+        |(salt, cut)| {
+            let stream = c.stream(salt);
+            let times = timestamps(c, salt, max_gap);
+            let mut original = make();
+            for (&d, &now) in stream[..cut].iter().zip(&times[..cut]) {
+                original.observe_at(d, now);
+            }
+            let bytes = original.to_bytes();
+            let mut restored = F::from_bytes(&bytes)
+                .map_err(|e| TestCaseError::fail(format!("own snapshot rejected: {e}")))?;
+            for (i, (&d, &now)) in stream[cut..].iter().zip(&times[cut..]).enumerate() {
+                prop_assert_eq!(
+                    restored.contains_at(d, now),
+                    original.contains_at(d, now),
+                    "restored contains_at differs at continued item {}",
+                    i
+                );
+                prop_assert_eq!(
+                    restored.observe_at(d, now),
+                    original.observe_at(d, now),
+                    "restored observe_at differs at continued item {}",
+                    i
+                );
+            }
+            prop_assert!(
+                restored.to_bytes() == original.to_bytes(),
+                "restored and original state differ after the continuation"
+            );
+            Ok(())
+        },
+    );
 }
 
 /// `observe_batch` and `contains_batch` agree with the one-by-one calls,
@@ -630,6 +724,47 @@ macro_rules! conformance {
             #[test]
             fn decoder_rejects_hostile_bytes() {
                 $crate::testing::decoder_rejects_hostile_bytes(|| $make, &config());
+            }
+        }
+    };
+}
+
+/// The timed clauses for a [`TimedFilter`], one line per timed
+/// configuration, next to its [`conformance!`] line: `observe_at` is
+/// `contains_at` then `insert_at`, and snapshots carry the clock. Arrival
+/// gaps are drawn from `0..=max_gap`; pick it so the stream spans several
+/// windows.
+///
+/// ```text
+/// ddf_core::timed_conformance!(exact_timed_clock, ExactWindow::with_time_span(50).unwrap(), 20);
+/// ```
+#[macro_export]
+macro_rules! timed_conformance {
+    ($name:ident, $make:expr, $max_gap:expr $(,)?) => {
+        $crate::timed_conformance!(
+            $name,
+            $make,
+            $max_gap,
+            $crate::testing::Conformance::default()
+        );
+    };
+    ($name:ident, $make:expr, $max_gap:expr, $config:expr $(,)?) => {
+        #[cfg(test)]
+        mod $name {
+            #[allow(unused_imports)]
+            use super::*;
+
+            #[test]
+            fn observe_at_is_contains_at_then_insert_at() {
+                $crate::testing::timed_observe_is_contains_then_insert(
+                    || $make,
+                    &$config,
+                    $max_gap,
+                );
+            }
+            #[test]
+            fn timed_snapshot_round_trips() {
+                $crate::testing::timed_snapshot_round_trips(|| $make, &$config, $max_gap);
             }
         }
     };

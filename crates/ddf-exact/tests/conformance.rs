@@ -24,3 +24,9 @@ conformance!(
         .promise(Promise::Ever)
         .growing_memory(true)
 );
+// With timestamps: gaps of 0–20 time units, so items expire after a few.
+ddf_core::timed_conformance!(
+    time_window_clock,
+    ExactWindow::with_time_span(50).unwrap(),
+    20
+);

@@ -31,3 +31,9 @@ conformance!(
         .promise(Promise::LastInsertions(100))
         .growing_memory(true)
 );
+// With timestamps: subfilters also rotate when their time slot ends.
+ddf_core::timed_conformance!(
+    timed_queue_clock,
+    Queue::with_time_span(3, 50, 1_000, |_| Ok(ExactWindow::unbounded())).unwrap(),
+    100
+);

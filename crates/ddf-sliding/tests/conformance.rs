@@ -16,3 +16,9 @@ conformance!(
     SlidingBloom::with_time_span(500, Slack::AtMost(100), 20_000, 1.0 / 256.0).unwrap(),
     Conformance::default().promise(Promise::Ever)
 );
+// With timestamps: about one item per time unit, 500 in the window.
+ddf_core::timed_conformance!(
+    time_window_clock,
+    SlidingBloom::with_time_span(500, Slack::AtMost(100), 20_000, 1.0 / 256.0).unwrap(),
+    2
+);
