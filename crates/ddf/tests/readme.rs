@@ -42,15 +42,3 @@ fn readme_bits_per_element_match_the_planner() {
         assert!(row.contains(&cells), "{family}: expected {cells} in\n{row}");
     }
 }
-
-#[test]
-#[ignore = "prints the README's numbers: cargo test -p ddf --test readme -- --ignored --nocapture"]
-fn print_bits_per_element() {
-    for family in FAMILIES {
-        println!(
-            "{family}: {:.1} | {:.1}",
-            bits(family, 0.01),
-            bits(family, 0.001)
-        );
-    }
-}
