@@ -107,6 +107,7 @@ fn every_crate_has_readme_lints_and_docs_rs_metadata() {
         for needle in [
             "[lints]\nworkspace = true",
             "[package.metadata.docs.rs]",
+            "rustdoc-args = [\"--cfg\", \"docsrs\"]",
             "version.workspace = true",
             "description = ",
         ] {
@@ -121,6 +122,11 @@ fn every_crate_has_readme_lints_and_docs_rs_metadata() {
         if lib.exists() && !read(&lib).contains("#![doc = include_str!(\"../README.md\")]") {
             bad.push(format!(
                 "{name}: src/lib.rs does not include README.md as its doc"
+            ));
+        }
+        if lib.exists() && !read(&lib).contains("#![cfg_attr(docsrs, feature(doc_cfg))]") {
+            bad.push(format!(
+                "{name}: src/lib.rs does not label feature-gated items on docs.rs"
             ));
         }
     }

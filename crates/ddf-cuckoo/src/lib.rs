@@ -1,5 +1,6 @@
 //! The cuckoo filter of Fan et al., adapted to unbounded streams.
 #![doc = include_str!("../README.md")]
+#![cfg_attr(docsrs, feature(doc_cfg))]
 #![forbid(unsafe_code)]
 
 use ddf_bits::{CellRows, RowRules};

@@ -1,5 +1,6 @@
 //! The exact windowed duplicate filter (Theorem 1 of the sliding-window paper).
 #![doc = include_str!("../README.md")]
+#![cfg_attr(docsrs, feature(doc_cfg))]
 #![forbid(unsafe_code)]
 
 use ddf_core::snapshot::{self, DecodeError, Decoder, Encoder, Snapshot};

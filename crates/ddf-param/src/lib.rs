@@ -1,5 +1,6 @@
 //! Parameter errors and checked sizing for `ddf` constructors.
 #![doc = include_str!("../README.md")]
+#![cfg_attr(docsrs, feature(doc_cfg))]
 #![forbid(unsafe_code)]
 
 use std::borrow::Cow;

@@ -1,5 +1,6 @@
 //! The queuing construction of the sliding-window paper (§5): any filter, windowed.
 #![doc = include_str!("../README.md")]
+#![cfg_attr(docsrs, feature(doc_cfg))]
 #![forbid(unsafe_code)]
 
 use ddf_core::snapshot::{self, DecodeError, Decoder, Encoder, Snapshot};
