@@ -137,10 +137,8 @@ pub fn near_exact_fp(w: f64) -> f64 {
 pub fn ep_n_lower_bound(memory_bits: f64, n: f64, alphabet_size: f64) -> f64 {
     // E|T| = |Γ|·(1 − (1 − 1/|Γ|)^n), the expected number of distinct items seen.
     let distinct = alphabet_size * one_minus_pow1m(1.0 / alphabet_size, n);
-    if !(distinct > memory_bits) {
-        return 0.0;
-    }
-    (1.0 - memory_bits / distinct).clamp(0.0, 1.0)
+    // `max(0, …)` also covers a NaN from a NaN argument.
+    (1.0 - memory_bits / distinct).clamp(0.0, 1.0).max(0.0)
 }
 
 /// Theorem 4 as printed (§4.1):
