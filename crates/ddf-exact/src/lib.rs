@@ -71,7 +71,7 @@ impl<K: Hash + Eq + Clone, S: BuildHasher> ExactWindow<K, S> {
     /// An exact filter for `window` with the dictionary hasher `hasher`.
     pub fn with_hasher(window: Window, hasher: S) -> Result<Self, ParamError> {
         match window {
-            Window::Count(0) => return Err(ParamError::new("window", 0, "at least 1 insertion")),
+            Window::Count(0) => return Err(ParamError::new("window", 0, ddf_param::WINDOW_ZERO)),
             Window::Time(0) => return Err(ParamError::new("time_span", 0, "at least 1 time unit")),
             _ => {}
         }
