@@ -5,6 +5,7 @@
 mod compact;
 mod ring;
 mod shf;
+mod sizing;
 
 pub use compact::CompactShf;
 pub use shf::Shf;

@@ -4,6 +4,7 @@
 
 mod filter;
 mod plan;
+mod sizing;
 mod snapshot;
 mod table;
 

@@ -13,7 +13,9 @@
 //! false-positive rates for the blocked variant (§6), which is why the
 //! recursions take `r` rather than `m`.
 //!
-//! The recursions need a table of `O(k·(k + l))` values; they allocate it.
+//! [`false_positive`] needs `O(k)` memory and `O(k·(k + l))` work;
+//! [`query_cost`] a table of `(l + 1)·k²` states, which it bounds by
+//! [`QUERY_COST_MAX_STATES`].
 
 use std::f64::consts::LN_2;
 
@@ -198,6 +200,9 @@ pub struct QueryCost {
     pub accesses_false: f64,
 }
 
+/// The most states [`query_cost`] solves, `(l + 1)·k² ≤ 2^20`.
+pub const QUERY_COST_MAX_STATES: usize = 1 << 20;
+
 /// The access recursion `A(k, l, p, c, a, i)` of the APBF paper (§5.4) and
 /// its counterpart for queries that return true, over the states of
 /// Algorithm 1: start at slice `l`, count consecutive matches `c` (plus `p`
@@ -206,6 +211,12 @@ pub struct QueryCost {
 /// The paper's "false" column is `accesses_false` with `r` the fill ratios,
 /// its "fp" column `accesses_true` with the same `r`, and its "window"
 /// column [`window_accesses`]. Returns NaN fields unless `1 ≤ k ≤ r.len()`.
+///
+/// **Bounded work.** The recursion has `(l + 1)·k²` states of 32 bytes,
+/// each solved once: for more than [`QUERY_COST_MAX_STATES`] states (32 MiB,
+/// about 10 ms) the fields are NaN instead, so no input makes it allocate or
+/// run beyond that. Every configuration of the APBF paper (`k + l ≤ 75`) is
+/// far below it.
 ///
 /// ```
 /// use ddf_theory::apbf::{query_cost, worst_case_fill_ratios};
@@ -216,7 +227,8 @@ pub struct QueryCost {
 /// ```
 pub fn query_cost(k: usize, r: &[f64]) -> QueryCost {
     let n = r.len();
-    if k == 0 || k > n {
+    let states = (n + 1).saturating_sub(k).saturating_mul(k).saturating_mul(k);
+    if k == 0 || k > n || states > QUERY_COST_MAX_STATES {
         return QueryCost {
             p_true: f64::NAN,
             accesses_true: f64::NAN,
@@ -300,6 +312,7 @@ pub fn report_probability(k: usize, r: &[f64], age: usize) -> f64 {
 /// "window" column): the mean over the `l` ages `0..l` of a window item
 /// (all generations hold `g` items at the worst point) of the accesses of
 /// a query whose item's slices match with certainty (APBF paper §5.4).
+/// Costs `l` runs of [`query_cost`], each within its bound (NaN beyond it).
 ///
 /// ```
 /// use ddf_theory::apbf::{window_accesses, worst_case_fill_ratios};

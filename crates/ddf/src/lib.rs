@@ -2,20 +2,6 @@
 #![doc = include_str!("../README.md")]
 #![forbid(unsafe_code)]
 
-// With some families switched off, parts of the planner shared by several
-// families go unused, and catch-all arms become unreachable.
-#[cfg_attr(
-    not(all(
-        feature = "exact",
-        feature = "qht",
-        feature = "bloom",
-        feature = "apbf",
-        feature = "shf",
-        feature = "queue",
-        feature = "sliding"
-    )),
-    allow(dead_code, unreachable_patterns)
-)]
 mod planner;
 
 pub use ddf_core::snapshot;
@@ -23,7 +9,7 @@ pub use ddf_core::{
     DecodeError, Deduper, Digest, DuplicateFilter, FilterExt, KeyedSipHasher, ParamError,
     PortableHasher, Snapshot, Tally, TimedFilter, Verdict, Window, Windowed, digest,
 };
-pub use planner::{Candidate, Config, Requirements, Span, plan};
+pub use planner::{Candidate, Config, Exclusion, PlanError, Requirements, Span, plan};
 
 /// Hashing: the keyed SipHash-1-3 hasher, digests, fingerprints and probes
 /// (the `ddf-hash` crate).
