@@ -52,8 +52,10 @@ impl Apbf {
     /// work and memory stay bounded for every input.
     pub fn sizing(k: u32, l: u32, m: u64) -> Result<Prediction, ParamError> {
         let (fpr, accesses, g) = predict(k, l, m)?;
-        Ok(Prediction::exact_window(u64::from(k + l) * m, fpr, accesses)
-            .with_slack(u64::from(k).saturating_mul(g)))
+        Ok(
+            Prediction::exact_window(u64::from(k + l) * m, fpr, accesses)
+                .with_slack(u64::from(k).saturating_mul(g)),
+        )
     }
 
     /// What `new(k, l, m)?.with_time_span(span)` predicts while at most `g`
@@ -62,8 +64,10 @@ impl Apbf {
     pub fn sizing_timed(k: u32, l: u32, m: u64, span: u64) -> Result<Prediction, ParamError> {
         let (fpr, accesses, _) = predict(k, l, m)?;
         let period = time_period(k, l, span)?;
-        Ok(Prediction::exact_window(u64::from(k + l) * m, fpr, accesses)
-            .with_slack(u64::from(k).saturating_mul(period)))
+        Ok(
+            Prediction::exact_window(u64::from(k + l) * m, fpr, accesses)
+                .with_slack(u64::from(k).saturating_mul(period)),
+        )
     }
 
     /// The `(k, l, m)` for `goal`, where `generation(l)` is the number of
@@ -153,8 +157,8 @@ mod tests {
 
     #[test]
     fn parameters_meet_the_goal() {
-        let (k, l, m) = Apbf::parameters_for(Goal::Fpr(0.001), |l| 10_000u64.div_ceil(l.into()))
-            .unwrap();
+        let (k, l, m) =
+            Apbf::parameters_for(Goal::Fpr(0.001), |l| 10_000u64.div_ceil(l.into())).unwrap();
         assert_eq!((k, l), (13, 22));
         let s = Apbf::sizing(k, l, m).unwrap();
         assert!(s.fpr <= 0.001);

@@ -23,7 +23,11 @@ fn slices_for(fp: f64) -> Result<u32, ParamError> {
 /// `(1 − 1/m)^n ≥ ½ ⇔ m ≥ 1/(1 − 2^(−1/n))`.
 fn half_full_slice_bits(n: f64) -> u64 {
     let m = (1.0 / -(-std::f64::consts::LN_2 / n).exp_m1()).ceil();
-    if m.is_finite() { (m as u64).max(1) } else { u64::MAX }
+    if m.is_finite() {
+        (m as u64).max(1)
+    } else {
+        u64::MAX
+    }
 }
 
 /// Insertions a prediction is made for: finite and at least 0.
@@ -31,7 +35,11 @@ fn check_items(items: f64) -> Result<f64, ParamError> {
     if items.is_finite() && items >= 0.0 {
         Ok(items)
     } else {
-        Err(ParamError::new("capacity", items, "a finite number of items ≥ 0"))
+        Err(ParamError::new(
+            "capacity",
+            items,
+            "a finite number of items ≥ 0",
+        ))
     }
 }
 
@@ -259,7 +267,10 @@ mod tests {
     fn sizing_agrees_with_new_and_meets_the_goal() {
         for (k, m) in [(0u32, 10u64), (65, 10), (3, 0), (64, 1 << 40)] {
             let new = PartitionedBloom::new(k, m).unwrap_err().param();
-            assert_eq!(PartitionedBloom::sizing(k, m, 1.0).unwrap_err().param(), new);
+            assert_eq!(
+                PartitionedBloom::sizing(k, m, 1.0).unwrap_err().param(),
+                new
+            );
         }
         let (k, m) = PartitionedBloom::parameters_for(1e4, Goal::Fpr(0.001)).unwrap();
         let built = PartitionedBloom::with_capacity(10_000, 0.001).unwrap();

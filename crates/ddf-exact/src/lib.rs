@@ -259,7 +259,11 @@ impl ExactWindow<Digest, MixState> {
     pub fn sizing(window: u64) -> Result<Prediction, ParamError> {
         check_window(Window::Count(window))?;
         let bits = count_window_bits(window, 64).ok_or_else(|| {
-            ParamError::new("window", window, "a window whose Theorem 1 state fits in 2^64 bits")
+            ParamError::new(
+                "window",
+                window,
+                "a window whose Theorem 1 state fits in 2^64 bits",
+            )
         })?;
         Ok(Prediction::exact_window(bits, 0.0, 4.0))
     }

@@ -42,8 +42,14 @@ impl Qht {
         }
         let values = 2f64.powi(fingerprint_bits as i32) - 1.0;
         let k = buckets_per_row as f64;
-        Ok(Prediction::exact_window(bits, fpr_inf(k, values), 1.0)
-            .with_misses(fnr_inf(rows as f64, k, values, distinct_items)))
+        Ok(
+            Prediction::exact_window(bits, fpr_inf(k, values), 1.0).with_misses(fnr_inf(
+                rows as f64,
+                k,
+                values,
+                distinct_items,
+            )),
+        )
     }
 
     /// The `(N, k, s)` within `memory_bits` with the least `FPR_∞ + FNR_∞`
@@ -91,14 +97,23 @@ mod tests {
 
     #[test]
     fn sizing_agrees_with_new() {
-        for (n, k, s) in [(0u64, 4usize, 8u32), (10, 0, 8), (10, 5, 2), (10, 4, 33), (1 << 40, 1, 8)] {
+        for (n, k, s) in [
+            (0u64, 4usize, 8u32),
+            (10, 0, 8),
+            (10, 5, 2),
+            (10, 4, 33),
+            (1 << 40, 1, 8),
+        ] {
             let new = Qht::new(n, k, s).unwrap_err().param();
             assert_eq!(Qht::sizing(n, k, s, 1e6).unwrap_err().param(), new);
         }
         let p = Qht::sizing(1000, 4, 8, 1e6).unwrap();
         assert_eq!(p.memory_bits, Qht::new(1000, 4, 8).unwrap().memory_bits());
         assert!((p.fpr - 4.0 / 255.0).abs() < 1e-15 && p.false_negatives);
-        assert_eq!(Qht::sizing(10, 4, 8, 0.5).unwrap_err().param(), "distinct_items");
+        assert_eq!(
+            Qht::sizing(10, 4, 8, 0.5).unwrap_err().param(),
+            "distinct_items"
+        );
     }
 
     #[test]

@@ -23,7 +23,10 @@ pub(crate) struct HashRing {
 pub(crate) fn check(window: u64, hash_bits: u32) -> Result<(), ParamError> {
     ensure_range("window", window, 1..=u64::from(u32::MAX))?;
     ensure_range("hash_bits", hash_bits, 1..=64)?;
-    ddf_param::state_words("window", checked_mul("window", window, u64::from(hash_bits))?)?;
+    ddf_param::state_words(
+        "window",
+        checked_mul("window", window, u64::from(hash_bits))?,
+    )?;
     Ok(())
 }
 

@@ -87,8 +87,12 @@ impl Sizing {
     /// misses within the window, the false-positive bound for items older
     /// than window + slack.
     pub fn prediction(&self) -> ddf_core::Prediction {
-        ddf_core::Prediction::exact_window(self.table_bits, self.false_positive_bound, self.accesses)
-            .with_slack(self.slack)
+        ddf_core::Prediction::exact_window(
+            self.table_bits,
+            self.false_positive_bound,
+            self.accesses,
+        )
+        .with_slack(self.slack)
     }
 }
 

@@ -37,7 +37,8 @@ impl SlidingBloom {
         memory_bits: u64,
     ) -> Result<f64, ParamError> {
         let fits = |eps: f64| {
-            Self::sizing_for(window, slack, capacity, eps).is_ok_and(|s| s.table_bits <= memory_bits)
+            Self::sizing_for(window, slack, capacity, eps)
+                .is_ok_and(|s| s.table_bits <= memory_bits)
         };
         let (mut lo, mut hi) = (MIN_BUDGET_EPSILON.ln(), 0.5f64.ln());
         if !fits(hi.exp()) {

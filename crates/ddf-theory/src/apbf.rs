@@ -227,7 +227,10 @@ pub const QUERY_COST_MAX_STATES: usize = 1 << 20;
 /// ```
 pub fn query_cost(k: usize, r: &[f64]) -> QueryCost {
     let n = r.len();
-    let states = (n + 1).saturating_sub(k).saturating_mul(k).saturating_mul(k);
+    let states = (n + 1)
+        .saturating_sub(k)
+        .saturating_mul(k)
+        .saturating_mul(k);
     if k == 0 || k > n || states > QUERY_COST_MAX_STATES {
         return QueryCost {
             p_true: f64::NAN,

@@ -157,7 +157,11 @@ fn unbounded_streams_need_a_count_of_distinct_items() {
         .find(|x| x.family == "partitioned Bloom")
         .unwrap();
     assert!(bloom.reason.contains("distinct_items"), "{e}");
-    let sliding = e.exclusions().iter().find(|x| x.family == "sliding Bloom").unwrap();
+    let sliding = e
+        .exclusions()
+        .iter()
+        .find(|x| x.family == "sliding Bloom")
+        .unwrap();
     assert!(sliding.reason.contains("unbounded"), "{e}");
     let bloom = plan(
         &Requirements::unbounded()
@@ -185,10 +189,21 @@ fn an_empty_plan_names_the_requirement_per_family() {
         assert!(!x.reason.is_empty(), "{text}");
         assert!(text.contains(x.family), "{text}");
     }
-    let sliding = e.exclusions().iter().find(|x| x.family == "sliding Bloom").unwrap();
+    let sliding = e
+        .exclusions()
+        .iter()
+        .find(|x| x.family == "sliding Bloom")
+        .unwrap();
     assert!(sliding.reason.contains("memory_bits"), "{text}");
-    let queued = e.exclusions().iter().find(|x| x.family == "queued Bloom").unwrap();
-    assert!(queued.reason.contains("false_negatives") || queued.reason.contains("memory"), "{text}");
+    let queued = e
+        .exclusions()
+        .iter()
+        .find(|x| x.family == "queued Bloom")
+        .unwrap();
+    assert!(
+        queued.reason.contains("false_negatives") || queued.reason.contains("memory"),
+        "{text}"
+    );
 }
 
 #[test]
@@ -202,7 +217,12 @@ fn the_default_slack_is_one_percent_and_display_says_where_the_rate_holds() {
         "{shown}"
     );
     // Any slack: the sliding Bloom filter's least-space table, and the APBF.
-    let any = plan(&Requirements::count(10_000).target_fpr(0.001).max_slack(u64::MAX)).unwrap();
+    let any = plan(
+        &Requirements::count(10_000)
+            .target_fpr(0.001)
+            .max_slack(u64::MAX),
+    )
+    .unwrap();
     assert!(any.iter().any(|c| c.family() == "APBF" && c.slack > 100));
     let least = any.iter().find(|c| c.family() == "sliding Bloom").unwrap();
     let tight = list.iter().find(|c| c.family() == "sliding Bloom").unwrap();
@@ -224,7 +244,10 @@ fn a_queue_of_qhts_is_offered_for_tight_budgets() {
                 .iter()
                 .find(|c| matches!(c.config, Config::QueuedQht { .. }))
                 .unwrap_or_else(|| panic!("w = {w}, p = {p}: {list:?}"));
-            assert!(q.fpr <= p && q.memory_bits <= 8 * w && q.false_negatives, "{q}");
+            assert!(
+                q.fpr <= p && q.memory_bits <= 8 * w && q.false_negatives,
+                "{q}"
+            );
             assert_eq!(q.build().unwrap().memory_bits(), q.memory_bits);
         }
     }

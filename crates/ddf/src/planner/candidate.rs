@@ -170,7 +170,12 @@ impl Candidate {
         feature = "bloom",
         feature = "qht"
     ))]
-    pub(super) fn new(config: Config, p: ddf_core::Prediction, window: Option<u64>, seed: u64) -> Self {
+    pub(super) fn new(
+        config: Config,
+        p: ddf_core::Prediction,
+        window: Option<u64>,
+        seed: u64,
+    ) -> Self {
         Candidate {
             config,
             memory_bits: p.memory_bits,
@@ -203,12 +208,7 @@ impl Candidate {
             Config::Apbf { time_span, .. } => time_span.is_some(),
             #[cfg(feature = "sliding")]
             Config::Sliding { capacity, .. } => capacity.is_some(),
-            #[cfg(any(
-                feature = "exact",
-                feature = "shf",
-                feature = "bloom",
-                feature = "qht"
-            ))]
+            #[cfg(any(feature = "exact", feature = "shf", feature = "bloom", feature = "qht"))]
             _ => false,
         }
     }
@@ -246,10 +246,14 @@ impl Candidate {
                 fingerprint_bits,
             } => {
                 let seed = self.seed;
-                Ok(Box::new(ddf_queue::Queue::new(subfilters, capacity, |i| {
-                    Ok(ddf_qht::Qht::new(rows, 1, fingerprint_bits)?
-                        .with_seed(seed.wrapping_add(i as u64)))
-                })?))
+                Ok(Box::new(ddf_queue::Queue::new(
+                    subfilters,
+                    capacity,
+                    |i| {
+                        Ok(ddf_qht::Qht::new(rows, 1, fingerprint_bits)?
+                            .with_seed(seed.wrapping_add(i as u64)))
+                    },
+                )?))
             }
             #[cfg(feature = "bloom")]
             Config::Bloom { slices, slice_bits } => Ok(Box::new(ddf_bloom::PartitionedBloom::new(
@@ -316,12 +320,7 @@ impl Candidate {
                 };
                 Ok(Box::new(f.with_seed(self.seed)))
             }
-            #[cfg(any(
-                feature = "exact",
-                feature = "shf",
-                feature = "bloom",
-                feature = "qht"
-            ))]
+            #[cfg(any(feature = "exact", feature = "shf", feature = "bloom", feature = "qht"))]
             _ => Err(ParamError::new(
                 "span",
                 self.family(),
@@ -338,7 +337,14 @@ impl fmt::Display for Candidate {
         } else {
             "insertions"
         };
-        write!(f, "{} {:?}: {} bits, FPR ≤ {:.3e} ", self.family(), self.config, self.memory_bits, self.fpr)?;
+        write!(
+            f,
+            "{} {:?}: {} bits, FPR ≤ {:.3e} ",
+            self.family(),
+            self.config,
+            self.memory_bits,
+            self.fpr
+        )?;
         match self.window {
             Some(w) => write!(
                 f,

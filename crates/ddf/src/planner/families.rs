@@ -44,7 +44,10 @@ pub(super) fn size_all(need: &Need) -> Vec<Sized> {
     #[allow(unused_mut)]
     let mut out: Vec<Sized> = Vec::new();
     #[cfg(feature = "exact")]
-    out.push(("exact window", count_only(need).and_then(|w| exact(need, w))));
+    out.push((
+        "exact window",
+        count_only(need).and_then(|w| exact(need, w)),
+    ));
     #[cfg(feature = "shf")]
     {
         out.push(("SHF", count_only(need).and_then(|w| shf(need, w, false))));
@@ -68,7 +71,10 @@ pub(super) fn size_all(need: &Need) -> Vec<Sized> {
         count_only(need).and_then(|w| queued_qht(need, w)),
     ));
     #[cfg(feature = "bloom")]
-    out.push(("partitioned Bloom", unbounded_only(need).and_then(|()| bloom(need))));
+    out.push((
+        "partitioned Bloom",
+        unbounded_only(need).and_then(|()| bloom(need)),
+    ));
     #[cfg(feature = "qht")]
     out.push(("QHT", unbounded_only(need).and_then(|()| qht(need))));
     out
@@ -141,7 +147,12 @@ fn budget(need: &Need) -> Result<u64, String> {
 #[cfg(feature = "exact")]
 fn exact(need: &Need, w: u64) -> Result<Candidate, String> {
     let p = ddf_exact::ExactWindow::sizing(w).map_err(why)?;
-    Ok(Candidate::new(Config::Exact { window: w }, p, Some(w), need.seed))
+    Ok(Candidate::new(
+        Config::Exact { window: w },
+        p,
+        Some(w),
+        need.seed,
+    ))
 }
 
 /// SHF or CSHF: the family's hash width for the goal, then its sizing.
@@ -232,7 +243,12 @@ fn sliding(need: &Need) -> Result<Candidate, String> {
         epsilon,
         capacity,
     };
-    Ok(Candidate::new(config, s.prediction(), Some(window), need.seed))
+    Ok(Candidate::new(
+        config,
+        s.prediction(),
+        Some(window),
+        need.seed,
+    ))
 }
 
 /// The window a queued candidate is planned for, within the work bound.
@@ -260,7 +276,9 @@ fn queued_bloom(need: &Need, w: u64) -> Result<Candidate, String> {
     use ddf_theory::stream::expected_distinct;
     let budget = budget(need)?;
     let w = queue_window(w)?;
-    let shape = |b: f64, c: u64| PartitionedBloom::parameters_for(c as f64, ddf_core::Goal::Budget(b as u64)).ok();
+    let shape = |b: f64, c: u64| {
+        PartitionedBloom::parameters_for(c as f64, ddf_core::Goal::Budget(b as u64)).ok()
+    };
     // A subfilter's FP_η after η insertions of which `distinct(η)` are
     // distinct items: all of them on a stream of distinct items (the FPR's
     // worst case), the expected count on the uniform stream the FNR is
@@ -288,11 +306,21 @@ fn queued_bloom(need: &Need, w: u64) -> Result<Candidate, String> {
     )
     .map_err(why)?;
     let (l, c) = (plan.subfilters as u64, plan.capacity);
-    let (k, m) = PartitionedBloom::parameters_for(c as f64, ddf_core::Goal::Budget(plan.subfilter_bits))
-        .map_err(why)?;
-    let worst = fpr_queue(&model(plan.subfilter_bits as f64, c, all_distinct, alphabet), l, c);
+    let (k, m) =
+        PartitionedBloom::parameters_for(c as f64, ddf_core::Goal::Budget(plan.subfilter_bits))
+            .map_err(why)?;
+    let worst = fpr_queue(
+        &model(plan.subfilter_bits as f64, c, all_distinct, alphabet),
+        l,
+        c,
+    );
     let r = slice_fill_ratio(c as f64, m as f64);
-    let mut p = plan.prediction(w, u64::from(k) * m, negative_query_accesses(k, r), f64::from(k));
+    let mut p = plan.prediction(
+        w,
+        u64::from(k) * m,
+        negative_query_accesses(k, r),
+        f64::from(k),
+    );
     p.fpr = worst;
     let config = Config::QueuedBloom {
         subfilters: plan.subfilters,

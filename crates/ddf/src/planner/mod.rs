@@ -260,18 +260,38 @@ struct Need {
     /// The count window, or the arrivals a time window is sized for
     /// (unbounded: 0). Read only by the windowed families.
     #[cfg_attr(
-        not(any(feature = "exact", feature = "shf", feature = "apbf", feature = "sliding")),
+        not(any(
+            feature = "exact",
+            feature = "shf",
+            feature = "apbf",
+            feature = "sliding"
+        )),
         allow(dead_code)
     )]
     items: u64,
     /// `(t, λ)` of a time window.
     #[cfg_attr(
-        not(any(feature = "exact", feature = "shf", feature = "apbf", feature = "sliding")),
+        not(any(
+            feature = "exact",
+            feature = "shf",
+            feature = "apbf",
+            feature = "sliding"
+        )),
         allow(dead_code)
     )]
     time: Option<(u64, f64)>,
     /// Read by every family's adapter (none with no family compiled in).
-    #[cfg_attr(not(any(feature = "exact", feature = "shf", feature = "apbf", feature = "sliding", feature = "bloom", feature = "qht")), allow(dead_code))]
+    #[cfg_attr(
+        not(any(
+            feature = "exact",
+            feature = "shf",
+            feature = "apbf",
+            feature = "sliding",
+            feature = "bloom",
+            feature = "qht"
+        )),
+        allow(dead_code)
+    )]
     unbounded: bool,
     target: Option<f64>,
     budget: Option<u64>,
@@ -280,11 +300,26 @@ struct Need {
     distinct: Option<f64>,
     /// The slack accepted ([`Requirements::slack_limit`]).
     max_slack: u64,
-    #[cfg_attr(not(any(feature = "exact", feature = "shf", feature = "apbf", feature = "sliding", feature = "bloom", feature = "qht")), allow(dead_code))]
+    #[cfg_attr(
+        not(any(
+            feature = "exact",
+            feature = "shf",
+            feature = "apbf",
+            feature = "sliding",
+            feature = "bloom",
+            feature = "qht"
+        )),
+        allow(dead_code)
+    )]
     seed: u64,
 }
 
-#[cfg(any(feature = "shf", feature = "apbf", feature = "sliding", feature = "bloom"))]
+#[cfg(any(
+    feature = "shf",
+    feature = "apbf",
+    feature = "sliding",
+    feature = "bloom"
+))]
 impl Need {
     /// What to size for: the target when there is one (least memory that
     /// meets it), else the budget (least error that fits).

@@ -55,7 +55,10 @@ impl fmt::Display for PlanError {
         match self {
             PlanError::Invalid(e) => write!(f, "invalid requirements: {e}"),
             PlanError::NoCandidate(list) if list.is_empty() => {
-                write!(f, "no filter meets the requirements: no family is compiled in")
+                write!(
+                    f,
+                    "no filter meets the requirements: no family is compiled in"
+                )
             }
             PlanError::NoCandidate(list) => {
                 write!(f, "no filter meets the requirements")?;
