@@ -14,6 +14,12 @@ const SEARCH_MAX_K: usize = 8;
 const SEARCH_MAX_S: u32 = 32;
 
 impl Qht {
+    /// The fingerprint values `S` of `s`-bit cells under the default zero
+    /// policy, which keeps 0 for empty cells: `2^s − 1` (QHT paper §3.2).
+    pub fn fingerprint_values(fingerprint_bits: u32) -> f64 {
+        2f64.powi(fingerprint_bits as i32) - 1.0
+    }
+
     /// What [`new`](Qht::new)`(rows, buckets_per_row, fingerprint_bits)`
     /// predicts once it has seen a long uniform stream over
     /// `distinct_items` items (`U ≥ 1`), without building it: `N·k·s` bits,
@@ -40,7 +46,7 @@ impl Qht {
                 "a finite count ≥ 1",
             ));
         }
-        let values = 2f64.powi(fingerprint_bits as i32) - 1.0;
+        let values = Self::fingerprint_values(fingerprint_bits);
         let k = buckets_per_row as f64;
         Ok(
             Prediction::exact_window(bits, fpr_inf(k, values), 1.0).with_misses(fnr_inf(

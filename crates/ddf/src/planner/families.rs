@@ -357,7 +357,7 @@ fn queued_qht(need: &Need, w: u64) -> Result<Candidate, String> {
         .ok_or("sized for a target within a budget (target_fpr and memory_budget)")?;
     let w = queue_window(w)?;
     let alphabet = need.distinct.unwrap_or(2f64.powi(64));
-    let values = |s: u32| 2f64.powi(s as i32) - 1.0;
+    let values = Qht::fingerprint_values;
     // (ER, L, c, N, s, FPR, FNR) of the best L so far.
     let mut best: Option<(f64, u64, u64, u64, u32, f64, f64)> = None;
     for l in 2..=MAX_QUEUED_QHT_SUBFILTERS.min(w.max(2)) {
@@ -398,8 +398,8 @@ fn queued_qht(need: &Need, w: u64) -> Result<Candidate, String> {
         predicted_fpr: fpr,
         predicted_fnr: fnr,
     };
-    // One row read per subfilter; the newest's row written.
-    let p = plan.prediction(w, sub.memory_bits, 1.0, 1.0);
+    // Every subfilter's row read, the newest's written: a QHT's accesses each.
+    let p = plan.prediction(w, sub.memory_bits, sub.accesses, sub.accesses);
     let config = Config::QueuedQht {
         subfilters: l as usize,
         capacity: c,

@@ -103,11 +103,11 @@ fn unmet(req: &Requirements, need: &Need, c: &Candidate) -> Option<String> {
         ));
     }
     if let Some(p) = need.target
-        && !(c.fpr <= p)
+        && (c.fpr.is_nan() || c.fpr > p)
     {
         return Some(format!("FPR {:.3e} above target_fpr {p:e}", c.fpr));
     }
-    if !(c.accesses <= req.max_accesses) {
+    if c.accesses.is_nan() || c.accesses > req.max_accesses {
         return Some(format!(
             "{:.1} accesses per operation, above max_accesses {}",
             c.accesses, req.max_accesses
