@@ -28,56 +28,45 @@ const MAX_QUEUE_WINDOW: u64 = 1 << 20;
 #[cfg(all(feature = "queue", feature = "bloom"))]
 const MAX_QUEUE_SUBFILTERS: u64 = 64;
 
-/// Every family compiled in, sized for `need`.
-#[cfg_attr(
-    not(any(
-        feature = "exact",
-        feature = "shf",
-        feature = "apbf",
-        feature = "sliding",
-        feature = "bloom",
-        feature = "qht"
-    )),
-    allow(unused_variables)
-)]
-pub(super) fn size_all(need: &Need) -> Vec<Sized> {
-    #[allow(unused_mut)]
-    let mut out: Vec<Sized> = Vec::new();
+/// One family's adapter: its candidate for the requirements, or why none.
+type Adapter = fn(&Need) -> Result<Candidate, String>;
+
+/// Every family compiled in, by name: the planner's one list of families.
+const FAMILIES: &[(&str, Adapter)] = &[
     #[cfg(feature = "exact")]
-    out.push((
-        "exact window",
-        count_only(need).and_then(|w| exact(need, w)),
-    ));
+    ("exact window", |n| count_only(n).and_then(|w| exact(n, w))),
     #[cfg(feature = "shf")]
-    {
-        out.push(("SHF", count_only(need).and_then(|w| shf(need, w, false))));
-        out.push((
-            "compact SHF",
-            count_only(need).and_then(|w| shf(need, w, true)),
-        ));
-    }
+    ("SHF", |n| count_only(n).and_then(|w| shf(n, w, false))),
+    #[cfg(feature = "shf")]
+    ("compact SHF", |n| {
+        count_only(n).and_then(|w| shf(n, w, true))
+    }),
     #[cfg(feature = "apbf")]
-    out.push(("APBF", windowed(need).and_then(|()| apbf(need))));
+    ("APBF", |n| windowed(n).and_then(|()| apbf(n))),
     #[cfg(feature = "sliding")]
-    out.push(("sliding Bloom", windowed(need).and_then(|()| sliding(need))));
+    ("sliding Bloom", |n| windowed(n).and_then(|()| sliding(n))),
     #[cfg(all(feature = "queue", feature = "bloom"))]
-    out.push((
-        "queued Bloom",
-        count_only(need).and_then(|w| queued_bloom(need, w)),
-    ));
+    ("queued Bloom", |n| {
+        count_only(n).and_then(|w| queued_bloom(n, w))
+    }),
     #[cfg(all(feature = "queue", feature = "qht"))]
-    out.push((
-        "queued QHT",
-        count_only(need).and_then(|w| queued_qht(need, w)),
-    ));
+    ("queued QHT", |n| {
+        count_only(n).and_then(|w| queued_qht(n, w))
+    }),
     #[cfg(feature = "bloom")]
-    out.push((
-        "partitioned Bloom",
-        unbounded_only(need).and_then(|()| bloom(need)),
-    ));
+    ("partitioned Bloom", |n| {
+        unbounded_only(n).and_then(|()| bloom(n))
+    }),
     #[cfg(feature = "qht")]
-    out.push(("QHT", unbounded_only(need).and_then(|()| qht(need))));
-    out
+    ("QHT", |n| unbounded_only(n).and_then(|()| qht(n))),
+];
+
+/// Every family compiled in, sized for `need`.
+pub(super) fn size_all(need: &Need) -> Vec<Sized> {
+    FAMILIES
+        .iter()
+        .map(|&(name, size)| (name, size(need)))
+        .collect()
 }
 
 /// A [`ParamError`] as an exclusion reason.
@@ -159,7 +148,7 @@ fn exact(need: &Need, w: u64) -> Result<Candidate, String> {
 #[cfg(feature = "shf")]
 fn shf(need: &Need, w: u64, compact: bool) -> Result<Candidate, String> {
     use ddf_shf::{CompactShf, Shf};
-    let goal = need.goal();
+    let goal = need.goal;
     let (h, p) = if compact {
         let h = CompactShf::hash_bits_for(w, goal).map_err(why)?;
         (h, CompactShf::sizing(w, h).map_err(why)?)
@@ -201,7 +190,7 @@ fn apbf(need: &Need) -> Result<Candidate, String> {
         Some((span, rate)) => arrivals_per(span, u64::from(l), rate).1,
         None => need.items.div_ceil(u64::from(l)),
     };
-    let (k, l, m) = Apbf::parameters_for(need.goal(), generation).map_err(why)?;
+    let (k, l, m) = Apbf::parameters_for(need.goal, generation).map_err(why)?;
     let p = match need.time {
         Some((span, _)) => Apbf::sizing_timed(k, l, m, span),
         None => Apbf::sizing(k, l, m),
@@ -230,7 +219,7 @@ fn sliding(need: &Need) -> Result<Candidate, String> {
         Some((span, _)) => (span, Some(need.items)),
         None => (need.items, None),
     };
-    let epsilon = match need.goal() {
+    let epsilon = match need.goal {
         ddf_core::Goal::Fpr(p) => p,
         ddf_core::Goal::Budget(m) => {
             SlidingBloom::epsilon_for_budget(window, slack, capacity, m).map_err(why)?
@@ -416,7 +405,7 @@ fn queued_qht(need: &Need, w: u64) -> Result<Candidate, String> {
 fn bloom(need: &Need) -> Result<Candidate, String> {
     use ddf_bloom::PartitionedBloom;
     let n = distinct(need)?;
-    let (k, m) = PartitionedBloom::parameters_for(n, need.goal()).map_err(why)?;
+    let (k, m) = PartitionedBloom::parameters_for(n, need.goal).map_err(why)?;
     let p = PartitionedBloom::sizing(k, m, n).map_err(why)?;
     let config = Config::Bloom {
         slices: k,

@@ -23,7 +23,7 @@ mod rank;
 pub use candidate::{Candidate, Config};
 pub use rank::{Exclusion, PlanError};
 
-use ddf_core::ParamError;
+use ddf_core::{Goal, ParamError};
 use ddf_param::ensure_probability;
 
 /// The largest window (items, or expected arrivals per time window) planned
@@ -205,13 +205,19 @@ impl Requirements {
         if let Some(m) = self.memory_bits {
             ddf_param::ensure_range("memory_bits", m, 1..=ddf_param::MAX_STATE_BITS)?;
         }
-        if target.is_none() && self.memory_bits.is_none() {
-            return Err(ParamError::new(
-                "target_fpr",
-                "none",
-                "a target false-positive rate or a memory budget (or both)",
-            ));
-        }
+        // What to size for: the target when there is one (least memory that
+        // meets it), else the budget (least error that fits).
+        let goal = match (target, self.memory_bits) {
+            (Some(p), _) => Goal::Fpr(p),
+            (None, Some(m)) => Goal::Budget(m),
+            (None, None) => {
+                return Err(ParamError::new(
+                    "target_fpr",
+                    "none",
+                    "a target false-positive rate or a memory budget (or both)",
+                ));
+            }
+        };
         if let Some(n) = self.distinct_items
             && !(n.is_finite() && n >= 1.0)
         {
@@ -242,6 +248,7 @@ impl Requirements {
             Span::Unbounded => (0, None),
         };
         Ok(Need {
+            goal,
             items,
             time,
             unbounded: self.span == Span::Unbounded,
@@ -257,6 +264,17 @@ impl Requirements {
 /// Validated requirements, in the units the sizing functions take.
 #[derive(Debug, Clone, Copy)]
 struct Need {
+    /// The target if given, else the budget.
+    #[cfg_attr(
+        not(any(
+            feature = "shf",
+            feature = "apbf",
+            feature = "sliding",
+            feature = "bloom"
+        )),
+        allow(dead_code)
+    )]
+    goal: Goal,
     /// The count window, or the arrivals a time window is sized for
     /// (unbounded: 0). Read only by the windowed families.
     #[cfg_attr(
@@ -312,25 +330,6 @@ struct Need {
         allow(dead_code)
     )]
     seed: u64,
-}
-
-#[cfg(any(
-    feature = "shf",
-    feature = "apbf",
-    feature = "sliding",
-    feature = "bloom"
-))]
-impl Need {
-    /// What to size for: the target when there is one (least memory that
-    /// meets it), else the budget (least error that fits).
-    fn goal(&self) -> ddf_core::Goal {
-        match (self.target, self.budget) {
-            (Some(p), _) => ddf_core::Goal::Fpr(p),
-            (None, Some(m)) => ddf_core::Goal::Budget(m),
-            // `validate` demands one of the two.
-            (None, None) => ddf_core::Goal::Budget(ddf_param::MAX_STATE_BITS),
-        }
-    }
 }
 
 /// The configurations that meet `req`, best first; never empty.
