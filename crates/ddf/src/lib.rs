@@ -6,8 +6,8 @@ mod planner;
 
 pub use ddf_core::snapshot;
 pub use ddf_core::{
-    DecodeError, Deduper, Digest, DuplicateFilter, FilterExt, KeyedSipHasher, ParamError,
-    PortableHasher, Snapshot, Tally, TimedFilter, Verdict, Window, Windowed, digest,
+    DecodeError, Deduper, Digest, DuplicateFilter, FilterExt, Goal, KeyedSipHasher, ParamError,
+    PortableHasher, Prediction, Snapshot, Tally, TimedFilter, Verdict, Window, Windowed, digest,
 };
 pub use planner::{Candidate, Config, Exclusion, PlanError, Requirements, Span, plan};
 
