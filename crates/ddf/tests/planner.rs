@@ -321,3 +321,35 @@ proptest! {
         }
     }
 }
+
+/// The exclusions name the families as candidates do, one each.
+#[test]
+fn exclusions_and_candidates_share_family_names() {
+    let e = plan(&Requirements::count(10_000).memory_budget(1000)).unwrap_err();
+    let mut names: Vec<&str> = e.exclusions().iter().map(|x| x.family).collect();
+    let count = names.len();
+    names.sort_unstable();
+    names.dedup();
+    assert_eq!(names.len(), count, "{e}");
+    let reqs = [
+        Requirements::count(10_000)
+            .target_fpr(0.01)
+            .max_slack(u64::MAX),
+        Requirements::count(10_000)
+            .target_fpr(0.01)
+            .memory_budget(80_000)
+            .allow_false_negatives(true),
+        Requirements::count(10_000)
+            .memory_budget(100_000)
+            .allow_false_negatives(true),
+        Requirements::unbounded()
+            .memory_budget(1 << 20)
+            .distinct_items(1e5)
+            .allow_false_negatives(true),
+    ];
+    for r in reqs {
+        for c in plan(&r).unwrap() {
+            assert!(names.contains(&c.family()), "{c}");
+        }
+    }
+}
