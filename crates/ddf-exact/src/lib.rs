@@ -1,5 +1,6 @@
 //! The exact windowed duplicate filter (Theorem 1 of the sliding-window paper).
 #![doc = include_str!("../README.md")]
+#![cfg_attr(docsrs, feature(doc_cfg))]
 #![forbid(unsafe_code)]
 
 use ddf_core::snapshot::{self, DecodeError, Decoder, Encoder, Snapshot};
@@ -242,7 +243,7 @@ fn count_window_bits(w: u64, key_bits: u64) -> Option<u64> {
 /// one time unit.
 fn check_window(window: Window) -> Result<(), ParamError> {
     match window {
-        Window::Count(0) => Err(ParamError::new("window", 0, "at least 1 insertion")),
+        Window::Count(0) => Err(ParamError::new("window", 0, ddf_param::WINDOW_ZERO)),
         Window::Time(0) => Err(ParamError::new("time_span", 0, "at least 1 time unit")),
         _ => Ok(()),
     }

@@ -231,7 +231,7 @@ impl Requirements {
             ));
         }
         let (items, time) = match self.span {
-            Span::Count(w) => (ddf_param::ensure_range("window", w, 1..=MAX_WINDOW)?, None),
+            Span::Count(w) => (ddf_param::ensure_window(w, MAX_WINDOW)?, None),
             Span::Time { span, rate } => {
                 ddf_param::ensure_positive("span", span)?;
                 let mean = span as f64 * rate;
