@@ -7,6 +7,7 @@ pub mod batch;
 mod deduper;
 mod ext;
 mod filter;
+pub mod sizing;
 pub mod snapshot;
 #[cfg(feature = "testing")]
 pub mod speed;
@@ -18,4 +19,5 @@ pub use ddf_param::ParamError;
 pub use deduper::Deduper;
 pub use ext::{FilterExt, Tally};
 pub use filter::{DuplicateFilter, TimedFilter, Verdict, Window, Windowed};
+pub use sizing::{Goal, Prediction};
 pub use snapshot::{DecodeError, Snapshot};
