@@ -72,7 +72,10 @@ fn snapshot_bytes_are_pinned() {
         .iter()
         .map(|(n, h)| format!("    (\"{n}\", {h:#018x}),\n"))
         .collect();
-    assert_eq!(got, GOLDEN, "snapshot bytes changed; the new table is:\n{table}");
+    assert_eq!(
+        got, GOLDEN,
+        "snapshot bytes changed; the new table is:\n{table}"
+    );
 }
 
 #[test]
