@@ -10,7 +10,7 @@
 //!
 //! # Snapshots of any kind
 //!
-//! A snapshot records its kind (see [`snapshot`](crate::snapshot)), so
+//! A snapshot records its kind (see [`crate::snapshot`]), so
 //! [`Filter::from_bytes`] and [`Filter::read_from`] load a snapshot of any
 //! kind compiled in and return the right variant; a queue snapshot is
 //! dispatched on the kind of its subfilters. `Filter` writes exactly the
