@@ -3,7 +3,7 @@
 //! `cargo run -p ddf --example quickstart`; `tests/example.rs` runs the same
 //! code in `cargo test`.
 
-use ddf::{Deduper, Requirements, Verdict, plan};
+use ddf::{Deduper, DuplicateFilter, Requirements, Verdict, plan};
 
 fn main() -> Result<(), ddf::PlanError> {
     for line in run()? {

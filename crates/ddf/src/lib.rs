@@ -5,12 +5,17 @@
 
 mod planner;
 
+pub mod filter;
+pub mod shared;
+
 pub use ddf_core::snapshot;
 pub use ddf_core::{
     DecodeError, Deduper, Digest, DuplicateFilter, FilterExt, Goal, KeyedSipHasher, ParamError,
     PortableHasher, Prediction, Snapshot, Tally, TimedFilter, Verdict, Window, Windowed, digest,
 };
+pub use filter::Filter;
 pub use planner::{Candidate, Config, Exclusion, PlanError, Requirements, Span, plan};
+pub use shared::{DEFAULT_SHARDS, MAX_SHARDS, ShardedPlan, Shared, plan_sharded};
 
 /// Hashing: the keyed SipHash-1-3 hasher, digests, fingerprints and probes
 /// (the `ddf-hash` crate).

@@ -4,7 +4,7 @@ use crate::checks::common::{no_false_negatives, no_false_negatives_timed};
 use crate::checks::distinct_run;
 use crate::outcome::Outcome;
 use crate::verify::{Check, Ctx};
-use ddf::{Candidate, Config, Requirements, Span, Window, plan};
+use ddf::{Candidate, Config, DuplicateFilter, Requirements, Span, Window, plan};
 use ddf_hash::KeyedSipHasher;
 use ddf_sim::{Arrivals, Distinct, EvalConfig, Report, Uniform, evaluate, evaluate_timed};
 
@@ -249,7 +249,7 @@ fn fpr_at_most_target(ctx: &Ctx, case: &Case, salt: u64) -> Outcome {
         let cfg = EvalConfig::new(window_of(case), warmup + counted).warmup(warmup);
         match case.req.span() {
             Span::Time { rate, .. } => {
-                let mut f = c.build_timed().expect("planned candidates build");
+                let mut f = c.build().expect("planned candidates build");
                 let mut arrivals = Arrivals::poisson(1.0 / rate, seed ^ 0x5a).expect("rate > 0");
                 evaluate_timed(
                     &mut f,
@@ -295,7 +295,7 @@ fn misses(ctx: &Ctx, case: &Case, salt: u64) -> Outcome {
         match case.req.span() {
             Span::Time { span, rate } => {
                 no_false_negatives_timed(ctx, salt, span, 1.0 / rate, case.alphabet, items, |_| {
-                    c.build_timed().expect("planned candidates build")
+                    c.build().expect("planned candidates build")
                 })
             }
             _ => no_false_negatives(ctx, salt, window_of(case), case.alphabet, items, |_| {

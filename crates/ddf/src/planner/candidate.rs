@@ -1,7 +1,8 @@
 //! A planned configuration: the family and parameters chosen, what the
 //! family's sizing predicts for them, and how to build it.
 
-use ddf_core::{DuplicateFilter, ParamError, TimedFilter};
+use crate::Filter;
+use ddf_core::ParamError;
 use std::fmt;
 
 /// A family and the parameters the planner chose for it.
@@ -213,19 +214,32 @@ impl Candidate {
         }
     }
 
-    /// The filter, ready to use (a time-windowed one is driven by
-    /// insertion counts here; use [`build_timed`](Self::build_timed) for its clock).
-    pub fn build(&self) -> Result<Box<dyn DuplicateFilter + Send>, ParamError> {
-        match self.config {
+    /// The filter, ready to use, as the variant of [`Filter`] it names: in
+    /// time mode (driven by [`TimedFilter::observe_at`](ddf_core::TimedFilter::observe_at))
+    /// when the candidate was planned for a time window ([`is_timed`](Self::is_timed)),
+    /// by insertion counts otherwise. A time candidate cannot be built as a
+    /// count filter.
+    ///
+    /// ```
+    /// use ddf::{Requirements, TimedFilter, Verdict, digest, plan};
+    ///
+    /// // The last 60 seconds, about 100 arrivals a second, 0.1 % false positives.
+    /// let best = &plan(&Requirements::time(60, 100.0).target_fpr(0.001))?[0];
+    /// let mut filter = best.build()?;
+    /// assert!(filter.is_timed());
+    /// assert_eq!(filter.observe_at(digest(&"a"), 0), Verdict::Unseen);
+    /// assert_eq!(filter.observe_at(digest(&"a"), 59), Verdict::Duplicate);
+    /// # Ok::<(), Box<dyn std::error::Error>>(())
+    /// ```
+    pub fn build(&self) -> Result<Filter, ParamError> {
+        Ok(match self.config {
             #[cfg(feature = "exact")]
-            Config::Exact { window } => Ok(Box::new(ddf_exact::ExactWindow::new(window)?)),
+            Config::Exact { window } => ddf_exact::ExactWindow::new(window)?.into(),
             #[cfg(feature = "shf")]
-            Config::Shf { window, hash_bits } => {
-                Ok(Box::new(ddf_shf::Shf::new(window, hash_bits)?))
-            }
+            Config::Shf { window, hash_bits } => ddf_shf::Shf::new(window, hash_bits)?.into(),
             #[cfg(feature = "shf")]
             Config::CompactShf { window, hash_bits } => {
-                Ok(Box::new(ddf_shf::CompactShf::new(window, hash_bits)?))
+                ddf_shf::CompactShf::new(window, hash_bits)?.into()
             }
             #[cfg(all(feature = "queue", feature = "bloom"))]
             Config::QueuedBloom {
@@ -233,11 +247,10 @@ impl Candidate {
                 capacity,
                 slices,
                 slice_bits,
-            } => Ok(Box::new(ddf_queue::Queue::new(
-                subfilters,
-                capacity,
-                |_| ddf_bloom::PartitionedBloom::new(slices, slice_bits),
-            )?)),
+            } => ddf_queue::Queue::new(subfilters, capacity, |_| {
+                ddf_bloom::PartitionedBloom::new(slices, slice_bits)
+            })?
+            .into(),
             #[cfg(all(feature = "queue", feature = "qht"))]
             Config::QueuedQht {
                 subfilters,
@@ -246,52 +259,24 @@ impl Candidate {
                 fingerprint_bits,
             } => {
                 let seed = self.seed;
-                Ok(Box::new(ddf_queue::Queue::new(
-                    subfilters,
-                    capacity,
-                    |i| {
-                        Ok(ddf_qht::Qht::new(rows, 1, fingerprint_bits)?
-                            .with_seed(seed.wrapping_add(i as u64)))
-                    },
-                )?))
+                ddf_queue::Queue::new(subfilters, capacity, |i| {
+                    Ok(ddf_qht::Qht::new(rows, 1, fingerprint_bits)?
+                        .with_seed(seed.wrapping_add(i as u64)))
+                })?
+                .into()
             }
             #[cfg(feature = "bloom")]
-            Config::Bloom { slices, slice_bits } => Ok(Box::new(ddf_bloom::PartitionedBloom::new(
-                slices, slice_bits,
-            )?)),
+            Config::Bloom { slices, slice_bits } => {
+                ddf_bloom::PartitionedBloom::new(slices, slice_bits)?.into()
+            }
             #[cfg(feature = "qht")]
             Config::Qht {
                 rows,
                 buckets_per_row,
                 fingerprint_bits,
-            } => Ok(Box::new(
-                ddf_qht::Qht::new(rows, buckets_per_row, fingerprint_bits)?.with_seed(self.seed),
-            )),
-            #[cfg(any(feature = "apbf", feature = "sliding"))]
-            _ => {
-                let f: Box<dyn DuplicateFilter + Send> = self.build_windowed()?;
-                Ok(f)
-            }
-        }
-    }
-
-    /// The filter behind [`TimedFilter`], for candidates whose window is
-    /// measured in time ([`is_timed`](Self::is_timed)); other candidates give a
-    /// [`ParamError`] naming `span`.
-    pub fn build_timed(&self) -> Result<Box<dyn TimedFilter + Send>, ParamError> {
-        if !self.is_timed() {
-            return Err(ParamError::new(
-                "span",
-                self.family(),
-                "a candidate planned for a time window",
-            ));
-        }
-        self.build_windowed()
-    }
-
-    /// The families that have a time mode, as [`TimedFilter`]s.
-    fn build_windowed(&self) -> Result<Box<dyn TimedFilter + Send>, ParamError> {
-        match self.config {
+            } => ddf_qht::Qht::new(rows, buckets_per_row, fingerprint_bits)?
+                .with_seed(self.seed)
+                .into(),
             #[cfg(feature = "apbf")]
             Config::Apbf {
                 k,
@@ -300,10 +285,11 @@ impl Candidate {
                 time_span,
             } => {
                 let f = ddf_apbf::Apbf::new(k, l, slice_bits)?;
-                Ok(Box::new(match time_span {
+                match time_span {
                     Some(t) => f.with_time_span(t)?,
                     None => f,
-                }))
+                }
+                .into()
             }
             #[cfg(feature = "sliding")]
             Config::Sliding {
@@ -311,22 +297,13 @@ impl Candidate {
                 slack,
                 epsilon,
                 capacity,
-            } => {
-                let f = match capacity {
-                    Some(c) => {
-                        ddf_sliding::SlidingBloom::with_time_span(window, slack, c, epsilon)?
-                    }
-                    None => ddf_sliding::SlidingBloom::new(window, slack, epsilon)?,
-                };
-                Ok(Box::new(f.with_seed(self.seed)))
+            } => match capacity {
+                Some(c) => ddf_sliding::SlidingBloom::with_time_span(window, slack, c, epsilon)?,
+                None => ddf_sliding::SlidingBloom::new(window, slack, epsilon)?,
             }
-            #[cfg(any(feature = "exact", feature = "shf", feature = "bloom", feature = "qht"))]
-            _ => Err(ParamError::new(
-                "span",
-                self.family(),
-                "a family with a time mode (APBF, sliding Bloom)",
-            )),
-        }
+            .with_seed(self.seed)
+            .into(),
+        })
     }
 }
 

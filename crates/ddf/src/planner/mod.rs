@@ -188,6 +188,18 @@ impl Requirements {
         self.span
     }
 
+    /// One shard's requirements (for `plan_sharded`): window `span`, the
+    /// memory budget split over `shards`, and this requirement's slack limit
+    /// mapped to the shard by `slack`.
+    pub(crate) fn for_shard(&self, span: Span, shards: u64, slack: impl Fn(u64) -> u64) -> Self {
+        Requirements {
+            span,
+            memory_bits: self.memory_bits.map(|m| (m / shards).max(1)),
+            max_slack: Some(slack(self.slack_limit())),
+            ..self.clone()
+        }
+    }
+
     /// The slack accepted: the one set, else 1 % of the window.
     pub fn slack_limit(&self) -> u64 {
         self.max_slack.unwrap_or(match self.span {
