@@ -18,11 +18,14 @@
 )]
 mod planner;
 
+mod filter;
+
 pub use ddf_core::snapshot;
 pub use ddf_core::{
     DecodeError, Deduper, Digest, DuplicateFilter, FilterExt, KeyedSipHasher, ParamError,
     PortableHasher, Snapshot, Tally, TimedFilter, Verdict, Window, Windowed, digest,
 };
+pub use filter::Filter;
 pub use planner::{Candidate, Config, Requirements, Span, plan};
 
 /// Hashing: the keyed SipHash-1-3 hasher, digests, fingerprints and probes
