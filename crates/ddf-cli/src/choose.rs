@@ -26,7 +26,7 @@ pub(crate) struct Choice {
 
 impl Choice {
     /// Builds the filter.
-    pub(crate) fn build(&self) -> Result<Box<dyn Engine>, String> {
+    pub(crate) fn build(&self) -> Result<Engine, String> {
         match &self.candidate {
             Some(c) => engine::build(c),
             None => engine::exact(self.window),

@@ -8,12 +8,12 @@
 
 use crate::choose::{self, Choice};
 use crate::cli::{DedupArgs, OnBad};
-use crate::engine::{Engine, describe_window};
+use crate::engine::{self, Engine, describe_window};
 use crate::input::{self, Msg, Source};
 use crate::key::{Extractor, KeySpec, TimeSpec};
 use crate::state::{self, Meta};
 use crate::{Fail, progress::Progress};
-use ddf::{Digest, Verdict, Window};
+use ddf::{Digest, DuplicateFilter, Verdict, Window, Windowed};
 use ddf_hash::KeyedSipHasher;
 use serde_json::json;
 use std::io::{self, IsTerminal, Write};
@@ -61,7 +61,7 @@ struct Rec {
 
 /// Everything the loop needs besides the records.
 struct Run {
-    filter: Box<dyn Engine>,
+    filter: Engine,
     hasher: KeyedSipHasher,
     extractor: Extractor,
     timed: bool,
@@ -145,13 +145,10 @@ impl Run {
             }
         }
         self.verdicts.clear();
-        if self.timed {
-            for (&d, &t) in self.digests.iter().zip(&self.times) {
-                self.verdicts.push(self.filter.observe_at(d, t));
-                self.clock_ms = Some(self.clock_ms.map_or(t, |c| c.max(t)));
-            }
-        } else {
-            self.filter.observe_batch(&self.digests, &mut self.verdicts);
+        let times = self.timed.then_some(&self.times[..]);
+        engine::observe(&mut self.filter, &self.digests, times, &mut self.verdicts);
+        if let Some(&t) = self.times.iter().max() {
+            self.clock_ms = Some(self.clock_ms.map_or(t, |c| c.max(t)));
         }
         for (i, r) in recs.iter().enumerate() {
             let rec = self.record(buf, r);
@@ -240,7 +237,7 @@ pub(crate) fn run(args: &DedupArgs) -> Result<u8, Fail> {
     };
     let (filter, hasher) = match loaded {
         Some(l) => {
-            let (fam, win) = (l.filter.family(), l.filter.window());
+            let (fam, win) = (engine::family(&l.filter), l.filter.window());
             if fam != choice.family || win != choice.window {
                 return Err(Fail::Run(format!(
                     "state file {} holds a {fam} filter over {}, but the flags ask for a {} \
@@ -267,7 +264,7 @@ pub(crate) fn run(args: &DedupArgs) -> Result<u8, Fail> {
     if args.verbose {
         eprintln!(
             "ddf: {} filter ({}) over {}: {} memory, predicted FPR {:.3e}, FNR {:.3e}, slack {}",
-            filter.family(),
+            engine::family(&filter),
             choice.config,
             describe_window(filter.window()),
             human_bytes(filter.memory_bits().div_ceil(8)),
@@ -322,7 +319,7 @@ pub(crate) fn run(args: &DedupArgs) -> Result<u8, Fail> {
         match &args.state {
             Some(path) => state::save(
                 path,
-                run.filter.as_ref(),
+                &run.filter,
                 &run.hasher,
                 &Meta {
                     config: choice.config.clone(),
@@ -423,11 +420,12 @@ pub(crate) fn run(args: &DedupArgs) -> Result<u8, Fail> {
                         }
                     }
                 }
-                let mut it = memchr::memchr_iter(term, &bytes[pos..]);
+                let base = pos;
+                let mut it = memchr::memchr_iter(term, &bytes[base..]);
                 loop {
                     recs.clear();
                     for i in it.by_ref() {
-                        let end = pos + i;
+                        let end = base + i;
                         line += 1;
                         recs.push(Rec {
                             start: pos,
@@ -474,13 +472,13 @@ pub(crate) fn run(args: &DedupArgs) -> Result<u8, Fail> {
         }
     };
     if args.stats || args.stats_json {
-        report(args, &choice, run.filter.as_ref(), &run.counts, started.elapsed());
+        report(args, &choice, &run.filter, &run.counts, started.elapsed());
     }
     Ok(status)
 }
 
 /// Writes the `--stats` / `--stats-json` summary to stderr.
-fn report(args: &DedupArgs, choice: &Choice, filter: &dyn Engine, c: &Counts, took: Duration) {
+fn report(args: &DedupArgs, choice: &Choice, filter: &Engine, c: &Counts, took: Duration) {
     let secs = took.as_secs_f64().max(1e-9);
     let memory = filter.memory_bits().div_ceil(8);
     if args.stats_json {
@@ -491,7 +489,7 @@ fn report(args: &DedupArgs, choice: &Choice, filter: &dyn Engine, c: &Counts, to
             "bad_records": c.bad,
             "bytes": c.bytes,
             "seconds": took.as_secs_f64(),
-            "filter": filter.family(),
+            "filter": engine::family(filter),
             "config": choice.config,
             "window": state::window_json(filter.window()),
             "slack": filter.slack(),
@@ -510,7 +508,7 @@ fn report(args: &DedupArgs, choice: &Choice, filter: &dyn Engine, c: &Counts, to
             c.duplicates,
             100.0 * c.duplicates as f64 / (c.records.max(1)) as f64,
             c.bad,
-            filter.family(),
+            engine::family(filter),
             describe_window(filter.window()),
             human_bytes(memory),
             choice.fpr,

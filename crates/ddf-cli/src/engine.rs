@@ -2,92 +2,45 @@
 //! loading a filter.
 //!
 //! This is the one module that knows the planner's API (`ddf::plan`,
-//! `Candidate::config`) and the concrete filter types. The CLI drives every
-//! filter through [`Engine`], a small object-safe trait over the families the
-//! planner can pick plus the unbounded exact set, so that a state file can be
-//! written back as the concrete type's snapshot and read by its kind code.
-//! When `ddf::Filter` (one enum over every family) lands, `Engine` becomes a
-//! thin wrapper around it and [`load`] becomes `Filter::from_bytes`.
+//! `Candidate::config`) and the concrete filter types. Every filter is a
+//! `ddf::Filter` (one enum over every family), so a state file holds the
+//! variant's own snapshot and loads whatever kind it holds. When
+//! `Candidate::build()` returns a `Filter`, [`build`] becomes that call.
 
 use ddf::{
-    Candidate, Config, DecodeError, Digest, DuplicateFilter, Requirements, Snapshot, TimedFilter,
-    Verdict, Window, Windowed, snapshot::kind,
+    Candidate, Config, DecodeError, Digest, DuplicateFilter, Filter, Requirements, Snapshot,
+    TimedFilter, Verdict, Window, snapshot::kind,
 };
 
-/// A filter the CLI can drive, save and describe.
-pub(crate) trait Engine: Send {
-    /// The family's name, as `--filter` takes it.
-    fn family(&self) -> &'static str;
-    /// The window the filter answers for (time windows in milliseconds).
-    fn window(&self) -> Window;
-    /// How far beyond the window an item may still be reported.
-    fn slack(&self) -> u64;
-    /// State bits.
-    fn memory_bits(&self) -> u64;
-    /// Detects and inserts a block of digests, in order.
-    fn observe_batch(&mut self, digests: &[Digest], verdicts: &mut Vec<Verdict>);
-    /// Detects and inserts one digest at time `now` (milliseconds); only
-    /// called when [`window`](Self::window) is a time window.
-    fn observe_at(&mut self, digest: Digest, now: u64) -> Verdict;
-    /// The filter's snapshot (without the hash key).
-    fn to_bytes(&self) -> Vec<u8>;
+/// The filter the CLI drives: any family, loaded from any snapshot.
+pub(crate) type Engine = Filter;
+
+/// The `--filter` name of a filter (the family names of `FAMILIES`).
+pub(crate) fn family(f: &Filter) -> &'static str {
+    match f {
+        Filter::QueuedQht(_) => "queued-qht",
+        _ => kind_name(Snapshot::kind(f)),
+    }
 }
 
-/// Implements [`Engine`] for a concrete filter. `timed` says whether it has a
-/// clock; `windowed` whether it implements `Windowed` (else unbounded).
-macro_rules! engine {
-    ($ty:ty, $name:expr, timed, windowed) => {
-        engine!(@body $ty, $name, |f: &$ty| Windowed::window(f), |f: &$ty| Windowed::slack(f),
-            |f: &mut $ty, d, now| TimedFilter::observe_at(f, d, now));
-    };
-    ($ty:ty, $name:expr, untimed, windowed) => {
-        engine!(@body $ty, $name, |f: &$ty| Windowed::window(f), |f: &$ty| Windowed::slack(f),
-            |f: &mut $ty, d, _now| DuplicateFilter::observe(f, d));
-    };
-    ($ty:ty, $name:expr, untimed, unbounded) => {
-        engine!(@body $ty, $name, |_f: &$ty| Window::Unbounded, |_f: &$ty| 0,
-            |f: &mut $ty, d, _now| DuplicateFilter::observe(f, d));
-    };
-    (@body $ty:ty, $name:expr, $window:expr, $slack:expr, $at:expr) => {
-        impl Engine for $ty {
-            fn family(&self) -> &'static str {
-                $name
-            }
-            fn window(&self) -> Window {
-                ($window)(self)
-            }
-            fn slack(&self) -> u64 {
-                ($slack)(self)
-            }
-            fn memory_bits(&self) -> u64 {
-                DuplicateFilter::memory_bits(self)
-            }
-            fn observe_batch(&mut self, digests: &[Digest], verdicts: &mut Vec<Verdict>) {
-                DuplicateFilter::observe_batch(self, digests, verdicts)
-            }
-            fn observe_at(&mut self, digest: Digest, now: u64) -> Verdict {
-                ($at)(self, digest, now)
-            }
-            fn to_bytes(&self) -> Vec<u8> {
-                Snapshot::to_bytes(self)
+/// Drives a filter over one block of digests: the batch path for a window
+/// of records (or the whole stream), `observe_at` per item for a window of
+/// time.
+pub(crate) fn observe(
+    f: &mut Filter,
+    digests: &[Digest],
+    times: Option<&[u64]>,
+    verdicts: &mut Vec<Verdict>,
+) {
+    match times {
+        Some(times) => {
+            for (&d, &t) in digests.iter().zip(times) {
+                verdicts.push(TimedFilter::observe_at(f, d, t));
             }
         }
-    };
+        None => DuplicateFilter::observe_batch(f, digests, verdicts),
+    }
 }
-
-engine!(ddf::ExactWindow, "exact", timed, windowed);
-engine!(ddf::Shf, "shf", untimed, windowed);
-engine!(ddf::CompactShf, "compact-shf", untimed, windowed);
-engine!(ddf::Apbf, "apbf", timed, windowed);
-engine!(ddf::SlidingBloom, "sliding", timed, windowed);
-engine!(
-    ddf::Queue<ddf::PartitionedBloom>,
-    "queued-bloom",
-    timed,
-    windowed
-);
-engine!(ddf::PartitionedBloom, "bloom", untimed, unbounded);
-engine!(ddf::Qht, "qht", untimed, unbounded);
 
 /// The names `--filter` accepts, in the planner's families.
 pub(crate) const FAMILIES: &[&str] = &[
@@ -131,15 +84,15 @@ pub(crate) fn plan(req: &Requirements) -> Result<Vec<Candidate>, String> {
 }
 
 /// Builds the filter a candidate describes, as the concrete type.
-pub(crate) fn build(c: &Candidate) -> Result<Box<dyn Engine>, String> {
+pub(crate) fn build(c: &Candidate) -> Result<Filter, String> {
     let err = |e: ddf::ParamError| format!("cannot build {}: {e}", candidate_family(c));
     Ok(match c.config {
-        Config::Exact { window } => Box::new(ddf::ExactWindow::new(window).map_err(err)?),
+        Config::Exact { window } => Filter::from(ddf::ExactWindow::new(window).map_err(err)?),
         Config::Shf { window, hash_bits } => {
-            Box::new(ddf::Shf::new(window, hash_bits).map_err(err)?)
+            Filter::from(ddf::Shf::new(window, hash_bits).map_err(err)?)
         }
         Config::CompactShf { window, hash_bits } => {
-            Box::new(ddf::CompactShf::new(window, hash_bits).map_err(err)?)
+            Filter::from(ddf::CompactShf::new(window, hash_bits).map_err(err)?)
         }
         Config::Apbf {
             k,
@@ -148,7 +101,7 @@ pub(crate) fn build(c: &Candidate) -> Result<Box<dyn Engine>, String> {
             time_span,
         } => {
             let f = ddf::Apbf::new(k, l, slice_bits).map_err(err)?;
-            Box::new(match time_span {
+            Filter::from(match time_span {
                 Some(t) => f.with_time_span(t).map_err(err)?,
                 None => f,
             })
@@ -163,27 +116,27 @@ pub(crate) fn build(c: &Candidate) -> Result<Box<dyn Engine>, String> {
                 Some(cap) => ddf::SlidingBloom::with_time_span(window, slack, cap, epsilon),
                 None => ddf::SlidingBloom::new(window, slack, epsilon),
             };
-            Box::new(f.map_err(err)?.with_seed(c.seed))
+            Filter::from(f.map_err(err)?.with_seed(c.seed))
         }
         Config::QueuedBloom {
             subfilters,
             capacity,
             slices,
             slice_bits,
-        } => Box::new(
+        } => Filter::from(
             ddf::Queue::new(subfilters, capacity, |_| {
                 ddf::PartitionedBloom::new(slices, slice_bits)
             })
             .map_err(err)?,
         ),
         Config::Bloom { slices, slice_bits } => {
-            Box::new(ddf::PartitionedBloom::new(slices, slice_bits).map_err(err)?)
+            Filter::from(ddf::PartitionedBloom::new(slices, slice_bits).map_err(err)?)
         }
         Config::Qht {
             rows,
             buckets_per_row,
             fingerprint_bits,
-        } => Box::new(
+        } => Filter::from(
             ddf::Qht::new(rows, buckets_per_row, fingerprint_bits)
                 .map_err(err)?
                 .with_seed(c.seed),
@@ -194,35 +147,20 @@ pub(crate) fn build(c: &Candidate) -> Result<Box<dyn Engine>, String> {
 
 /// The exact filter for a window (no planner needed): a window of records,
 /// of milliseconds, or the whole stream.
-pub(crate) fn exact(window: Window) -> Result<Box<dyn Engine>, String> {
+pub(crate) fn exact(window: Window) -> Result<Filter, String> {
     let f = match window {
         Window::Count(w) => ddf::ExactWindow::new(w),
         Window::Time(t) => ddf::ExactWindow::with_time_span(t),
         Window::Unbounded => Ok(ddf::ExactWindow::unbounded()),
     };
-    Ok(Box::new(
+    Ok(Filter::from(
         f.map_err(|e| format!("cannot build the exact filter: {e}"))?,
     ))
 }
 
-/// Reads a filter snapshot of any kind the CLI writes.
-pub(crate) fn load(bytes: &[u8]) -> Result<Box<dyn Engine>, DecodeError> {
-    fn boxed<F: Engine + Snapshot + 'static>(b: &[u8]) -> Result<Box<dyn Engine>, DecodeError> {
-        Ok(Box::new(F::from_bytes(b)?))
-    }
-    match snapshot_kind(bytes) {
-        Some(kind::EXACT_WINDOW) => boxed::<ddf::ExactWindow>(bytes),
-        Some(kind::SHF) => boxed::<ddf::Shf>(bytes),
-        Some(kind::COMPACT_SHF) => boxed::<ddf::CompactShf>(bytes),
-        Some(kind::APBF) => boxed::<ddf::Apbf>(bytes),
-        Some(kind::SLIDING_BLOOM) => boxed::<ddf::SlidingBloom>(bytes),
-        Some(kind::QUEUE) => boxed::<ddf::Queue<ddf::PartitionedBloom>>(bytes),
-        Some(kind::PARTITIONED_BLOOM) => boxed::<ddf::PartitionedBloom>(bytes),
-        Some(kind::QHT) => boxed::<ddf::Qht>(bytes),
-        // Unknown kinds and short input: let a decoder report the precise
-        // error (bad magic, truncation, wrong kind).
-        _ => boxed::<ddf::ExactWindow>(bytes),
-    }
+/// Reads a filter snapshot of any kind.
+pub(crate) fn load(bytes: &[u8]) -> Result<Filter, DecodeError> {
+    Filter::from_bytes(bytes)
 }
 
 /// The kind code of a snapshot envelope (bytes 6..8, after magic and format).

@@ -7,6 +7,7 @@ use crate::cli::PlanCmd;
 use crate::dedup::human_bytes;
 use crate::engine::{self, describe_window};
 use crate::state::{self, window_json};
+use ddf::{DuplicateFilter, Windowed};
 use serde_json::json;
 use std::path::Path;
 
@@ -76,7 +77,7 @@ pub(crate) fn inspect(path: &Path, as_json: bool) -> Result<(), Fail> {
     let l = state::load(path)
         .map_err(Fail::Run)?
         .ok_or_else(|| Fail::Run(format!("no state file at {}", path.display())))?;
-    let f = l.filter.as_ref();
+    let f = &l.filter;
     if as_json {
         let v = json!({
             "file": path.display().to_string(),
@@ -84,7 +85,7 @@ pub(crate) fn inspect(path: &Path, as_json: bool) -> Result<(), Fail> {
             "state_version": l.version,
             "snapshot_format": l.snapshot_format,
             "snapshot_kind": l.snapshot_kind,
-            "family": f.family(),
+            "family": engine::family(f),
             "config": l.meta.config,
             "window": window_json(f.window()),
             "slack": f.slack(),
@@ -106,7 +107,7 @@ pub(crate) fn inspect(path: &Path, as_json: bool) -> Result<(), Fail> {
         l.snapshot_kind,
         engine::kind_name(l.snapshot_kind)
     );
-    println!("family:       {}", f.family());
+    println!("family:       {}", engine::family(f));
     println!("parameters:   {}", l.meta.config);
     println!("window:       {}", describe_window(f.window()));
     println!("slack:        {}", f.slack());

@@ -19,7 +19,7 @@
 //! it over `FILE`, so a crash leaves either the old state or the new one.
 
 use crate::engine::{self, Engine};
-use ddf::{PortableHasher, Window};
+use ddf::{DuplicateFilter, PortableHasher, Window, Windowed};
 use ddf_hash::KeyedSipHasher;
 use serde_json::{Value, json};
 use std::fs;
@@ -54,9 +54,9 @@ pub(crate) struct Meta {
 }
 
 impl Meta {
-    fn to_json(&self, f: &dyn Engine) -> Value {
+    fn to_json(&self, f: &Engine) -> Value {
         json!({
-            "family": f.family(),
+            "family": engine::family(f),
             "config": self.config,
             "window": window_json(f.window()),
             "slack": f.slack(),
@@ -93,7 +93,7 @@ pub(crate) fn window_json(w: Window) -> Value {
 
 /// A state read back.
 pub(crate) struct Loaded {
-    pub(crate) filter: Box<dyn Engine>,
+    pub(crate) filter: Engine,
     pub(crate) hasher: KeyedSipHasher,
     pub(crate) meta: Meta,
     /// The layout version.
@@ -109,7 +109,7 @@ impl std::fmt::Debug for Loaded {
     fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
         // Never the key.
         f.debug_struct("Loaded")
-            .field("family", &self.filter.family())
+            .field("family", &engine::family(&self.filter))
             .field("meta", &self.meta)
             .finish_non_exhaustive()
     }
@@ -122,7 +122,7 @@ fn checksum(bytes: &[u8]) -> u64 {
 }
 
 /// The bytes of a state file.
-pub(crate) fn encode(f: &dyn Engine, hasher: &KeyedSipHasher, meta: &Meta) -> Vec<u8> {
+pub(crate) fn encode(f: &Engine, hasher: &KeyedSipHasher, meta: &Meta) -> Vec<u8> {
     let meta = meta.to_json(f).to_string();
     let key = hasher.key_bytes();
     let snap = f.to_bytes();
@@ -213,7 +213,7 @@ pub(crate) fn load(path: &Path) -> Result<Option<Loaded>, String> {
 /// Writes the state atomically: temporary file (mode 0600), sync, rename.
 pub(crate) fn save(
     path: &Path,
-    f: &dyn Engine,
+    f: &Engine,
     hasher: &KeyedSipHasher,
     meta: &Meta,
 ) -> Result<(), String> {
