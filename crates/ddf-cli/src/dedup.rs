@@ -123,7 +123,7 @@ impl Run {
         } else {
             None
         };
-        for r in recs {
+        for (i, r) in recs.iter().enumerate() {
             let rec = self.record(buf, r);
             match self.extractor.extract(rec) {
                 Ok(x) => {
@@ -135,6 +135,9 @@ impl Run {
                 }
                 Err(why) => {
                     if self.on_bad == OnBad::Fail {
+                        // The records before it are handled and written,
+                        // as if the input had ended there.
+                        self.block(buf, &recs[..i], name)?;
                         return Err(Stop::Fail(format!(
                             "{name}:{}: bad record: {why} (see --on-bad-record)",
                             r.line
@@ -466,8 +469,9 @@ pub(crate) fn run(args: &DedupArgs) -> Result<u8, Fail> {
             signal_exit.unwrap_or(0)
         }
         Err(Stop::Fail(msg)) => {
-            // The filter saw records that the output may not show: saving
-            // would make a rerun skip them, so the old state is kept.
+            // A rerun after fixing the input starts from the old state:
+            // saving now would make it call this run's records duplicates.
+            let _ = run.out.flush();
             return Err(Fail::Run(msg));
         }
     };
