@@ -180,8 +180,8 @@ pub(crate) struct DedupArgs {
     pub(crate) delimiter: u8,
 
     /// The key is the JSON value at this RFC 6901 pointer (e.g. /user/id)
-    /// of each JSON Lines record; strings by their text, other values as
-    /// compact JSON.
+    /// of each JSON Lines record, compared as compact JSON text (the
+    /// string "7" and the number 7 differ).
     #[arg(long, value_name = "POINTER", value_parser = parse_pointer)]
     pub(crate) json: Option<String>,
 

@@ -107,13 +107,10 @@ pub(crate) fn field(record: &[u8], n: usize, delimiter: u8) -> Option<&[u8]> {
     record.split(|&b| b == delimiter).nth(n - 1)
 }
 
-/// The key bytes of a JSON value: a string's text, or compact JSON for any
-/// other value (so `"7"` and `7` are different keys).
+/// The key bytes of a JSON value: its compact JSON text, so the string
+/// `"7"` and the number `7` are different keys (and `1.0` differs from `1`).
 fn json_key(v: &Value) -> Vec<u8> {
-    match v {
-        Value::String(s) => s.as_bytes().to_vec(),
-        other => other.to_string().into_bytes(),
-    }
+    v.to_string().into_bytes()
 }
 
 /// A number in `unit`, in milliseconds since the epoch.
@@ -183,7 +180,7 @@ mod tests {
             unit: TimeUnit::S,
         };
         let e = x.extract(br#"{"user":{"id":"u7"},"ts":12}"#).unwrap();
-        assert_eq!(&*e.key, b"u7");
+        assert_eq!(&*e.key, br#""u7""#);
         assert_eq!(e.time_ms, Some(12_000));
         let e = x.extract(br#"{"user":{"id":7},"ts":"1970-01-01T00:00:02Z"}"#).unwrap();
         assert_eq!(&*e.key, b"7");
