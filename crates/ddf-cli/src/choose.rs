@@ -74,7 +74,10 @@ pub(crate) fn requirements(args: &PlanArgs) -> Result<Option<Requirements>, Stri
         Window::Count(n) => Requirements::count(n),
         Window::Time(ms) => {
             if !(args.rate.is_finite() && args.rate > 0.0) {
-                return Err(format!("--rate must be a positive number, not {}", args.rate));
+                return Err(format!(
+                    "--rate must be a positive number, not {}",
+                    args.rate
+                ));
             }
             Requirements::time(ms, args.rate / 1000.0)
         }
@@ -108,8 +111,9 @@ pub(crate) fn requirements(args: &PlanArgs) -> Result<Option<Requirements>, Stri
             Window::Count(_) => s
                 .parse::<u64>()
                 .map_err(|_| format!("--slack {s:?}: a number of records for --window"))?,
-            Window::Time(_) => crate::cli::parse_duration_ms(s)
-                .map_err(|e| format!("--slack {s:?}: {e}"))?,
+            Window::Time(_) => {
+                crate::cli::parse_duration_ms(s).map_err(|e| format!("--slack {s:?}: {e}"))?
+            }
             Window::Unbounded => return Err("--slack needs --window or --within".into()),
         };
         req = req.max_slack(slack);

@@ -186,7 +186,12 @@ pub(crate) struct DedupArgs {
     pub(crate) json: Option<String>,
 
     /// The record's time is field N (from 1), for --within.
-    #[arg(long, value_name = "N", requires = "within", conflicts_with = "time_json")]
+    #[arg(
+        long,
+        value_name = "N",
+        requires = "within",
+        conflicts_with = "time_json"
+    )]
     pub(crate) time_field: Option<usize>,
 
     /// The record's time is the JSON value at this pointer, for --within.

@@ -245,7 +245,9 @@ pub(crate) fn run(args: &DedupArgs) -> Result<u8, Fail> {
                 return Err(Fail::Run(format!(
                     "state file {} holds a {fam} filter over {}, but the flags ask for a {} \
                      filter over {}; pass --reset to replace it",
-                    args.state.as_ref().map_or(String::new(), |p| p.display().to_string()),
+                    args.state
+                        .as_ref()
+                        .map_or(String::new(), |p| p.display().to_string()),
                     describe_window(win),
                     choice.family,
                     describe_window(choice.window),

@@ -76,9 +76,11 @@ pub(crate) fn candidate_family(c: &Candidate) -> &'static str {
 pub(crate) fn plan(req: &Requirements) -> Result<Vec<Candidate>, String> {
     let all = ddf::plan(req).map_err(|e| format!("the planner rejected the flags: {e}"))?;
     if all.is_empty() {
-        return Err("no filter meets these flags (try a larger --max-memory or --fpr, \
+        return Err(
+            "no filter meets these flags (try a larger --max-memory or --fpr, \
              --slack, --misses-ok, or --exact)"
-            .into());
+                .into(),
+        );
     }
     Ok(all)
 }
@@ -153,9 +155,9 @@ pub(crate) fn exact(window: Window) -> Result<Filter, String> {
         Window::Time(t) => ddf::ExactWindow::with_time_span(t),
         Window::Unbounded => Ok(ddf::ExactWindow::unbounded()),
     };
-    Ok(Filter::from(
-        f.map_err(|e| format!("cannot build the exact filter: {e}"))?,
-    ))
+    Ok(Filter::from(f.map_err(|e| {
+        format!("cannot build the exact filter: {e}")
+    })?))
 }
 
 /// Reads a filter snapshot of any kind.
@@ -165,9 +167,7 @@ pub(crate) fn load(bytes: &[u8]) -> Result<Filter, DecodeError> {
 
 /// The kind code of a snapshot envelope (bytes 6..8, after magic and format).
 pub(crate) fn snapshot_kind(bytes: &[u8]) -> Option<u16> {
-    bytes
-        .get(6..8)
-        .map(|b| u16::from_le_bytes([b[0], b[1]]))
+    bytes.get(6..8).map(|b| u16::from_le_bytes([b[0], b[1]]))
 }
 
 /// The family name of a snapshot kind code, for `ddf inspect`.

@@ -52,10 +52,7 @@ impl Extractor {
     /// The key and time of `record`, or why there is none.
     pub(crate) fn extract<'a>(&self, record: &'a [u8]) -> Result<Extracted<'a>, String> {
         let json = if self.needs_json() {
-            Some(
-                serde_json::from_slice::<Value>(record)
-                    .map_err(|e| format!("not JSON: {e}"))?,
-            )
+            Some(serde_json::from_slice::<Value>(record).map_err(|e| format!("not JSON: {e}"))?)
         } else {
             None
         };
@@ -77,7 +74,8 @@ impl Extractor {
             TimeSpec::Field(n) => {
                 let f = field(record, *n, self.delimiter)
                     .ok_or_else(|| format!("no time field {n}"))?;
-                let s = std::str::from_utf8(f).map_err(|_| format!("time field {n} is not UTF-8"))?;
+                let s =
+                    std::str::from_utf8(f).map_err(|_| format!("time field {n} is not UTF-8"))?;
                 Some(parse_time(s, self.unit)?)
             }
             TimeSpec::Json(p) => {
@@ -159,10 +157,7 @@ mod tests {
         assert_eq!(parse_time("90", TimeUnit::S), Ok(90_000));
         assert_eq!(parse_time("1.5", TimeUnit::S), Ok(1500));
         assert_eq!(parse_time("1500", TimeUnit::Ms), Ok(1500));
-        assert_eq!(
-            parse_time("1970-01-01T00:01:00Z", TimeUnit::S),
-            Ok(60_000)
-        );
+        assert_eq!(parse_time("1970-01-01T00:01:00Z", TimeUnit::S), Ok(60_000));
         assert_eq!(
             parse_time("1970-01-01T00:00:01.250Z", TimeUnit::Ms),
             Ok(1250)
@@ -182,7 +177,9 @@ mod tests {
         let e = x.extract(br#"{"user":{"id":"u7"},"ts":12}"#).unwrap();
         assert_eq!(&*e.key, br#""u7""#);
         assert_eq!(e.time_ms, Some(12_000));
-        let e = x.extract(br#"{"user":{"id":7},"ts":"1970-01-01T00:00:02Z"}"#).unwrap();
+        let e = x
+            .extract(br#"{"user":{"id":7},"ts":"1970-01-01T00:00:02Z"}"#)
+            .unwrap();
         assert_eq!(&*e.key, b"7");
         assert_eq!(e.time_ms, Some(2000));
         assert!(x.extract(br#"{"user":{},"ts":1}"#).is_err());

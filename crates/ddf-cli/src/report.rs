@@ -46,7 +46,9 @@ pub(crate) fn plan(cmd: &PlanCmd) -> Result<(), Fail> {
     }
     println!("window: {}", describe_window(window));
     if matches!(window, ddf::Window::Unbounded) && candidates.is_empty() {
-        println!("(the exact set grows with the distinct keys; give --distinct N for a fixed size)");
+        println!(
+            "(the exact set grows with the distinct keys; give --distinct N for a fixed size)"
+        );
     }
     println!(
         "{:<4} {:<13} {:>12} {:>10} {:>10} {:>8} {:>9}  parameters",

@@ -169,7 +169,11 @@ pub(crate) fn decode(bytes: &[u8]) -> Result<Loaded, String> {
             "layout version {version}; this ddf reads version {VERSION}"
         ));
     }
-    let meta_len = u32::from_le_bytes(take(&mut input, 4, "metadata length")?.try_into().unwrap_or([0; 4])) as usize;
+    let meta_len = u32::from_le_bytes(
+        take(&mut input, 4, "metadata length")?
+            .try_into()
+            .unwrap_or([0; 4]),
+    ) as usize;
     if meta_len > MAX_META {
         return Err(format!("metadata of {meta_len} bytes (at most {MAX_META})"));
     }
@@ -177,10 +181,18 @@ pub(crate) fn decode(bytes: &[u8]) -> Result<Loaded, String> {
     let meta_json: Value =
         serde_json::from_slice(meta_bytes).map_err(|e| format!("metadata is not JSON: {e}"))?;
     let meta = Meta::from_json(&meta_json).ok_or("metadata lacks a field")?;
-    let key_len = u16::from_le_bytes(take(&mut input, 2, "key length")?.try_into().unwrap_or([0; 2])) as usize;
+    let key_len = u16::from_le_bytes(
+        take(&mut input, 2, "key length")?
+            .try_into()
+            .unwrap_or([0; 2]),
+    ) as usize;
     let key = take(&mut input, key_len, "hash key")?;
     let hasher = KeyedSipHasher::from_key_bytes(key).ok_or("the hash key has the wrong length")?;
-    let snap_len = u64::from_le_bytes(take(&mut input, 8, "snapshot length")?.try_into().unwrap_or([0; 8]));
+    let snap_len = u64::from_le_bytes(
+        take(&mut input, 8, "snapshot length")?
+            .try_into()
+            .unwrap_or([0; 8]),
+    );
     let snap_len = usize::try_from(snap_len).map_err(|_| "snapshot length overflows")?;
     let snap = take(&mut input, snap_len, "filter snapshot")?;
     if !input.is_empty() {
@@ -192,7 +204,9 @@ pub(crate) fn decode(bytes: &[u8]) -> Result<Loaded, String> {
         hasher,
         meta,
         version,
-        snapshot_format: snap.get(4..6).map_or(0, |b| u16::from_le_bytes([b[0], b[1]])),
+        snapshot_format: snap
+            .get(4..6)
+            .map_or(0, |b| u16::from_le_bytes([b[0], b[1]])),
         snapshot_kind: engine::snapshot_kind(snap).unwrap_or(0),
         file_bytes: bytes.len() as u64,
     })
@@ -237,7 +251,11 @@ pub(crate) fn save(
         fs::rename(&tmp, path)?;
         // The rename itself is durable once the directory is synced.
         if let Some(dir) = path.parent() {
-            let dir = if dir.as_os_str().is_empty() { Path::new(".") } else { dir };
+            let dir = if dir.as_os_str().is_empty() {
+                Path::new(".")
+            } else {
+                dir
+            };
             if let Ok(d) = fs::File::open(dir) {
                 let _ = d.sync_all();
             }

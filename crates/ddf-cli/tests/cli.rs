@@ -12,7 +12,11 @@ fn ddf() -> Command {
 
 /// Runs `ddf ARGS` on `input`; returns (status, stdout, stderr).
 fn run(args: &[&str], input: &[u8]) -> (i32, Vec<u8>, String) {
-    let out = ddf().args(args).write_stdin(input.to_vec()).output().unwrap();
+    let out = ddf()
+        .args(args)
+        .write_stdin(input.to_vec())
+        .output()
+        .unwrap();
     (
         out.status.code().unwrap_or(-1),
         out.stdout,
@@ -43,10 +47,7 @@ fn bytes_pass_through_exactly() {
 
 #[test]
 fn strip_cr_makes_crlf_and_lf_equal() {
-    assert_eq!(
-        dedup(&["--strip-cr"], b"a\r\na\nb\r\n"),
-        b"a\nb\n".to_vec()
-    );
+    assert_eq!(dedup(&["--strip-cr"], b"a\r\na\nb\r\n"), b"a\nb\n".to_vec());
 }
 
 #[test]
@@ -84,7 +85,10 @@ fn json_pointer_keys_and_bad_records() {
     assert!(err.contains("<stdin>:4:"), "{err}");
     assert!(err.contains("not JSON"), "{err}");
     // Records before the bad one were written.
-    assert_eq!(out, b"{\"u\":{\"id\":\"a\"}}\n{\"u\":{\"id\":\"b\"}}\n".to_vec());
+    assert_eq!(
+        out,
+        b"{\"u\":{\"id\":\"a\"}}\n{\"u\":{\"id\":\"b\"}}\n".to_vec()
+    );
     // A number and a string are different keys.
     assert_eq!(
         dedup(&["--json", "/k"], b"{\"k\":7}\n{\"k\":\"7\"}\n{\"k\":7}\n"),
@@ -143,10 +147,7 @@ fn time_window_from_the_record() {
 #[test]
 fn time_window_by_arrival_clock() {
     // All records arrive within an hour of each other.
-    assert_eq!(
-        dedup(&["--within", "1h"], b"a\nb\na\n"),
-        b"a\nb\n".to_vec()
-    );
+    assert_eq!(dedup(&["--within", "1h"], b"a\nb\na\n"), b"a\nb\n".to_vec());
 }
 
 #[test]
@@ -158,7 +159,10 @@ fn output_modes() {
         b"new\ta\nnew\tb\ndup\ta\nnew\tc\ndup\tb\n".to_vec()
     );
     assert_eq!(
-        dedup(&["--mark", "--json", "/a", "--on-bad-record", "keep"], b"{\"a\":1}\nx\n"),
+        dedup(
+            &["--mark", "--json", "/a", "--on-bad-record", "keep"],
+            b"{\"a\":1}\nx\n"
+        ),
         b"new\t{\"a\":1}\nbad\tx\n".to_vec()
     );
 }
@@ -173,7 +177,14 @@ fn stats_text_and_json() {
     assert!(err.contains("records 3, duplicates 1"), "{err}");
     assert!(err.contains("predicted FPR"), "{err}");
     let (code, _, err) = run(
-        &["dedup", "--stats-json", "--json", "/a", "--on-bad-record", "skip"],
+        &[
+            "dedup",
+            "--stats-json",
+            "--json",
+            "/a",
+            "--on-bad-record",
+            "skip",
+        ],
         b"{\"a\":1}\n{\"a\":1}\nbad\n",
     );
     assert_eq!(code, 0);
@@ -188,27 +199,52 @@ fn stats_text_and_json() {
 
 #[test]
 fn verbose_prints_the_pick() {
-    let (code, _, err) = run(&["dedup", "-v", "--window", "1000000", "--fpr", "1e-3"], b"");
+    let (code, _, err) = run(
+        &["dedup", "-v", "--window", "1000000", "--fpr", "1e-3"],
+        b"",
+    );
     assert_eq!(code, 0);
-    assert!(err.contains("filter") && err.contains("predicted FPR"), "{err}");
+    assert!(
+        err.contains("filter") && err.contains("predicted FPR"),
+        "{err}"
+    );
 }
 
 #[test]
 fn filter_override_and_misses() {
     let (code, _, err) = run(
-        &["dedup", "-v", "--window", "1000", "--fpr", "1e-3", "--filter", "apbf"],
+        &[
+            "dedup", "-v", "--window", "1000", "--fpr", "1e-3", "--filter", "apbf",
+        ],
         b"a\n",
     );
     assert_eq!(code, 0, "{err}");
     assert!(err.contains("apbf"), "{err}");
     // QHT has false negatives: only with --misses-ok.
     let (code, _, err) = run(
-        &["dedup", "--distinct", "1000", "--max-memory", "4KiB", "--filter", "qht"],
+        &[
+            "dedup",
+            "--distinct",
+            "1000",
+            "--max-memory",
+            "4KiB",
+            "--filter",
+            "qht",
+        ],
         b"a\n",
     );
     assert_eq!(code, 2, "{err}");
     let (code, out, err) = run(
-        &["dedup", "--distinct", "1000", "--max-memory", "4KiB", "--filter", "qht", "--misses-ok"],
+        &[
+            "dedup",
+            "--distinct",
+            "1000",
+            "--max-memory",
+            "4KiB",
+            "--filter",
+            "qht",
+            "--misses-ok",
+        ],
         b"a\na\n",
     );
     assert_eq!(code, 0, "{err}");
@@ -282,7 +318,11 @@ fn broken_pipe_is_quiet() {
         .unwrap();
     assert_eq!(out.status.code(), Some(0), "{:?}", out);
     assert_eq!(out.stdout, b"0\n");
-    assert!(out.stderr.is_empty(), "{}", String::from_utf8_lossy(&out.stderr));
+    assert!(
+        out.stderr.is_empty(),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
 }
 
 fn state_flags<'a>(state: &'a str) -> Vec<&'a str> {
@@ -296,7 +336,9 @@ fn lines(n: usize, seed: u64) -> Vec<u8> {
     let mut x = seed;
     let mut out = Vec::new();
     for _ in 0..n {
-        x = x.wrapping_mul(6364136223846793005).wrapping_add(1442695040888963407);
+        x = x
+            .wrapping_mul(6364136223846793005)
+            .wrapping_add(1442695040888963407);
         out.extend_from_slice(format!("k{}\n", (x >> 33) % 97).as_bytes());
     }
     out
@@ -308,7 +350,11 @@ fn state_resumes_like_one_run() {
     let state = dir.path().join("s.ddf");
     let s = state.to_str().unwrap();
     let input = lines(2000, 7);
-    let cut = input[..input.len() / 2].iter().rposition(|&b| b == b'\n').unwrap() + 1;
+    let cut = input[..input.len() / 2]
+        .iter()
+        .rposition(|&b| b == b'\n')
+        .unwrap()
+        + 1;
     let (code, whole, _) = run(&state_flags(dir.path().join("w").to_str().unwrap()), &input);
     assert_eq!(code, 0);
     let (code, mut first, _) = run(&state_flags(s), &input[..cut]);
@@ -328,7 +374,9 @@ fn state_resumes_like_one_run() {
     // the random key kept in the state matches a run with another key.
     let exact = |st: &str, inp: &[u8]| {
         run(
-            &["dedup", "--mark", "--exact", "--window", "50", "--state", st],
+            &[
+                "dedup", "--mark", "--exact", "--window", "50", "--state", st,
+            ],
             inp,
         )
     };
@@ -357,13 +405,20 @@ fn inspect_describes_and_hides_the_key() {
         .map(|b| format!("{b:02x}"))
         .collect();
     let bytes = std::fs::read(&state).unwrap();
-    assert!(bytes.windows(16).any(|w| w == ddf_hash::KeyedSipHasher::with_seed(42).key()));
+    assert!(
+        bytes
+            .windows(16)
+            .any(|w| w == ddf_hash::KeyedSipHasher::with_seed(42).key())
+    );
     for args in [vec!["inspect", s], vec!["inspect", s, "--json"]] {
         let (code, out, err) = run(&args, b"");
         assert_eq!(code, 0, "{err}");
         let text = String::from_utf8(out).unwrap();
         assert!(!text.to_lowercase().contains(&key), "{text}");
-        assert!(text.contains("records") && text.contains("600000"), "{text}");
+        assert!(
+            text.contains("records") && text.contains("600000"),
+            "{text}"
+        );
     }
     let (_, out, _) = run(&["inspect", s, "--json"], b"");
     let v: serde_json::Value = serde_json::from_slice(&out).unwrap();
@@ -377,17 +432,38 @@ fn mismatched_state_is_an_error_naming_both() {
     let dir = tempfile::tempdir().unwrap();
     let state = dir.path().join("s.ddf");
     let s = state.to_str().unwrap();
-    assert_eq!(run(&["dedup", "--exact", "--window", "10", "--state", s], b"a\n").0, 0);
+    assert_eq!(
+        run(
+            &["dedup", "--exact", "--window", "10", "--state", s],
+            b"a\n"
+        )
+        .0,
+        0
+    );
     let before = std::fs::read(&state).unwrap();
-    let (code, _, err) = run(&["dedup", "--exact", "--window", "20", "--state", s], b"a\n");
+    let (code, _, err) = run(
+        &["dedup", "--exact", "--window", "20", "--state", s],
+        b"a\n",
+    );
     assert_eq!(code, 1);
-    assert!(err.contains("last 10 records") && err.contains("last 20 records"), "{err}");
-    let (code, _, err) = run(&["dedup", "--window", "10", "--filter", "shf", "--state", s], b"a\n");
+    assert!(
+        err.contains("last 10 records") && err.contains("last 20 records"),
+        "{err}"
+    );
+    let (code, _, err) = run(
+        &["dedup", "--window", "10", "--filter", "shf", "--state", s],
+        b"a\n",
+    );
     assert_eq!(code, 1);
     assert!(err.contains("exact") && err.contains("shf"), "{err}");
     assert_eq!(std::fs::read(&state).unwrap(), before, "left untouched");
     // --reset replaces it.
-    let (code, out, _) = run(&["dedup", "--exact", "--window", "20", "--state", s, "--reset"], b"a\n");
+    let (code, out, _) = run(
+        &[
+            "dedup", "--exact", "--window", "20", "--state", s, "--reset",
+        ],
+        b"a\n",
+    );
     assert_eq!((code, out), (0, b"a\n".to_vec()));
 }
 
@@ -396,9 +472,16 @@ fn corrupt_state_is_an_error_and_kept() {
     let dir = tempfile::tempdir().unwrap();
     let state = dir.path().join("s.ddf");
     let s = state.to_str().unwrap();
-    assert_eq!(run(&["dedup", "--window", "10", "--state", s], b"a\nb\n").0, 0);
+    assert_eq!(
+        run(&["dedup", "--window", "10", "--state", s], b"a\nb\n").0,
+        0
+    );
     let good = std::fs::read(&state).unwrap();
-    let mut cases: Vec<Vec<u8>> = vec![b"".to_vec(), b"garbage".to_vec(), good[..good.len() / 2].to_vec()];
+    let mut cases: Vec<Vec<u8>> = vec![
+        b"".to_vec(),
+        b"garbage".to_vec(),
+        good[..good.len() / 2].to_vec(),
+    ];
     for i in [0, 9, 20, good.len() / 2, good.len() - 1] {
         let mut bad = good.clone();
         bad[i] ^= 0x40;
@@ -420,7 +503,10 @@ fn read_lines(r: &mut impl BufRead, n: usize) -> Vec<u8> {
     let mut out = Vec::new();
     for _ in 0..n {
         let mut line = Vec::new();
-        assert!(r.read_until(b'\n', &mut line).unwrap() > 0, "output ended early");
+        assert!(
+            r.read_until(b'\n', &mut line).unwrap() > 0,
+            "output ended early"
+        );
         out.extend(line);
     }
     out
@@ -443,7 +529,9 @@ fn sigterm_saves_state_and_resume_matches() {
         let state = dir.path().join("s.ddf");
         let s = state.to_str().unwrap();
         let span = if window == "--window" { "100" } else { "1h" };
-        let flags = ["dedup", "--mark", window, span, "--fpr", "1e-2", "--seed", "9"];
+        let flags = [
+            "dedup", "--mark", window, span, "--fpr", "1e-2", "--seed", "9",
+        ];
         let input = lines(3000, 11);
         let n_first = 1700;
         let cut = input
@@ -493,7 +581,14 @@ fn checkpoint_saves_while_running() {
     let state = dir.path().join("s.ddf");
     let bin = assert_cmd::cargo::cargo_bin("ddf");
     let mut child = std::process::Command::new(bin)
-        .args(["dedup", "--window", "10", "--checkpoint", "100ms", "--state"])
+        .args([
+            "dedup",
+            "--window",
+            "10",
+            "--checkpoint",
+            "100ms",
+            "--state",
+        ])
         .arg(&state)
         .stdin(Stdio::piped())
         .stdout(Stdio::null())
@@ -529,10 +624,31 @@ fn help_is_complete() {
     let (_, out, _) = run(&["dedup", "--help"], b"");
     let text = String::from_utf8(out).unwrap();
     for s in [
-        "--window", "--within", "--fpr", "1e-6", "--max-memory", "--exact", "--slack",
-        "--filter", "--misses-ok", "--duplicates", "--mark", "--stats", "--stats-json",
-        "--progress", "--state", "--checkpoint", "--reset", "--json", "--time-json",
-        "--time-field", "--on-bad-record", "-z", "--field", "--delimiter", "Exit codes",
+        "--window",
+        "--within",
+        "--fpr",
+        "1e-6",
+        "--max-memory",
+        "--exact",
+        "--slack",
+        "--filter",
+        "--misses-ok",
+        "--duplicates",
+        "--mark",
+        "--stats",
+        "--stats-json",
+        "--progress",
+        "--state",
+        "--checkpoint",
+        "--reset",
+        "--json",
+        "--time-json",
+        "--time-field",
+        "--on-bad-record",
+        "-z",
+        "--field",
+        "--delimiter",
+        "Exit codes",
     ] {
         assert!(text.contains(s), "{s} missing from dedup --help");
     }
