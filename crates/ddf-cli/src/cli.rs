@@ -252,6 +252,7 @@ pub(crate) struct DedupArgs {
     pub(crate) reset: bool,
 
     /// Derive the hash key from this seed: reproducible runs, NOT secret.
+    /// A key loaded from --state takes precedence.
     #[arg(long, value_name = "SEED")]
     pub(crate) seed: Option<u64>,
 }

@@ -296,7 +296,6 @@ pub(crate) fn run(args: &DedupArgs) -> Result<u8, Fail> {
     let n_inputs = sources.len();
     let (rx, back) = input::spawn(sources);
 
-    let stdout: &'static io::Stdout = Box::leak(Box::new(io::stdout()));
     let mut run = Run {
         filter,
         hasher,
@@ -314,7 +313,7 @@ pub(crate) fn run(args: &DedupArgs) -> Result<u8, Fail> {
         strip_cr: args.strip_cr,
         counts: Counts::default(),
         clock_ms,
-        out: io::BufWriter::with_capacity(1 << 16, stdout.lock()),
+        out: io::BufWriter::with_capacity(1 << 16, io::stdout().lock()),
         digests: Vec::with_capacity(BLOCK),
         times: Vec::with_capacity(BLOCK),
         verdicts: Vec::with_capacity(BLOCK),
