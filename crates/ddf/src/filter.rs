@@ -349,3 +349,74 @@ const _: () = {
     const fn send_sync<T: Send + Sync>() {}
     send_sync::<Filter>();
 };
+
+/// Builds a planned candidate as the variant it names, in time mode when
+/// the candidate was planned for a time window
+/// ([`Candidate::is_timed`](crate::Candidate::is_timed)).
+impl TryFrom<&crate::Candidate> for Filter {
+    type Error = ddf_core::ParamError;
+
+    fn try_from(c: &crate::Candidate) -> Result<Self, Self::Error> {
+        use crate::Config;
+        Ok(match c.config {
+            #[cfg(feature = "exact")]
+            Config::Exact { window } => ddf_exact::ExactWindow::new(window)?.into(),
+            #[cfg(feature = "shf")]
+            Config::Shf { window, hash_bits } => ddf_shf::Shf::new(window, hash_bits)?.into(),
+            #[cfg(feature = "shf")]
+            Config::CompactShf { window, hash_bits } => {
+                ddf_shf::CompactShf::new(window, hash_bits)?.into()
+            }
+            #[cfg(feature = "apbf")]
+            Config::Apbf {
+                k,
+                l,
+                slice_bits,
+                time_span,
+            } => {
+                let f = ddf_apbf::Apbf::new(k, l, slice_bits)?;
+                match time_span {
+                    Some(t) => f.with_time_span(t)?,
+                    None => f,
+                }
+                .into()
+            }
+            #[cfg(feature = "sliding")]
+            Config::Sliding {
+                window,
+                slack,
+                epsilon,
+                capacity,
+            } => match capacity {
+                Some(cap) => {
+                    ddf_sliding::SlidingBloom::with_time_span(window, slack, cap, epsilon)?
+                }
+                None => ddf_sliding::SlidingBloom::new(window, slack, epsilon)?,
+            }
+            .with_seed(c.seed)
+            .into(),
+            #[cfg(all(feature = "queue", feature = "bloom"))]
+            Config::QueuedBloom {
+                subfilters,
+                capacity,
+                slices,
+                slice_bits,
+            } => ddf_queue::Queue::new(subfilters, capacity, |_| {
+                ddf_bloom::PartitionedBloom::new(slices, slice_bits)
+            })?
+            .into(),
+            #[cfg(feature = "bloom")]
+            Config::Bloom { slices, slice_bits } => {
+                ddf_bloom::PartitionedBloom::new(slices, slice_bits)?.into()
+            }
+            #[cfg(feature = "qht")]
+            Config::Qht {
+                rows,
+                buckets_per_row,
+                fingerprint_bits,
+            } => ddf_qht::Qht::new(rows, buckets_per_row, fingerprint_bits)?
+                .with_seed(c.seed)
+                .into(),
+        })
+    }
+}

@@ -19,6 +19,7 @@
 mod planner;
 
 mod filter;
+mod shared;
 
 pub use ddf_core::snapshot;
 pub use ddf_core::{
@@ -27,6 +28,7 @@ pub use ddf_core::{
 };
 pub use filter::Filter;
 pub use planner::{Candidate, Config, Requirements, Span, plan};
+pub use shared::{DEFAULT_SHARDS, MAX_SHARDS, ShardedPlan, Shared, plan_sharded};
 
 /// Hashing: the keyed SipHash-1-3 hasher, digests, fingerprints and probes
 /// (the `ddf-hash` crate).

@@ -14,6 +14,7 @@ mod plan;
 mod queue;
 mod quotient;
 mod sbf;
+mod shared;
 mod shf;
 mod sliding;
 mod stream;
@@ -39,6 +40,7 @@ pub(crate) fn all() -> Vec<Check> {
     all.extend(quotient::checks());
     all.extend(cuckoo::checks());
     all.extend(plan::checks());
+    all.extend(shared::checks());
     all.extend(adversary::checks());
     all
 }
