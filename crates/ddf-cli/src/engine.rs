@@ -85,66 +85,12 @@ pub(crate) fn plan(req: &Requirements) -> Result<Vec<Candidate>, String> {
     Ok(all)
 }
 
-/// Builds the filter a candidate describes, as the concrete type.
+/// Builds the filter a candidate describes.
+///
+/// The one call that builds from a plan: when `Candidate::build()` returns
+/// a `Filter`, only this function changes.
 pub(crate) fn build(c: &Candidate) -> Result<Filter, String> {
-    let err = |e: ddf::ParamError| format!("cannot build {}: {e}", candidate_family(c));
-    Ok(match c.config {
-        Config::Exact { window } => Filter::from(ddf::ExactWindow::new(window).map_err(err)?),
-        Config::Shf { window, hash_bits } => {
-            Filter::from(ddf::Shf::new(window, hash_bits).map_err(err)?)
-        }
-        Config::CompactShf { window, hash_bits } => {
-            Filter::from(ddf::CompactShf::new(window, hash_bits).map_err(err)?)
-        }
-        Config::Apbf {
-            k,
-            l,
-            slice_bits,
-            time_span,
-        } => {
-            let f = ddf::Apbf::new(k, l, slice_bits).map_err(err)?;
-            Filter::from(match time_span {
-                Some(t) => f.with_time_span(t).map_err(err)?,
-                None => f,
-            })
-        }
-        Config::Sliding {
-            window,
-            slack,
-            epsilon,
-            capacity,
-        } => {
-            let f = match capacity {
-                Some(cap) => ddf::SlidingBloom::with_time_span(window, slack, cap, epsilon),
-                None => ddf::SlidingBloom::new(window, slack, epsilon),
-            };
-            Filter::from(f.map_err(err)?.with_seed(c.seed))
-        }
-        Config::QueuedBloom {
-            subfilters,
-            capacity,
-            slices,
-            slice_bits,
-        } => Filter::from(
-            ddf::Queue::new(subfilters, capacity, |_| {
-                ddf::PartitionedBloom::new(slices, slice_bits)
-            })
-            .map_err(err)?,
-        ),
-        Config::Bloom { slices, slice_bits } => {
-            Filter::from(ddf::PartitionedBloom::new(slices, slice_bits).map_err(err)?)
-        }
-        Config::Qht {
-            rows,
-            buckets_per_row,
-            fingerprint_bits,
-        } => Filter::from(
-            ddf::Qht::new(rows, buckets_per_row, fingerprint_bits)
-                .map_err(err)?
-                .with_seed(c.seed),
-        ),
-        _ => return Err(format!("the CLI cannot build {:?}", c.config)),
-    })
+    Filter::try_from(c).map_err(|e| format!("cannot build {}: {e}", candidate_family(c)))
 }
 
 /// The exact filter for a window (no planner needed): a window of records,
