@@ -117,7 +117,7 @@ fn scale(x: f64, unit: TimeUnit) -> Result<u64, String> {
         TimeUnit::S => x * 1000.0,
         TimeUnit::Ms => x,
     };
-    if ms.is_finite() && ms >= 0.0 && ms < 1.8e19 {
+    if (0.0..1.8e19).contains(&ms) {
         Ok(ms.round() as u64)
     } else {
         Err(format!("time {x} out of range"))

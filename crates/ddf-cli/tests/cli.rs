@@ -325,7 +325,7 @@ fn broken_pipe_is_quiet() {
     );
 }
 
-fn state_flags<'a>(state: &'a str) -> Vec<&'a str> {
+fn state_flags(state: &str) -> Vec<&str> {
     vec![
         "dedup", "--mark", "--window", "50", "--fpr", "1e-2", "--seed", "5", "--state", state,
     ]
