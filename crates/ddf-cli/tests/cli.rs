@@ -686,3 +686,45 @@ proptest! {
         prop_assert_eq!(out, brute_force(&lines, w));
     }
 }
+
+#[test]
+fn progress_only_when_asked_off_a_terminal() {
+    let (code, _, err) = run(&["dedup"], b"a\nb\na\n");
+    assert_eq!(code, 0);
+    assert!(err.is_empty(), "{err}");
+    let (code, _, err) = run(&["dedup", "--progress"], b"a\nb\na\n");
+    assert_eq!(code, 0);
+    assert!(
+        err.contains("3 records") && err.contains("duplicates"),
+        "{err}"
+    );
+}
+
+#[test]
+fn memory_budget_alone_bounds_every_candidate() {
+    let (code, out, err) = run(
+        &[
+            "plan",
+            "--window",
+            "100000",
+            "--max-memory",
+            "64KiB",
+            "--json",
+        ],
+        b"",
+    );
+    assert_eq!(code, 0, "{err}");
+    let v: serde_json::Value = serde_json::from_slice(&out).unwrap();
+    let c = v["candidates"].as_array().unwrap();
+    assert!(!c.is_empty());
+    for x in c {
+        assert!(x["memory_bytes"].as_u64().unwrap() <= 64 * 1024, "{x}");
+    }
+    // The run uses the first of them.
+    let (code, _, err) = run(
+        &["dedup", "-v", "--window", "100000", "--max-memory", "64KiB"],
+        b"a\n",
+    );
+    assert_eq!(code, 0, "{err}");
+    assert!(err.contains(c[0]["family"].as_str().unwrap()), "{err}");
+}

@@ -89,10 +89,9 @@ fn window_misses(ctx: &Ctx) -> (u64, u64, MissSetup) {
         (0..per_seed)
             .filter(|&trial| {
                 let key = seed ^ ddf_hash::mix64(trial);
-                let shared = Shared::with_seed(shards as usize, key, |_| {
-                    ExactWindow::<Digest>::new(ws)
-                })
-                .expect("valid shards");
+                let shared =
+                    Shared::with_seed(shards as usize, key, |_| ExactWindow::<Digest>::new(ws))
+                        .expect("valid shards");
                 for id in 0..window {
                     shared.insert(&id);
                 }
