@@ -728,3 +728,49 @@ fn memory_budget_alone_bounds_every_candidate() {
     assert_eq!(code, 0, "{err}");
     assert!(err.contains(c[0]["family"].as_str().unwrap()), "{err}");
 }
+
+/// The brute-force time window: a record is a duplicate when its key was
+/// seen less than `span` seconds before its own time.
+fn brute_force_time(records: &[(u8, u64)], span: u64) -> Vec<u8> {
+    let mut out = Vec::new();
+    for (i, &(k, t)) in records.iter().enumerate() {
+        let dup = records[..i]
+            .iter()
+            .any(|&(k2, t2)| k2 == k && t - t2 < span);
+        if !dup {
+            out.extend_from_slice(format!("{k}\t{t}\n").as_bytes());
+        }
+    }
+    out
+}
+
+proptest! {
+    #![proptest_config(ProptestConfig { cases: 16, ..ProptestConfig::default() })]
+
+    #[test]
+    fn exact_time_window_equals_brute_force(
+        steps in proptest::collection::vec((0u8..6, 0u64..4), 0..150),
+        span in 1u64..10,
+    ) {
+        // Non-decreasing times: each record a few seconds after the last.
+        let mut t = 1_000;
+        let mut records = Vec::new();
+        for (k, dt) in steps {
+            t += dt;
+            records.push((k, t));
+        }
+        let mut input = Vec::new();
+        for (k, t) in &records {
+            input.extend_from_slice(format!("{k}\t{t}\n").as_bytes());
+        }
+        let span_s = format!("{span}s");
+        let out = dedup(
+            &["--exact", "--within", &span_s, "--time-field", "2", "-f", "1"],
+            &input,
+        );
+        prop_assert_eq!(
+            String::from_utf8(out).unwrap(),
+            String::from_utf8(brute_force_time(&records, span)).unwrap()
+        );
+    }
+}
