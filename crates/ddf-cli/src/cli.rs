@@ -9,16 +9,23 @@ pub(crate) const DEFAULT_FPR: f64 = 1e-6;
 /// The default `--rate` (records per second) a time window is sized for.
 pub(crate) const DEFAULT_RATE: f64 = 1000.0;
 
-const EXIT_CODES: &str = "\
+/// The exit-code table every help page ends with.
+macro_rules! exit_codes {
+    () => {
+        "\
 Exit codes:
   0    success
   1    a bad record with --on-bad-record fail, an I/O error, or a bad or
        mismatched state file
-  2    usage error (bad flags)
+  2    usage error (bad or conflicting flags, or no filter meets them)
   130  stopped by SIGINT (state saved first when --state is given)
   143  stopped by SIGTERM (state saved first when --state is given)
 A closed output pipe (`ddf dedup big.txt | head -1`) ends the run quietly
-with status 0.";
+with status 0."
+    };
+}
+
+const EXIT_CODES: &str = exit_codes!();
 
 /// Deduplicate records (lines, CSV fields, JSON Lines) in bounded memory,
 /// over the whole stream, the last N records, or a time span, with a stated
@@ -50,7 +57,8 @@ pub(crate) enum Command {
     },
 }
 
-const DEDUP_HELP: &str = "\
+const DEDUP_HELP: &str = concat!(
+    "\
 Examples:
   ddf dedup access.log > unique.log
   ddf dedup --window 1000000 --fpr 1e-3 -f 2 -d , export.csv
@@ -62,15 +70,9 @@ Keys are hashed with SipHash-1-3 under a secret random key; an exact filter
 is exact on these 64-bit digests (two distinct keys collide with probability
 2^-64).
 
-Exit codes:
-  0    success
-  1    a bad record with --on-bad-record fail, an I/O error, or a bad or
-       mismatched state file
-  2    usage error (bad flags)
-  130  stopped by SIGINT (state saved first when --state is given)
-  143  stopped by SIGTERM (state saved first when --state is given)
-A closed output pipe (`ddf dedup big.txt | head -1`) ends the run quietly
-with status 0.";
+",
+    exit_codes!()
+);
 
 /// What to do with a record whose key or time is missing or unparsable.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, ValueEnum)]

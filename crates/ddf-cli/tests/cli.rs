@@ -774,3 +774,25 @@ proptest! {
         );
     }
 }
+
+/// The JSON Lines example of the README, byte for byte.
+#[test]
+fn readme_json_lines_example() {
+    let readme =
+        std::fs::read_to_string(concat!(env!("CARGO_MANIFEST_DIR"), "/README.md")).unwrap();
+    let block = readme
+        .split("$ cat events.jsonl\n")
+        .nth(1)
+        .expect("the README shows events.jsonl");
+    let (input, rest) = block.split_once("$ ddf dedup").unwrap();
+    let (cmd, rest) = rest.split_once('\n').unwrap();
+    let expected = rest.split("```").next().unwrap();
+    let dir = tempfile::tempdir().unwrap();
+    std::fs::write(dir.path().join("events.jsonl"), input).unwrap();
+    let args: Vec<&str> = std::iter::once("dedup")
+        .chain(cmd.split_whitespace())
+        .collect();
+    let out = ddf().args(&args).current_dir(dir.path()).output().unwrap();
+    assert!(out.status.success(), "{out:?}");
+    assert_eq!(String::from_utf8(out.stdout).unwrap(), expected);
+}
