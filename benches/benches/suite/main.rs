@@ -23,6 +23,8 @@ use ddf_queue::Queue;
 use ddf_shf::{CompactShf, Shf};
 use ddf_sliding::SlidingBloom;
 use std::hash::{BuildHasher, Hash};
+use std::sync::atomic::{AtomicU64, Ordering};
+use std::time::{Duration, Instant};
 
 /// The two filter sizes.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -368,9 +370,20 @@ fn filters(s: &mut Suite<'_>, size: Size) {
         if (k, sig) == (1, 3) && (s.quick || size == Size::Dram) {
             continue;
         }
-        let mut f = Qht::with_memory(m, k, sig).expect("valid");
+        let make = || Qht::with_memory(m, k, sig).expect("valid");
+        let mut f = make();
         s.prefill(&mut f, 2 * m / u64::from(sig), seed);
         s.measure(size, Meta::filter("Qht", format!("k={k} s={sig}"), 1), f);
+        if size == Size::L2 && k == 4 {
+            // The same filter behind `ddf::Filter`: the cost of dispatch.
+            let mut f = ddf::Filter::from(make());
+            s.prefill(&mut f, 2 * m / u64::from(sig), seed);
+            s.measure(
+                size,
+                Meta::filter("Filter<Qht>", format!("k={k} s={sig}"), 1),
+                f,
+            );
+        }
     }
     let mut f = Qhtd::with_memory(m, 4, 8).expect("valid");
     s.prefill(&mut f, m / 4, seed);
@@ -431,7 +444,12 @@ fn filters(s: &mut Suite<'_>, size: Size) {
     s.prefill(&mut f, items, seed);
     let lines = age_lines(10, |d| f.query_accesses(d).1);
     let config = format!("k=10 l=24 g={}", f.generation());
-    s.measure(size, Meta::filter("Apbf", config, lines), f);
+    s.measure(size, Meta::filter("Apbf", config.clone(), lines), f);
+    if size == Size::L2 {
+        let mut f = ddf::Filter::from(Apbf::new(10, 24, m / 34).expect("valid"));
+        s.prefill(&mut f, items, seed);
+        s.measure(size, Meta::filter("Filter<Apbf>", config, lines), f);
+    }
 
     let mut f = Apbbf::new(3, 8, m / (11 * 512), 512, 4).expect("valid");
     let items = 12 * f.generation();
@@ -469,7 +487,94 @@ fn filters(s: &mut Suite<'_>, size: Size) {
     let (w, mut f) = fit_window(m, |w| SlidingBloom::least_space(w, 0.01).ok());
     s.prefill(&mut f, 2 * w, seed);
     let config = format!("w={w} eps=0.01 c={}", f.generations());
-    s.measure(size, Meta::filter("SlidingBloom", config, 2), f);
+    s.measure(size, Meta::filter("SlidingBloom", config.clone(), 2), f);
+    if size == Size::L2 {
+        let f = SlidingBloom::least_space(w, 0.01).expect("fits");
+        let mut f = ddf::Filter::from(f);
+        s.prefill(&mut f, 2 * w, seed);
+        s.measure(size, Meta::filter("Filter<SlidingBloom>", config, 2), f);
+        shared(s, w);
+    }
+}
+
+/// `ddf::Shared` at L2 size: 16 sliding Bloom shards of window `w/16`
+/// (about the state of one filter for `w`), observed by 1 and 2 threads.
+/// Each criterion call spawns the threads once and each observes its share
+/// of `iters·OPS` distinct `u64` keys; the time per operation is wall time
+/// over all threads (the inverse of throughput). Spawning costs tens of
+/// microseconds against at least `OPS` operations per call.
+fn shared(s: &mut Suite<'_>, w: u64) {
+    let size = Size::L2;
+    let shards = ddf::DEFAULT_SHARDS;
+    let shard_window = w / shards as u64;
+    let make = |i: usize| {
+        SlidingBloom::least_space(shard_window, 0.01)
+            .map(|f| ddf::Filter::from(f.with_seed(i as u64)))
+    };
+    let salt = AtomicU64::new(0x5a17);
+    for threads in [1usize, 2] {
+        let shared = ddf::Shared::with_hasher(shards, s.sip.clone(), make).expect("valid");
+        let mut rng = SplitMix64::new(3);
+        for _ in 0..2 * w {
+            shared.insert_digest(Digest::new(rng.next_u64()));
+        }
+        let bits = shared.memory_bits();
+        let meta = Meta::filter(
+            "Shared<SlidingBloom>",
+            format!("S={shards} w/S={shard_window} eps=0.01 threads={threads}"),
+            2,
+        );
+        let cell = Cell {
+            key: Key::U64,
+            stream: StreamKind::Distinct,
+            path: Path::OneByOne,
+        };
+        let sip = s.sip.clone();
+        let floor = s.floor(size, &meta, cell, &sip, "sip13");
+        let subject = format!("{} [{}]", meta.filter, meta.config);
+        let id = bench_id(size, &subject, cell, "sip13", cell.path);
+        let case = Case {
+            id: format!("{}/{id}", size.name()),
+            kind: meta.kind.into(),
+            filter: meta.filter.into(),
+            config: meta.config.clone(),
+            size: size.name().into(),
+            memory_bits: bits,
+            key: cell.key.name().into(),
+            hash: "sip13".into(),
+            stream: cell.stream.name().into(),
+            path: cell.path.name().into(),
+            lines: meta.lines,
+            floor,
+            pairing: String::new(),
+            ops: OPS,
+        };
+        if !s.manifest.add(case) {
+            continue;
+        }
+        let mut group = s.c.benchmark_group(size.name());
+        group.throughput(Throughput::Elements(OPS as u64));
+        group.bench_function(&id, |b| {
+            b.iter_custom(|iters| {
+                let per_thread = iters * (OPS / threads) as u64;
+                let base = salt.fetch_add(1, Ordering::Relaxed);
+                let start = Instant::now();
+                std::thread::scope(|sc| {
+                    for t in 0..threads {
+                        let shared = &shared;
+                        sc.spawn(move || {
+                            let mut keys = SplitMix64::new(ddf_hash::mix64(base) ^ t as u64);
+                            for _ in 0..per_thread {
+                                std::hint::black_box(shared.observe(&keys.next_u64()));
+                            }
+                        });
+                    }
+                });
+                start.elapsed().max(Duration::from_nanos(1))
+            })
+        });
+        group.finish();
+    }
 }
 
 /// The peer crates at `size`, each paired with a ddf filter.

@@ -10,7 +10,7 @@
 //!
 //! # Snapshots of any kind
 //!
-//! A snapshot records its kind (see [`snapshot`](crate::snapshot)), so
+//! A snapshot records its kind (see [`crate::snapshot`]), so
 //! [`Filter::from_bytes`] and [`Filter::read_from`] load a snapshot of any
 //! kind compiled in and return the right variant; a queue snapshot is
 //! dispatched on the kind of its subfilters. `Filter` writes exactly the
@@ -92,6 +92,10 @@ macro_rules! filter_enum {
         /// mutability), so `Filter` is too.
         #[derive(Debug, Clone)]
         #[non_exhaustive]
+        // A filter is built once and lives long; boxing the largest variant
+        // (the sliding Bloom filter's plan, some 600 bytes) would add a
+        // pointer chase to each of its operations to save a few moves.
+        #[allow(clippy::large_enum_variant)]
         pub enum Filter {
             $(
                 $(#[$doc])*

@@ -18,8 +18,8 @@
 )]
 mod planner;
 
-mod filter;
-mod shared;
+pub mod filter;
+pub mod shared;
 
 pub use ddf_core::snapshot;
 pub use ddf_core::{
