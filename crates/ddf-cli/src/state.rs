@@ -267,3 +267,76 @@ pub(crate) fn save(
         fail(e)
     })
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use proptest::prelude::*;
+
+    fn sample() -> Vec<u8> {
+        let mut f = engine::exact(Window::Count(8)).unwrap();
+        let digests: Vec<ddf::Digest> = (0..20u64).map(ddf::Digest::new).collect();
+        let mut v = Vec::new();
+        engine::observe(&mut f, &digests, None, &mut v);
+        let meta = Meta {
+            config: "exact window".into(),
+            fpr: 0.0,
+            records_seen: 20,
+            clock_ms: None,
+            time_source: "none".into(),
+        };
+        encode(&f, &KeyedSipHasher::with_seed(1), &meta)
+    }
+
+    /// Re-seals `bytes` with a valid checksum, so the inner checks are reached.
+    fn reseal(mut bytes: Vec<u8>) -> Vec<u8> {
+        if bytes.len() >= 8 {
+            let n = bytes.len() - 8;
+            let sum = checksum(&bytes[..n]);
+            bytes[n..].copy_from_slice(&sum.to_le_bytes());
+        }
+        bytes
+    }
+
+    #[test]
+    fn round_trip() {
+        let l = decode(&sample()).unwrap();
+        assert_eq!(l.meta.records_seen, 20);
+        assert_eq!(l.filter.window(), Window::Count(8));
+        assert_eq!(l.hasher.key(), KeyedSipHasher::with_seed(1).key());
+    }
+
+    #[test]
+    fn inner_fields_are_checked_behind_a_valid_checksum() {
+        let good = sample();
+        // Metadata length far beyond the file.
+        let mut b = good.clone();
+        b[10..14].copy_from_slice(&u32::MAX.to_le_bytes());
+        assert!(decode(&reseal(b)).is_err());
+        // A layout version this build does not read.
+        let mut b = good.clone();
+        b[8..10].copy_from_slice(&7u16.to_le_bytes());
+        assert!(decode(&reseal(b)).unwrap_err().contains("version 7"));
+        // Stray bytes after the snapshot.
+        let mut b = good.clone();
+        b.insert(good.len() - 8, 0);
+        assert!(decode(&reseal(b)).unwrap_err().contains("stray"));
+    }
+
+    proptest! {
+        /// Any change to a state file is an error, never a panic, even when
+        /// the outer checksum is recomputed to match.
+        #[test]
+        fn mutations_never_panic(at in any::<prop::sample::Index>(), x in 1u8..=255, cut in any::<prop::sample::Index>()) {
+            let good = sample();
+            let mut b = good.clone();
+            let i = at.index(b.len() - 8);
+            b[i] ^= x;
+            let resealed = reseal(b.clone());
+            let _ = decode(&resealed);
+            prop_assert!(decode(&b).is_err());
+            let n = cut.index(good.len());
+            prop_assert!(decode(&good[..n]).is_err());
+        }
+    }
+}
