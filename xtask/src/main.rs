@@ -1,6 +1,7 @@
-//! ddf's task runner: `cargo xtask verify | tables | figures | bench`.
+//! ddf's task runner: `cargo xtask verify | tables | figures | bench | bench-cli`.
 
 mod bench;
+mod bench_cli;
 mod checks;
 mod fig5;
 mod figures;
@@ -32,6 +33,10 @@ commands:
            --only REGEX       criterion filter on benchmark ids
            --docs             also rewrite docs/performance.md and the README's table
            --all-cells        with --quick: quick times, but every cell of the matrix
+  bench-cli  time the `ddf` binary against huniq, runiq, awk and sort -u on
+           one file of real records; write target/ddf/bench-cli/bench-cli.md
+           --lines N          records in the file (default 100000000)
+           --docs             also rewrite docs/performance.md and the CLI README's table
 ";
 
 /// Options shared by the commands.
@@ -80,6 +85,17 @@ fn main() -> ExitCode {
         eprint!("{USAGE}");
         return ExitCode::from(2);
     };
+    if command == "bench-cli" {
+        // Its own options (--lines).
+        return match bench_cli::run(rest) {
+            Ok(true) => ExitCode::SUCCESS,
+            Ok(false) => ExitCode::FAILURE,
+            Err(e) => {
+                eprintln!("error: {e}");
+                ExitCode::FAILURE
+            }
+        };
+    }
     let opts = match parse(rest) {
         Ok(o) => o,
         Err(e) => {

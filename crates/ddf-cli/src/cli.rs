@@ -1,0 +1,299 @@
+//! The command line: subcommands, flags and their help text.
+
+use clap::{Args, Parser, Subcommand, ValueEnum};
+use std::path::PathBuf;
+
+/// The default `--fpr`: one unseen record in a million reported as a duplicate.
+pub(crate) const DEFAULT_FPR: f64 = 1e-6;
+
+/// The default `--rate` (records per second) a time window is sized for.
+pub(crate) const DEFAULT_RATE: f64 = 1000.0;
+
+/// The exit-code table every help page ends with.
+macro_rules! exit_codes {
+    () => {
+        "\
+Exit codes:
+  0    success
+  1    a bad record with --on-bad-record fail, an I/O error, or a bad or
+       mismatched state file
+  2    usage error (bad or conflicting flags, or no filter meets them)
+  130  stopped by SIGINT (state saved first when --state is given)
+  143  stopped by SIGTERM (state saved first when --state is given)
+A closed output pipe (`ddf dedup big.txt | head -1`) ends the run quietly
+with status 0."
+    };
+}
+
+const EXIT_CODES: &str = exit_codes!();
+
+/// Deduplicate records (lines, CSV fields, JSON Lines) in bounded memory,
+/// over the whole stream, the last N records, or a time span, with a stated
+/// false-positive rate.
+#[derive(Debug, Parser)]
+#[command(name = "ddf", version, after_help = EXIT_CODES)]
+pub(crate) struct Cli {
+    #[command(subcommand)]
+    pub(crate) command: Command,
+}
+
+#[derive(Debug, Subcommand)]
+pub(crate) enum Command {
+    /// Write each record that is not a duplicate, byte for byte, in input order.
+    #[command(after_help = DEDUP_HELP)]
+    Dedup(Box<DedupArgs>),
+    /// Show the planner's ranked filters for a window and an error target.
+    #[command(after_help = EXIT_CODES)]
+    Plan(PlanCmd),
+    /// Describe a state file: family, parameters, window, memory, records
+    /// seen, clock, format version (never the hash key).
+    #[command(after_help = EXIT_CODES)]
+    Inspect {
+        /// The state file written by `ddf dedup --state`.
+        file: PathBuf,
+        /// Print JSON instead of text.
+        #[arg(long)]
+        json: bool,
+    },
+}
+
+const DEDUP_HELP: &str = concat!(
+    "\
+Examples:
+  ddf dedup access.log > unique.log
+  ddf dedup --window 1000000 --fpr 1e-3 -f 2 -d , export.csv
+  ddf dedup --within 1h --time-json /ts --json /id events.jsonl
+
+Without a window and without --distinct, the whole stream is deduplicated
+exactly: memory grows with the number of distinct keys, as with sort -u.
+Keys are hashed with SipHash-1-3 under a secret random key; an exact filter
+is exact on these 64-bit digests (two distinct keys collide with probability
+2^-64).
+
+",
+    exit_codes!()
+);
+
+/// What to do with a record whose key or time is missing or unparsable.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, ValueEnum)]
+pub(crate) enum OnBad {
+    /// Drop it from the output.
+    Skip,
+    /// Write it to the output as if new (it is not remembered).
+    Keep,
+    /// Stop with exit status 1, naming the file and line.
+    Fail,
+}
+
+/// How integer timestamps are read.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, ValueEnum)]
+pub(crate) enum TimeUnit {
+    /// Seconds since the Unix epoch (fractions allowed).
+    S,
+    /// Milliseconds since the Unix epoch.
+    Ms,
+}
+
+/// The window, accuracy and size flags shared by `dedup` and `plan`.
+#[derive(Debug, Clone, Args)]
+pub(crate) struct PlanArgs {
+    /// Remember only the last N records.
+    #[arg(long, value_name = "N", conflicts_with = "within")]
+    pub(crate) window: Option<u64>,
+
+    /// Remember only records of the last DURATION (e.g. 90s, 15min, 24h),
+    /// by the record's time (--time-field, --time-json) or the arrival clock.
+    #[arg(long, value_name = "DURATION", value_parser = parse_duration_ms)]
+    pub(crate) within: Option<u64>,
+
+    /// Expected records per second, to size a filter for --within.
+    #[arg(long, value_name = "PER_SECOND", default_value_t = DEFAULT_RATE)]
+    pub(crate) rate: f64,
+
+    /// Expected distinct keys in the whole stream, to size an approximate
+    /// filter when there is no window (else the whole stream is exact).
+    #[arg(long, value_name = "N")]
+    pub(crate) distinct: Option<f64>,
+
+    /// Largest share of new records reported as duplicates [default: 1e-6,
+    /// unless --max-memory is given alone].
+    #[arg(long, value_name = "P")]
+    pub(crate) fpr: Option<f64>,
+
+    /// Most memory the filter may use (e.g. 64MiB, 1GB). With it alone
+    /// (no --fpr given), the filter with the least error that fits is chosen.
+    #[arg(long, value_name = "SIZE", value_parser = parse_size)]
+    pub(crate) max_memory: Option<u64>,
+
+    /// No false positives: remember every key of the window (64-bit digests).
+    #[arg(long, conflicts_with_all = ["filter", "misses_ok", "max_memory"])]
+    pub(crate) exact: bool,
+
+    /// How far beyond the window a record may still be reported: records
+    /// for --window, a DURATION for --within.
+    #[arg(long, value_name = "N|DURATION")]
+    pub(crate) slack: Option<String>,
+
+    /// Use this family instead of the planner's first choice.
+    #[arg(long, value_name = "NAME", value_parser = clap::builder::PossibleValuesParser::new(crate::engine::FAMILIES))]
+    pub(crate) filter: Option<String>,
+
+    /// Accept filters that may miss duplicates (false negatives).
+    #[arg(long)]
+    pub(crate) misses_ok: bool,
+}
+
+/// Flags of `ddf plan`.
+#[derive(Debug, Args)]
+pub(crate) struct PlanCmd {
+    #[command(flatten)]
+    pub(crate) plan: PlanArgs,
+
+    /// Print JSON instead of a table.
+    #[arg(long)]
+    pub(crate) json: bool,
+}
+
+/// Flags of `ddf dedup`.
+#[derive(Debug, Args)]
+pub(crate) struct DedupArgs {
+    /// Input files; standard input when none, `-` for standard input.
+    #[arg(value_name = "FILE")]
+    pub(crate) files: Vec<PathBuf>,
+
+    #[command(flatten)]
+    pub(crate) plan: PlanArgs,
+
+    /// Records end with NUL instead of newline.
+    #[arg(short = 'z', long = "zero-terminated")]
+    pub(crate) zero: bool,
+
+    /// Remove a CR before the LF from each record (key and output), so
+    /// CRLF and LF lines compare equal. By default the CR is data.
+    #[arg(long, conflicts_with = "zero")]
+    pub(crate) strip_cr: bool,
+
+    /// The key is field N (from 1) of the record, split at --delimiter.
+    #[arg(short = 'f', long, value_name = "N", conflicts_with = "json")]
+    pub(crate) field: Option<usize>,
+
+    /// The field delimiter for --field and --time-field (one byte).
+    #[arg(short = 'd', long, value_name = "CHAR", default_value = "\t", value_parser = parse_delimiter)]
+    pub(crate) delimiter: u8,
+
+    /// The key is the JSON value at this RFC 6901 pointer (e.g. /user/id)
+    /// of each JSON Lines record, compared as compact JSON text (the
+    /// string "7" and the number 7 differ).
+    #[arg(long, value_name = "POINTER", value_parser = parse_pointer)]
+    pub(crate) json: Option<String>,
+
+    /// The record's time is field N (from 1), for --within.
+    #[arg(
+        long,
+        value_name = "N",
+        requires = "within",
+        conflicts_with = "time_json"
+    )]
+    pub(crate) time_field: Option<usize>,
+
+    /// The record's time is the JSON value at this pointer, for --within.
+    #[arg(long, value_name = "POINTER", requires = "within", value_parser = parse_pointer)]
+    pub(crate) time_json: Option<String>,
+
+    /// Unit of numeric times; RFC 3339 strings (2024-05-01T12:00:00Z) are
+    /// always accepted.
+    #[arg(long, value_enum, default_value = "s")]
+    pub(crate) time_unit: TimeUnit,
+
+    /// A record whose key or time is missing or unparsable (or a line that
+    /// is not JSON) is skipped, kept, or stops the run.
+    #[arg(long, value_enum, default_value = "fail")]
+    pub(crate) on_bad_record: OnBad,
+
+    /// Print only the repeats instead of the first occurrences.
+    #[arg(long, conflicts_with = "mark")]
+    pub(crate) duplicates: bool,
+
+    /// Print every record, prefixed with `new<TAB>`, `dup<TAB>` or `bad<TAB>`.
+    #[arg(long)]
+    pub(crate) mark: bool,
+
+    /// Write a summary to stderr at the end.
+    #[arg(long)]
+    pub(crate) stats: bool,
+
+    /// Write the summary to stderr as JSON.
+    #[arg(long)]
+    pub(crate) stats_json: bool,
+
+    /// Show a progress line on stderr even when it is not a terminal.
+    #[arg(long, conflicts_with = "no_progress")]
+    pub(crate) progress: bool,
+
+    /// Never show the progress line.
+    #[arg(long)]
+    pub(crate) no_progress: bool,
+
+    /// Print the planner's pick on stderr before starting.
+    #[arg(short, long)]
+    pub(crate) verbose: bool,
+
+    /// Load the filter and its hash key from FILE when it exists; save it
+    /// at the end, on SIGINT/SIGTERM and every --checkpoint (mode 0600:
+    /// it holds the secret key).
+    #[arg(long, value_name = "FILE")]
+    pub(crate) state: Option<PathBuf>,
+
+    /// Also save the state every DURATION.
+    #[arg(long, value_name = "DURATION", requires = "state", value_parser = parse_duration_ms)]
+    pub(crate) checkpoint: Option<u64>,
+
+    /// Ignore (and replace) an existing state file, even a corrupt or
+    /// mismatched one.
+    #[arg(long, requires = "state")]
+    pub(crate) reset: bool,
+
+    /// Derive the hash key from this seed: reproducible runs, NOT secret.
+    /// A key loaded from --state takes precedence.
+    #[arg(long, value_name = "SEED")]
+    pub(crate) seed: Option<u64>,
+}
+
+/// A duration such as `90s`, `1h 30m`, `250ms`, in milliseconds (> 0).
+pub(crate) fn parse_duration_ms(s: &str) -> Result<u64, String> {
+    let d = humantime::parse_duration(s).map_err(|e| format!("{e} (e.g. 90s, 15min, 24h)"))?;
+    let ms = u64::try_from(d.as_millis()).map_err(|_| "duration too long".to_string())?;
+    if ms == 0 {
+        return Err("a duration of at least 1ms".into());
+    }
+    Ok(ms)
+}
+
+/// A size such as `256MiB` or `1GB`, in bytes (> 0).
+fn parse_size(s: &str) -> Result<u64, String> {
+    let b: bytesize::ByteSize = s.parse().map_err(|e| format!("{e} (e.g. 64MiB, 1GB)"))?;
+    if b.as_u64() == 0 {
+        return Err("a size of at least 1 byte".into());
+    }
+    Ok(b.as_u64())
+}
+
+/// One byte, or `\t`.
+fn parse_delimiter(s: &str) -> Result<u8, String> {
+    match s.as_bytes() {
+        [b] => Ok(*b),
+        b"\\t" => Ok(b'\t'),
+        _ => Err("one byte (e.g. , or \\t)".into()),
+    }
+}
+
+/// An RFC 6901 pointer: empty or starting with `/`.
+fn parse_pointer(s: &str) -> Result<String, String> {
+    if s.is_empty() || s.starts_with('/') {
+        Ok(s.to_string())
+    } else {
+        Err(format!(
+            "an RFC 6901 JSON pointer starts with / (did you mean /{s}?)"
+        ))
+    }
+}

@@ -1,0 +1,144 @@
+//! The adapter between the CLI and the library: planning, building and
+//! loading a filter.
+//!
+//! This is the one module that knows the planner's API (`ddf::plan`,
+//! `Candidate::config`) and the concrete filter types. Every filter is a
+//! `ddf::Filter` (one enum over every family), so a state file holds the
+//! variant's own snapshot and loads whatever kind it holds. When
+//! `Candidate::build()` returns a `Filter`, [`build`] becomes that call.
+
+use ddf::{
+    Candidate, Config, DecodeError, Digest, DuplicateFilter, Filter, Requirements, Snapshot,
+    TimedFilter, Verdict, Window, snapshot::kind,
+};
+
+/// The filter the CLI drives: any family, loaded from any snapshot.
+pub(crate) type Engine = Filter;
+
+/// The `--filter` name of a filter (the family names of `FAMILIES`).
+pub(crate) fn family(f: &Filter) -> &'static str {
+    match f {
+        Filter::QueuedQht(_) => "queued-qht",
+        _ => kind_name(Snapshot::kind(f)),
+    }
+}
+
+/// Drives a filter over one block of digests: the batch path for a window
+/// of records (or the whole stream), `observe_at` per item for a window of
+/// time.
+pub(crate) fn observe(
+    f: &mut Filter,
+    digests: &[Digest],
+    times: Option<&[u64]>,
+    verdicts: &mut Vec<Verdict>,
+) {
+    match times {
+        Some(times) => {
+            for (&d, &t) in digests.iter().zip(times) {
+                verdicts.push(TimedFilter::observe_at(f, d, t));
+            }
+        }
+        None => DuplicateFilter::observe_batch(f, digests, verdicts),
+    }
+}
+
+/// The names `--filter` accepts, in the planner's families.
+pub(crate) const FAMILIES: &[&str] = &[
+    "exact",
+    "shf",
+    "compact-shf",
+    "apbf",
+    "sliding",
+    "queued-bloom",
+    "bloom",
+    "qht",
+];
+
+/// The `--filter` name of a planned candidate.
+pub(crate) fn candidate_family(c: &Candidate) -> &'static str {
+    match c.config {
+        Config::Exact { .. } => "exact",
+        Config::Shf { .. } => "shf",
+        Config::CompactShf { .. } => "compact-shf",
+        Config::Apbf { .. } => "apbf",
+        Config::Sliding { .. } => "sliding",
+        Config::QueuedBloom { .. } => "queued-bloom",
+        Config::Bloom { .. } => "bloom",
+        Config::Qht { .. } => "qht",
+        _ => "unknown",
+    }
+}
+
+/// The planner's ranked candidates, or why there are none.
+///
+/// The one call into `ddf::plan`: when the planner returns its own error
+/// type for "no candidate", only this function changes.
+pub(crate) fn plan(req: &Requirements) -> Result<Vec<Candidate>, String> {
+    let all = ddf::plan(req).map_err(|e| format!("the planner rejected the flags: {e}"))?;
+    if all.is_empty() {
+        return Err(
+            "no filter meets these flags (try a larger --max-memory or --fpr, \
+             --slack, --misses-ok, or --exact)"
+                .into(),
+        );
+    }
+    Ok(all)
+}
+
+/// Builds the filter a candidate describes.
+///
+/// The one call that builds from a plan: when `Candidate::build()` returns
+/// a `Filter`, only this function changes.
+pub(crate) fn build(c: &Candidate) -> Result<Filter, String> {
+    Filter::try_from(c).map_err(|e| format!("cannot build {}: {e}", candidate_family(c)))
+}
+
+/// The exact filter for a window (no planner needed): a window of records,
+/// of milliseconds, or the whole stream.
+pub(crate) fn exact(window: Window) -> Result<Filter, String> {
+    let f = match window {
+        Window::Count(w) => ddf::ExactWindow::new(w),
+        Window::Time(t) => ddf::ExactWindow::with_time_span(t),
+        Window::Unbounded => Ok(ddf::ExactWindow::unbounded()),
+    };
+    Ok(Filter::from(f.map_err(|e| {
+        format!("cannot build the exact filter: {e}")
+    })?))
+}
+
+/// Reads a filter snapshot of any kind.
+pub(crate) fn load(bytes: &[u8]) -> Result<Filter, DecodeError> {
+    Filter::from_bytes(bytes)
+}
+
+/// The kind code of a snapshot envelope (bytes 6..8, after magic and format).
+pub(crate) fn snapshot_kind(bytes: &[u8]) -> Option<u16> {
+    bytes.get(6..8).map(|b| u16::from_le_bytes([b[0], b[1]]))
+}
+
+/// The family name of a snapshot kind code, for `ddf inspect`.
+pub(crate) fn kind_name(code: u16) -> &'static str {
+    match code {
+        kind::EXACT_WINDOW => "exact",
+        kind::SHF => "shf",
+        kind::COMPACT_SHF => "compact-shf",
+        kind::APBF => "apbf",
+        kind::SLIDING_BLOOM => "sliding",
+        kind::QUEUE => "queued-bloom",
+        kind::PARTITIONED_BLOOM => "bloom",
+        kind::QHT => "qht",
+        _ => "unknown",
+    }
+}
+
+/// `w`, `t` or `∞` in words, time windows in the CLI's milliseconds.
+pub(crate) fn describe_window(w: Window) -> String {
+    match w {
+        Window::Count(n) => format!("the last {n} records"),
+        Window::Time(ms) => format!(
+            "the last {}",
+            humantime::format_duration(std::time::Duration::from_millis(ms))
+        ),
+        Window::Unbounded => "the whole stream".into(),
+    }
+}

@@ -1,0 +1,136 @@
+//! `ddf plan` and `ddf inspect`: what the planner would pick, what a state
+//! file holds.
+
+use crate::Fail;
+use crate::choose;
+use crate::cli::PlanCmd;
+use crate::dedup::human_bytes;
+use crate::engine::{self, describe_window};
+use crate::state::{self, window_json};
+use ddf::{DuplicateFilter, Windowed};
+use serde_json::json;
+use std::path::Path;
+
+/// Prints the ranked candidates for the flags, as a table or JSON.
+pub(crate) fn plan(cmd: &PlanCmd) -> Result<(), Fail> {
+    let args = &cmd.plan;
+    let window = choose::window(args);
+    let candidates = choose::candidates(args).map_err(Fail::Usage)?;
+    // The exact filter is its own row when the flags ask for it.
+    let rows: Vec<serde_json::Value> = if candidates.is_empty() {
+        let c = choose::choose(args).map_err(Fail::Usage)?;
+        vec![json!({
+            "family": c.family, "config": c.config,
+            "memory_bytes": c.memory_bits.div_ceil(8), "fpr": 0.0, "fnr": 0.0,
+            "false_negatives": false, "slack": 0, "accesses": 4.0,
+        })]
+    } else {
+        candidates
+            .iter()
+            .map(|c| {
+                json!({
+                    "family": engine::candidate_family(c),
+                    "config": format!("{:?}", c.config),
+                    "memory_bytes": c.memory_bits.div_ceil(8),
+                    "fpr": c.fpr, "fnr": c.fnr,
+                    "false_negatives": c.false_negatives,
+                    "slack": c.slack, "accesses": c.accesses,
+                })
+            })
+            .collect()
+    };
+    if cmd.json {
+        let v = json!({ "window": window_json(window), "candidates": rows });
+        println!("{v:#}");
+        return Ok(());
+    }
+    println!("window: {}", describe_window(window));
+    if matches!(window, ddf::Window::Unbounded) && candidates.is_empty() {
+        println!(
+            "(the exact set grows with the distinct keys; give --distinct N for a fixed size)"
+        );
+    }
+    println!(
+        "{:<4} {:<13} {:>12} {:>10} {:>10} {:>8} {:>9}  parameters",
+        "rank", "family", "memory", "FPR", "FNR", "slack", "accesses"
+    );
+    for (i, r) in rows.iter().enumerate() {
+        let unit = match window {
+            ddf::Window::Time(_) => "ms",
+            _ => "",
+        };
+        println!(
+            "{:<4} {:<13} {:>12} {:>10.3e} {:>10.3e} {:>8} {:>9.1}  {}",
+            i + 1,
+            r["family"].as_str().unwrap_or(""),
+            human_bytes(r["memory_bytes"].as_u64().unwrap_or(0)),
+            r["fpr"].as_f64().unwrap_or(0.0),
+            r["fnr"].as_f64().unwrap_or(0.0),
+            format!("{}{unit}", r["slack"].as_u64().unwrap_or(0)),
+            r["accesses"].as_f64().unwrap_or(0.0),
+            r["config"].as_str().unwrap_or(""),
+        );
+    }
+    Ok(())
+}
+
+/// Describes a state file, never its key.
+pub(crate) fn inspect(path: &Path, as_json: bool) -> Result<(), Fail> {
+    let l = state::load(path)
+        .map_err(Fail::Run)?
+        .ok_or_else(|| Fail::Run(format!("no state file at {}", path.display())))?;
+    let f = &l.filter;
+    if as_json {
+        let v = json!({
+            "file": path.display().to_string(),
+            "file_bytes": l.file_bytes,
+            "state_version": l.version,
+            "snapshot_format": l.snapshot_format,
+            "snapshot_kind": l.snapshot_kind,
+            "family": engine::family(f),
+            "config": l.meta.config,
+            "window": window_json(f.window()),
+            "slack": f.slack(),
+            "memory_bits": f.memory_bits(),
+            "predicted_fpr": l.meta.fpr,
+            "records_seen": l.meta.records_seen,
+            "clock_ms": l.meta.clock_ms,
+            "time_source": l.meta.time_source,
+            "hash": "SipHash-1-3, secret key (not shown)",
+        });
+        println!("{v:#}");
+        return Ok(());
+    }
+    println!("file:         {} ({} bytes)", path.display(), l.file_bytes);
+    println!(
+        "format:       state layout {}, filter snapshot format {}, kind {:#06x} ({})",
+        l.version,
+        l.snapshot_format,
+        l.snapshot_kind,
+        engine::kind_name(l.snapshot_kind)
+    );
+    println!("family:       {}", engine::family(f));
+    println!("parameters:   {}", l.meta.config);
+    println!("window:       {}", describe_window(f.window()));
+    println!("slack:        {}", f.slack());
+    println!(
+        "memory:       {} ({} bits)",
+        human_bytes(f.memory_bits().div_ceil(8)),
+        f.memory_bits()
+    );
+    println!("planned FPR:  {:.3e}", l.meta.fpr);
+    println!("records seen: {}", l.meta.records_seen);
+    match l.meta.clock_ms {
+        Some(ms) => println!(
+            "clock:        {} ms ({}, from {} time)",
+            ms,
+            humantime::format_rfc3339_millis(
+                std::time::UNIX_EPOCH + std::time::Duration::from_millis(ms)
+            ),
+            l.meta.time_source
+        ),
+        None => println!("clock:        none"),
+    }
+    println!("hash key:     SipHash-1-3, secret (not shown)");
+    Ok(())
+}
