@@ -87,6 +87,13 @@ impl PartitionedBloom {
     }
 }
 
+/// The whole stream: a Bloom filter never forgets.
+impl ddf_core::Windowed for PartitionedBloom {
+    fn window(&self) -> ddf_core::Window {
+        ddf_core::Window::Unbounded
+    }
+}
+
 impl DuplicateFilter for PartitionedBloom {
     #[inline]
     fn contains(&self, digest: Digest) -> bool {

@@ -156,6 +156,14 @@ fn rename(e: ParamError, param: &'static str) -> ParamError {
     ParamError::new(param, e.value(), e.expected().to_owned())
 }
 
+/// The whole stream: the Stable Bloom filter forgets by random decrements
+/// (false negatives), not by a window.
+impl ddf_core::Windowed for StableBloom {
+    fn window(&self) -> ddf_core::Window {
+        ddf_core::Window::Unbounded
+    }
+}
+
 impl DuplicateFilter for StableBloom {
     #[inline]
     fn contains(&self, digest: Digest) -> bool {

@@ -19,6 +19,27 @@
 //!
 //! The checksum catches corruption, not tampering: its key is public.
 //!
+//! # Compatibility
+//!
+//! Two version numbers guard the bytes. [`FORMAT_VERSION`] covers the
+//! envelope above (magic, field order, widths, checksum); each kind's
+//! [`Snapshot::VERSION`] covers that kind's body. The promise:
+//!
+//! - A snapshot written by a release is read by every later release: a
+//!   decoder keeps reading every older layout of its kind (bodies
+//!   `1..=VERSION`), and an envelope change adds a new `FORMAT_VERSION`
+//!   while the old one stays readable.
+//! - Any change to the bytes a kind writes for the same state (a field
+//!   added, reordered, widened, or a different encoding of the payload)
+//!   bumps that kind's `VERSION`; any change to the envelope bumps
+//!   `FORMAT_VERSION`. Nothing changes silently: `crates/ddf/tests/golden.rs`
+//!   pins a hash of the bytes of every kind for a fixed seed and stream, so
+//!   an unannounced change fails a test.
+//! - Reading is not promised backwards: an older release refuses a newer
+//!   layout with [`DecodeError::UnsupportedFormat`] or
+//!   [`DecodeError::UnsupportedVersion`], never misreads it.
+//! - Kind codes ([`kind`]) are never reused for another type.
+//!
 //! A snapshot of a [`Deduper`](crate::Deduper) carries the hasher's key. When
 //! that key is secret (the default), so is the snapshot: whoever reads it can
 //! craft items that collide in the filter (the QHT paper's §7 attack, which
@@ -88,6 +109,9 @@ pub mod kind {
     pub const QUEUE: u16 = 0x0600;
     /// Reserved for tests of the snapshot machinery itself.
     pub const TEST: u16 = 0xfff0;
+    /// Not a kind: the `KIND` of a type that holds one of several kinds
+    /// (`ddf::Filter`) and writes the kind of what it holds. Never written.
+    pub const ANY: u16 = 0xffff;
 }
 
 /// Why a snapshot could not be decoded.
@@ -112,6 +136,12 @@ pub enum DecodeError {
         expected: u16,
         /// The kind found.
         found: u16,
+    },
+    /// The kind code names no filter type this reader reads (an unknown
+    /// code, or a family compiled out of this build).
+    UnknownKind {
+        /// The kind found.
+        kind: u16,
     },
     /// The kind's layout version is not one this build reads.
     UnsupportedVersion {
@@ -182,6 +212,12 @@ impl fmt::Display for DecodeError {
                 write!(
                     f,
                     "snapshot holds filter kind {found:#06x}, expected {expected:#06x}"
+                )
+            }
+            DecodeError::UnknownKind { kind } => {
+                write!(
+                    f,
+                    "snapshot holds filter kind {kind:#06x}, which this build does not read"
                 )
             }
             DecodeError::UnsupportedVersion { kind, version } => {
@@ -317,14 +353,17 @@ impl Encoder {
     pub fn put_nested<F: Snapshot>(&mut self, filter: &F) {
         let mut inner = Encoder::new();
         filter.encode_body(&mut inner);
-        self.put_u16(F::KIND);
-        self.put_u16(F::VERSION);
+        self.put_u16(filter.kind());
+        self.put_u16(filter.layout_version());
         self.put_bytes(&inner.bytes);
     }
 }
 
 /// Reads a snapshot body, checking every length against the bytes present.
-#[derive(Debug)]
+///
+/// Cloning a decoder is cheap (a slice and a position): a composite type
+/// clones one to peek ahead without consuming.
+#[derive(Debug, Clone)]
 pub struct Decoder<'a> {
     bytes: &'a [u8],
     pos: usize,
@@ -439,16 +478,10 @@ impl<'a> Decoder<'a> {
     /// Reads a filter written by [`Encoder::put_nested`].
     pub fn nested<F: Snapshot>(&mut self, field: &'static str) -> Result<F, DecodeError> {
         let kind = self.u16(field)?;
-        if kind != F::KIND {
-            return Err(DecodeError::WrongKind {
-                expected: F::KIND,
-                found: kind,
-            });
-        }
         let version = self.u16(field)?;
-        check_version::<F>(version)?;
+        F::check_kind(kind, version)?;
         let mut inner = Decoder::new(self.bytes(field)?);
-        let filter = F::decode_body(&mut inner, version)?;
+        let filter = F::decode_kind(kind, version, &mut inner)?;
         inner.finish()?;
         Ok(filter)
     }
@@ -591,11 +624,45 @@ pub trait Snapshot: Sized {
     /// constructor and then checking the payload against it.
     fn decode_body(input: &mut Decoder<'_>, version: u16) -> Result<Self, DecodeError>;
 
+    /// The kind code this value writes into its envelope. Every filter type
+    /// keeps the default, [`KIND`](Self::KIND); a type that holds one of
+    /// several kinds (`ddf::Filter`) returns the kind of what it holds.
+    fn kind(&self) -> u16 {
+        Self::KIND
+    }
+
+    /// The layout version this value writes; the default is
+    /// [`VERSION`](Self::VERSION), and `ddf::Filter` returns its variant's.
+    fn layout_version(&self) -> u16 {
+        Self::VERSION
+    }
+
+    /// Whether this type reads bodies of kind `kind` at layout `version`;
+    /// the default accepts [`KIND`](Self::KIND) at versions
+    /// 1..=[`VERSION`](Self::VERSION).
+    fn check_kind(kind: u16, version: u16) -> Result<(), DecodeError> {
+        if kind != Self::KIND {
+            return Err(DecodeError::WrongKind {
+                expected: Self::KIND,
+                found: kind,
+            });
+        }
+        check_version::<Self>(version)
+    }
+
+    /// Reads a body of a kind [`check_kind`](Self::check_kind) accepted.
+    /// The default is [`decode_body`](Self::decode_body); a type holding
+    /// several kinds dispatches on `kind`.
+    fn decode_kind(kind: u16, version: u16, input: &mut Decoder<'_>) -> Result<Self, DecodeError> {
+        let _ = kind;
+        Self::decode_body(input, version)
+    }
+
     /// The snapshot as bytes.
     fn to_bytes(&self) -> Vec<u8> {
         let mut body = Encoder::new();
         self.encode_body(&mut body);
-        seal(Self::KIND, Self::VERSION, 0, &[], &body.bytes)
+        seal(self.kind(), self.layout_version(), 0, &[], &body.bytes)
     }
 
     /// A filter from snapshot bytes.
@@ -617,13 +684,7 @@ pub trait Snapshot: Sized {
 
 /// Decodes the filter in an opened envelope, expecting hasher `hasher_id`.
 pub fn decode_envelope<F: Snapshot>(env: &Envelope<'_>, hasher_id: u16) -> Result<F, DecodeError> {
-    if env.kind != F::KIND {
-        return Err(DecodeError::WrongKind {
-            expected: F::KIND,
-            found: env.kind,
-        });
-    }
-    check_version::<F>(env.version)?;
+    F::check_kind(env.kind, env.version)?;
     if env.hasher_id != hasher_id {
         return Err(DecodeError::HasherMismatch {
             expected: hasher_id,
@@ -631,7 +692,7 @@ pub fn decode_envelope<F: Snapshot>(env: &Envelope<'_>, hasher_id: u16) -> Resul
         });
     }
     let mut d = Decoder::new(env.body);
-    let filter = F::decode_body(&mut d, env.version)?;
+    let filter = F::decode_kind(env.kind, env.version, &mut d)?;
     d.finish()?;
     Ok(filter)
 }
@@ -640,7 +701,13 @@ pub fn decode_envelope<F: Snapshot>(env: &Envelope<'_>, hasher_id: u16) -> Resul
 pub fn seal_with_hasher<F: Snapshot, S: PortableHasher>(filter: &F, hasher: &S) -> Vec<u8> {
     let mut body = Encoder::new();
     filter.encode_body(&mut body);
-    seal(F::KIND, F::VERSION, S::ID, &hasher.key_bytes(), &body.bytes)
+    seal(
+        filter.kind(),
+        filter.layout_version(),
+        S::ID,
+        &hasher.key_bytes(),
+        &body.bytes,
+    )
 }
 
 /// Opens a snapshot written by [`seal_with_hasher`].

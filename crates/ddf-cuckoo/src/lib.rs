@@ -296,6 +296,14 @@ fn rename(e: ParamError, cells: &'static str) -> ParamError {
     ParamError::new(param, e.value(), e.expected().to_owned())
 }
 
+/// The whole stream: the streaming cuckoo filter forgets by eviction (false
+/// negatives), not by age.
+impl ddf_core::Windowed for StreamingCuckoo {
+    fn window(&self) -> ddf_core::Window {
+        ddf_core::Window::Unbounded
+    }
+}
+
 impl DuplicateFilter for StreamingCuckoo {
     #[inline]
     fn contains(&self, digest: Digest) -> bool {

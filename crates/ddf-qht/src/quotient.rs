@@ -270,6 +270,14 @@ fn check_buckets(buckets_per_row: usize, fingerprint_bits: u32) -> Result<(), Pa
     Ok(())
 }
 
+/// The whole stream: a QHT has no window; it forgets by eviction, which is
+/// its false-negative rate (§3), not a slack.
+impl<I: Insertion> ddf_core::Windowed for QuotientFilter<I> {
+    fn window(&self) -> ddf_core::Window {
+        ddf_core::Window::Unbounded
+    }
+}
+
 impl<I: Insertion> DuplicateFilter for QuotientFilter<I> {
     #[inline]
     fn contains(&self, digest: Digest) -> bool {

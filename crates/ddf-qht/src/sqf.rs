@@ -225,6 +225,13 @@ fn check_remainder(k: usize, r: u32, r_prime: u32) -> Result<(u32, u32), ParamEr
     Ok((sigma, weight_bits))
 }
 
+/// The whole stream: the SQF forgets by eviction (false negatives), not by age.
+impl ddf_core::Windowed for Sqf {
+    fn window(&self) -> ddf_core::Window {
+        ddf_core::Window::Unbounded
+    }
+}
+
 impl DuplicateFilter for Sqf {
     #[inline]
     fn contains(&self, digest: Digest) -> bool {

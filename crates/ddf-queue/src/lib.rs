@@ -366,6 +366,23 @@ impl<F> Windowed for Queue<F> {
     }
 }
 
+/// The kind code of the subfilters in a queue body (the one
+/// [`Queue::<F>::decode_body`](Snapshot::decode_body) would read), without
+/// consuming `body`: a reader that holds several kinds (`ddf::Filter`) picks
+/// `F` from it. Fails if the body ends before the first subfilter.
+pub fn subfilter_kind(body: &Decoder<'_>) -> Result<u16, DecodeError> {
+    let mut d = body.clone();
+    // `L`, `c`, newest, filled, then the slicing flag and its three fields.
+    for field in ["subfilters", "capacity", "newest", "filled"] {
+        d.u64(field)?;
+    }
+    d.bool("time slicing")?;
+    for field in ["span", "started", "now"] {
+        d.u64(field)?;
+    }
+    d.u16("subfilter")
+}
+
 /// Body: `L`, `c`, the newest index, insertions into it, the time slicing
 /// (flag, span, start, clock), then the `L` subfilters in storage order,
 /// each as a nested snapshot.

@@ -12,6 +12,7 @@ pub mod cuckoo;
 pub mod numerics;
 pub mod qht;
 pub mod queue;
+pub mod sharding;
 pub mod shf;
 pub mod sliding_bloom;
 pub mod sliding_window;

@@ -18,12 +18,17 @@
 )]
 mod planner;
 
+mod filter;
+mod shared;
+
 pub use ddf_core::snapshot;
 pub use ddf_core::{
     DecodeError, Deduper, Digest, DuplicateFilter, FilterExt, KeyedSipHasher, ParamError,
     PortableHasher, Snapshot, Tally, TimedFilter, Verdict, Window, Windowed, digest,
 };
+pub use filter::Filter;
 pub use planner::{Candidate, Config, Requirements, Span, plan};
+pub use shared::{DEFAULT_SHARDS, MAX_SHARDS, ShardedPlan, Shared, plan_sharded};
 
 /// Hashing: the keyed SipHash-1-3 hasher, digests, fingerprints and probes
 /// (the `ddf-hash` crate).

@@ -162,6 +162,17 @@ impl Requirements {
         self.span
     }
 
+    /// One shard's requirements (for `plan_sharded`): window `span`, the
+    /// memory budget split over `shards`, the slack limit mapped by `slack`.
+    pub(crate) fn for_shard(&self, span: Span, shards: u64, slack: impl Fn(u64) -> u64) -> Self {
+        Requirements {
+            span,
+            memory_bits: self.memory_bits.map(|m| (m / shards).max(1)),
+            max_slack: self.max_slack.map(slack),
+            ..self.clone()
+        }
+    }
+
     fn validate(&self) -> Result<Need, ParamError> {
         let target = self
             .target_fpr

@@ -118,6 +118,37 @@ pub fn binomial_sf(k: u64, n: u64, p: f64) -> f64 {
     tails(k, n, p).1
 }
 
+/// The smallest `k` with `P(X > k) ≤ tail` for `X ~ Binomial(n, p)`: the
+/// upper `(1 − tail)` quantile.
+///
+/// A binary search over `k` in `0..=n` with [`binomial_sf`] (non-increasing
+/// in `k`): at most 64 evaluations, each bounded as there.
+///
+/// # Panics
+///
+/// If `p` is not in `[0, 1]` or `tail` not in `[0, 1]`.
+///
+/// ```
+/// use ddf_theory::stats::{binomial_sf, binomial_upper_quantile};
+/// let k = binomial_upper_quantile(1000, 0.25, 1e-6);
+/// assert!(binomial_sf(k, 1000, 0.25) <= 1e-6 && binomial_sf(k - 1, 1000, 0.25) > 1e-6);
+/// ```
+pub fn binomial_upper_quantile(n: u64, p: f64, tail: f64) -> u64 {
+    check_probability(p);
+    check_probability(tail);
+    // `P(X > n) = 0 ≤ tail`, so the answer lies in `lo..=hi`.
+    let (mut lo, mut hi) = (0u64, n);
+    while lo < hi {
+        let mid = lo + (hi - lo) / 2;
+        if tails(mid, n, p).1 <= tail {
+            hi = mid;
+        } else {
+            lo = mid + 1;
+        }
+    }
+    lo
+}
+
 fn check_probability(p: f64) {
     assert!(
         (0.0..=1.0).contains(&p),

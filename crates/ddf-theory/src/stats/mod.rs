@@ -38,7 +38,8 @@ mod normal;
 mod student_t;
 
 pub use binomial::{
-    binomial_cdf, binomial_pmf, binomial_sf, clopper_pearson_interval, wilson_interval,
+    binomial_cdf, binomial_pmf, binomial_sf, binomial_upper_quantile, clopper_pearson_interval,
+    wilson_interval,
 };
 pub use fit::{LineFit, linear_fit};
 pub use normal::{normal_quantile, z_for_confidence};

@@ -1,0 +1,422 @@
+//! [`Filter`]: one concrete type over every family compiled in.
+//!
+//! Each family is its own type, which is what a program that knows its
+//! filter wants. A program that picks the filter at run time (from the
+//! [planner](crate::plan), a configuration file or a snapshot on disk)
+//! wants one type instead: `Filter` is an enum with one variant per filter
+//! type (each behind its family's feature), and it implements every trait
+//! the variants share by forwarding to the variant — batch paths included,
+//! so a batch pays one dispatch, not one per item.
+//!
+//! # Snapshots of any kind
+//!
+//! A snapshot records its kind (see [`snapshot`](crate::snapshot)), so
+//! [`Filter::from_bytes`] and [`Filter::read_from`] load a snapshot of any
+//! kind compiled in and return the right variant; a queue snapshot is
+//! dispatched on the kind of its subfilters. `Filter` writes exactly the
+//! bytes its variant writes, so a snapshot taken through `Filter` loads as
+//! the concrete type and back. [`Deduper<Filter>`](crate::Deduper) does the
+//! same with the hasher key.
+//!
+//! # Clocks: timed and untimed variants
+//!
+//! [`is_timed`](Filter::is_timed) says whether the window is measured in the
+//! caller's time ([`Window::Time`]). The contract for the calls that do not
+//! match the variant:
+//!
+//! - **`*_at` on an untimed variant ignores `now`**: `observe_at(d, now)` is
+//!   `observe(d)`, and the window keeps counting insertions (or is the whole
+//!   stream). This is what the families with both modes already do in count
+//!   mode (APBF, the exact window, the queue), so the answer is the one the
+//!   variant's [`window`](Windowed::window) promises, never a misread clock.
+//!   (A family with a time mode may still note the latest `now` in its state
+//!   and snapshot; its answers do not depend on it.)
+//! - **Clock-free calls on a timed variant** are the variant's own: they act
+//!   at the latest time the filter has seen (the time does not advance).
+//!
+//! A program that must not mix the two checks `is_timed()` once after
+//! building or loading.
+
+use ddf_core::snapshot::{self, DecodeError, Decoder, Encoder, Snapshot};
+use ddf_core::{Digest, DuplicateFilter, TimedFilter, Verdict, Window, Windowed};
+
+/// Clock-taking calls, by how a variant reads the clock.
+macro_rules! clocked {
+    (untimed, $f:expr, contains_at($d:expr, $now:expr)) => {{
+        let _ = $now;
+        DuplicateFilter::contains($f, $d)
+    }};
+    (untimed, $f:expr, insert_at($d:expr, $now:expr)) => {{
+        let _ = $now;
+        DuplicateFilter::insert($f, $d)
+    }};
+    (untimed, $f:expr, observe_at($d:expr, $now:expr)) => {{
+        let _ = $now;
+        DuplicateFilter::observe($f, $d)
+    }};
+    ($mode:ident, $f:expr, $call:ident($d:expr, $now:expr)) => {
+        TimedFilter::$call($f, $d, $now)
+    };
+}
+
+/// Whether a variant of `mode` reads the snapshot body of kind `kind`.
+macro_rules! picks {
+    (queued, $ty:ty, $kind:expr, $body:expr) => {
+        $kind == snapshot::kind::QUEUE
+            && ddf_queue::subfilter_kind($body)? == <$ty as QueueOf>::SUBFILTER_KIND
+    };
+    ($mode:ident, $ty:ty, $kind:expr, $body:expr) => {
+        $kind == <$ty as Snapshot>::KIND
+    };
+}
+
+/// The kind code of a queue's subfilters, for [`picks!`].
+#[cfg(feature = "queue")]
+trait QueueOf {
+    const SUBFILTER_KIND: u16;
+}
+
+#[cfg(feature = "queue")]
+impl<F: Snapshot> QueueOf for ddf_queue::Queue<F> {
+    const SUBFILTER_KIND: u16 = F::KIND;
+}
+
+macro_rules! filter_enum {
+    ($(
+        $(#[$doc:meta])*
+        [$($cfg:tt)*] $variant:ident($ty:ty), $mode:ident, $family:literal;
+    )*) => {
+        /// Any filter of the families compiled in: see the [module docs](self).
+        ///
+        /// Every variant is `Send + Sync` (plain data, no interior
+        /// mutability), so `Filter` is too.
+        #[derive(Debug, Clone)]
+        #[non_exhaustive]
+        pub enum Filter {
+            $(
+                $(#[$doc])*
+                #[cfg($($cfg)*)]
+                $variant($ty),
+            )*
+        }
+
+        $(
+            #[cfg($($cfg)*)]
+            impl From<$ty> for Filter {
+                fn from(filter: $ty) -> Self {
+                    Filter::$variant(filter)
+                }
+            }
+        )*
+
+        impl Filter {
+            /// The family and type of the variant, for display.
+            pub fn family(&self) -> &'static str {
+                match *self {
+                    $( #[cfg($($cfg)*)] Filter::$variant(_) => $family, )*
+                }
+            }
+
+            /// The snapshot kind code of the variant (from
+            /// [`snapshot::kind`]).
+            pub fn kind(&self) -> u16 {
+                match *self {
+                    $( #[cfg($($cfg)*)] Filter::$variant(ref f) => Snapshot::kind(f), )*
+                }
+            }
+        }
+
+        impl DuplicateFilter for Filter {
+            #[inline]
+            fn contains(&self, digest: Digest) -> bool {
+                match *self {
+                    $( #[cfg($($cfg)*)] Filter::$variant(ref f) => f.contains(digest), )*
+                }
+            }
+            #[inline]
+            fn insert(&mut self, digest: Digest) {
+                match *self {
+                    $( #[cfg($($cfg)*)] Filter::$variant(ref mut f) => f.insert(digest), )*
+                }
+            }
+            #[inline]
+            fn observe(&mut self, digest: Digest) -> Verdict {
+                match *self {
+                    $( #[cfg($($cfg)*)] Filter::$variant(ref mut f) => f.observe(digest), )*
+                }
+            }
+            /// The variant's batch path: one dispatch per batch.
+            fn observe_batch(&mut self, digests: &[Digest], verdicts: &mut Vec<Verdict>) {
+                match *self {
+                    $( #[cfg($($cfg)*)] Filter::$variant(ref mut f) => f.observe_batch(digests, verdicts), )*
+                }
+            }
+            /// The variant's batch path: one dispatch per batch.
+            fn contains_batch(&self, digests: &[Digest], answers: &mut Vec<bool>) {
+                match *self {
+                    $( #[cfg($($cfg)*)] Filter::$variant(ref f) => f.contains_batch(digests, answers), )*
+                }
+            }
+            fn memory_bits(&self) -> u64 {
+                match *self {
+                    $( #[cfg($($cfg)*)] Filter::$variant(ref f) => f.memory_bits(), )*
+                }
+            }
+            fn clear(&mut self) {
+                match *self {
+                    $( #[cfg($($cfg)*)] Filter::$variant(ref mut f) => f.clear(), )*
+                }
+            }
+        }
+
+        /// Timed variants forward; untimed ones ignore `now` (module docs).
+        impl TimedFilter for Filter {
+            #[inline]
+            fn contains_at(&self, digest: Digest, now: u64) -> bool {
+                match *self {
+                    $( #[cfg($($cfg)*)] Filter::$variant(ref f) => clocked!($mode, f, contains_at(digest, now)), )*
+                }
+            }
+            #[inline]
+            fn insert_at(&mut self, digest: Digest, now: u64) {
+                match *self {
+                    $( #[cfg($($cfg)*)] Filter::$variant(ref mut f) => clocked!($mode, f, insert_at(digest, now)), )*
+                }
+            }
+            #[inline]
+            fn observe_at(&mut self, digest: Digest, now: u64) -> Verdict {
+                match *self {
+                    $( #[cfg($($cfg)*)] Filter::$variant(ref mut f) => clocked!($mode, f, observe_at(digest, now)), )*
+                }
+            }
+        }
+
+        impl Windowed for Filter {
+            fn window(&self) -> Window {
+                match *self {
+                    $( #[cfg($($cfg)*)] Filter::$variant(ref f) => f.window(), )*
+                }
+            }
+            fn slack(&self) -> u64 {
+                match *self {
+                    $( #[cfg($($cfg)*)] Filter::$variant(ref f) => f.slack(), )*
+                }
+            }
+        }
+
+        /// The variant's own bytes: `kind` and `layout_version` are the
+        /// variant's, and decoding dispatches on the kind found.
+        impl Snapshot for Filter {
+            /// Never written: `Filter` writes its variant's kind.
+            const KIND: u16 = snapshot::kind::ANY;
+
+            fn encode_body(&self, out: &mut Encoder) {
+                match *self {
+                    $( #[cfg($($cfg)*)] Filter::$variant(ref f) => f.encode_body(out), )*
+                }
+            }
+
+            fn kind(&self) -> u16 {
+                Filter::kind(self)
+            }
+
+            fn layout_version(&self) -> u16 {
+                match *self {
+                    $( #[cfg($($cfg)*)] Filter::$variant(ref f) => f.layout_version(), )*
+                }
+            }
+
+            /// Every kind some variant reads (a queue's subfilter kind is
+            /// checked by [`decode_kind`](Snapshot::decode_kind)).
+            fn check_kind(kind: u16, version: u16) -> Result<(), DecodeError> {
+                $(
+                    #[cfg($($cfg)*)]
+                    if kind == <$ty as Snapshot>::KIND {
+                        return <$ty as Snapshot>::check_kind(kind, version);
+                    }
+                )*
+                let _ = version;
+                Err(DecodeError::UnknownKind { kind })
+            }
+
+            fn decode_body(input: &mut Decoder<'_>, version: u16) -> Result<Self, DecodeError> {
+                // Without a kind there is nothing to dispatch on; the
+                // envelope and nested readers call `decode_kind`.
+                let _ = (input, version);
+                Err(DecodeError::UnknownKind { kind: snapshot::kind::ANY })
+            }
+
+            fn decode_kind(
+                kind: u16,
+                version: u16,
+                input: &mut Decoder<'_>,
+            ) -> Result<Self, DecodeError> {
+                $(
+                    #[cfg($($cfg)*)]
+                    if picks!($mode, $ty, kind, input) {
+                        return <$ty as Snapshot>::decode_kind(kind, version, input)
+                            .map(Filter::$variant);
+                    }
+                )*
+                let _ = version;
+                #[cfg(feature = "queue")]
+                if kind == snapshot::kind::QUEUE {
+                    let sub = ddf_queue::subfilter_kind(input)?;
+                    return Err(DecodeError::invalid(
+                        "queue subfilter kind",
+                        format!("{sub:#06x}: ddf::Filter reads queues of the filters the planner builds"),
+                    ));
+                }
+                Err(DecodeError::UnknownKind { kind })
+            }
+        }
+    };
+}
+
+filter_enum! {
+    /// [`ExactWindow`](ddf_exact::ExactWindow): count, time or unbounded.
+    [feature = "exact"] Exact(ddf_exact::ExactWindow), timed, "exact window";
+    /// [`Qht`](ddf_qht::Qht).
+    [feature = "qht"] Qht(ddf_qht::Qht), untimed, "QHT";
+    /// [`Qhtd`](ddf_qht::Qhtd).
+    [feature = "qht"] Qhtd(ddf_qht::Qhtd), untimed, "QHTD";
+    /// [`Qqhtd`](ddf_qht::Qqhtd).
+    [feature = "qht"] Qqhtd(ddf_qht::Qqhtd), untimed, "QQHTD";
+    /// [`Sqf`](ddf_qht::Sqf).
+    [feature = "qht"] Sqf(ddf_qht::Sqf), untimed, "SQF";
+    /// [`StreamingCuckoo`](ddf_cuckoo::StreamingCuckoo).
+    [feature = "cuckoo"] Cuckoo(ddf_cuckoo::StreamingCuckoo), untimed, "streaming cuckoo";
+    /// [`PartitionedBloom`](ddf_bloom::PartitionedBloom).
+    [feature = "bloom"] PartitionedBloom(ddf_bloom::PartitionedBloom), untimed, "partitioned Bloom";
+    /// [`StableBloom`](ddf_bloom::StableBloom).
+    [feature = "bloom"] StableBloom(ddf_bloom::StableBloom), untimed, "Stable Bloom";
+    /// [`A2`](ddf_bloom::A2).
+    [feature = "bloom"] A2(ddf_bloom::A2), untimed, "A2";
+    /// [`BlockDecayingBloom`](ddf_bloom::BlockDecayingBloom).
+    [feature = "bloom"] BlockDecayingBloom(ddf_bloom::BlockDecayingBloom), untimed, "block-decaying Bloom";
+    /// [`Apbf`](ddf_apbf::Apbf): count or time generations.
+    [feature = "apbf"] Apbf(ddf_apbf::Apbf), timed, "APBF";
+    /// [`Apbbf`](ddf_apbf::Apbbf): count or time generations.
+    [feature = "apbf"] Apbbf(ddf_apbf::Apbbf), timed, "APBBF";
+    /// [`Shf`](ddf_shf::Shf).
+    [feature = "shf"] Shf(ddf_shf::Shf), untimed, "SHF";
+    /// [`CompactShf`](ddf_shf::CompactShf).
+    [feature = "shf"] CompactShf(ddf_shf::CompactShf), untimed, "compact SHF";
+    /// [`SlidingBloom`](ddf_sliding::SlidingBloom): count or time window.
+    [feature = "sliding"] SlidingBloom(ddf_sliding::SlidingBloom), timed, "sliding Bloom";
+    /// A [`Queue`](ddf_queue::Queue) of partitioned Bloom filters.
+    [all(feature = "queue", feature = "bloom")] QueuedBloom(ddf_queue::Queue<ddf_bloom::PartitionedBloom>), queued, "queued Bloom";
+    /// A [`Queue`](ddf_queue::Queue) of QHTs.
+    [all(feature = "queue", feature = "qht")] QueuedQht(ddf_queue::Queue<ddf_qht::Qht>), queued, "queued QHT";
+}
+
+impl Filter {
+    /// Whether the window is measured in the caller's time
+    /// ([`Window::Time`]): drive it with `observe_at`. Untimed variants
+    /// ignore the clock of `*_at` calls (see the [module docs](self)).
+    pub fn is_timed(&self) -> bool {
+        matches!(self.window(), Window::Time(_))
+    }
+
+    /// Loads a snapshot of any kind compiled in (see the [module
+    /// docs](self)). A snapshot written by a [`Deduper`](crate::Deduper)
+    /// carries a hasher and is refused here: load it as `Deduper<Filter>`.
+    pub fn from_bytes(bytes: &[u8]) -> Result<Self, DecodeError> {
+        <Self as Snapshot>::from_bytes(bytes)
+    }
+
+    /// Reads one snapshot of any kind from `reader`, leaving later bytes unread.
+    pub fn read_from<R: std::io::Read>(reader: R) -> Result<Self, DecodeError> {
+        <Self as Snapshot>::read_from(reader)
+    }
+
+    /// The snapshot bytes: exactly those of the variant.
+    pub fn to_bytes(&self) -> Vec<u8> {
+        <Self as Snapshot>::to_bytes(self)
+    }
+
+    /// Writes the snapshot to `writer`.
+    pub fn write_to<W: std::io::Write>(&self, writer: W) -> std::io::Result<()> {
+        <Self as Snapshot>::write_to(self, writer)
+    }
+}
+
+#[cfg(feature = "serde")]
+ddf_core::impl_serde_via_snapshot!(Filter);
+
+/// `Filter` crosses and is shared between threads.
+const _: () = {
+    const fn send_sync<T: Send + Sync>() {}
+    send_sync::<Filter>();
+};
+
+/// Builds a planned candidate as the variant it names, in time mode when
+/// the candidate was planned for a time window
+/// ([`Candidate::is_timed`](crate::Candidate::is_timed)).
+impl TryFrom<&crate::Candidate> for Filter {
+    type Error = ddf_core::ParamError;
+
+    fn try_from(c: &crate::Candidate) -> Result<Self, Self::Error> {
+        use crate::Config;
+        Ok(match c.config {
+            #[cfg(feature = "exact")]
+            Config::Exact { window } => ddf_exact::ExactWindow::new(window)?.into(),
+            #[cfg(feature = "shf")]
+            Config::Shf { window, hash_bits } => ddf_shf::Shf::new(window, hash_bits)?.into(),
+            #[cfg(feature = "shf")]
+            Config::CompactShf { window, hash_bits } => {
+                ddf_shf::CompactShf::new(window, hash_bits)?.into()
+            }
+            #[cfg(feature = "apbf")]
+            Config::Apbf {
+                k,
+                l,
+                slice_bits,
+                time_span,
+            } => {
+                let f = ddf_apbf::Apbf::new(k, l, slice_bits)?;
+                match time_span {
+                    Some(t) => f.with_time_span(t)?,
+                    None => f,
+                }
+                .into()
+            }
+            #[cfg(feature = "sliding")]
+            Config::Sliding {
+                window,
+                slack,
+                epsilon,
+                capacity,
+            } => match capacity {
+                Some(cap) => {
+                    ddf_sliding::SlidingBloom::with_time_span(window, slack, cap, epsilon)?
+                }
+                None => ddf_sliding::SlidingBloom::new(window, slack, epsilon)?,
+            }
+            .with_seed(c.seed)
+            .into(),
+            #[cfg(all(feature = "queue", feature = "bloom"))]
+            Config::QueuedBloom {
+                subfilters,
+                capacity,
+                slices,
+                slice_bits,
+            } => ddf_queue::Queue::new(subfilters, capacity, |_| {
+                ddf_bloom::PartitionedBloom::new(slices, slice_bits)
+            })?
+            .into(),
+            #[cfg(feature = "bloom")]
+            Config::Bloom { slices, slice_bits } => {
+                ddf_bloom::PartitionedBloom::new(slices, slice_bits)?.into()
+            }
+            #[cfg(feature = "qht")]
+            Config::Qht {
+                rows,
+                buckets_per_row,
+                fingerprint_bits,
+            } => ddf_qht::Qht::new(rows, buckets_per_row, fingerprint_bits)?
+                .with_seed(c.seed)
+                .into(),
+        })
+    }
+}

@@ -1,0 +1,403 @@
+//! [`Shared`]: one filter observed from many threads, by sharding.
+//!
+//! A filter's `observe` takes `&mut self`: each item reads and writes the
+//! state. To observe from many threads, [`Shared`] splits the stream into
+//! `S` shards by the item's digest, each shard its own filter behind its own
+//! lock, so threads that touch different shards never wait for each other.
+//! An item and all its repeats land in the same shard, so a shard answers
+//! for its items exactly as a lone filter would for its sub-stream.
+//!
+//! # What sharding does to the window
+//!
+//! (The derivations are in [`ddf_theory::sharding`].)
+//!
+//! - **Time windows are unchanged.** "Seen within the last `t` time units"
+//!   does not depend on the other items a shard saw. Each shard sees about
+//!   `1/S` of the arrivals, and [`plan_sharded`] sizes it for rate `λ/S`.
+//!   Pass a clock that does not run backwards *per shard*: a clock read
+//!   before taking the lock can be overtaken by another thread's later
+//!   reading (the timed filters treat an earlier `now` as the latest seen).
+//! - **A count window becomes per shard.** A shard counts its own
+//!   insertions, so a shard window of `w_s` covers a random number of merged
+//!   items. [`plan_sharded`] picks `w_s` so that, at any moment, with
+//!   probability at least `1 − δ` every item among the last `w` merged items
+//!   is inside its shard's window ([`ddf_theory::sharding::shard_window`]:
+//!   the `1 − δ/S` quantile of `Binomial(w, 1/S)`, union bound over shards).
+//!   The false-positive rate is the per-shard rate; the slack in merged
+//!   items becomes random, `S·(w_s + s_s) − w` on average.
+//! - **The whole stream** (`Window::Unbounded`) is unchanged.
+//!
+//! # Threads
+//!
+//! `Shared<F, S>` is `Send + Sync` when `F: Send` and `S: Send + Sync`: each
+//! filter is only reached through its shard's `Mutex`, which gives one thread
+//! at a time `&mut F`, and the hasher is only read. Every filter type of
+//! `ddf` (and [`Filter`](crate::Filter)) is `Send + Sync` — plain owned
+//! data, no interior mutability, no thread-bound handles — and
+//! [`KeyedSipHasher`] is `Send + Sync`. A `Box<dyn DuplicateFilter + Send>`
+//! (what [`Candidate::build`](crate::Candidate::build) returns) is `Send`, so
+//! it can be a shard too.
+//!
+//! A thread that panics while holding a shard (only possible from the
+//! caller's own code, through [`Shared::lock`]) poisons that `Mutex`; the
+//! other threads carry on with the state as the panic left it.
+
+use crate::planner::{Candidate, Requirements, Span, plan};
+use ddf_core::{Digest, DuplicateFilter, KeyedSipHasher, ParamError, TimedFilter, Verdict};
+use std::hash::{BuildHasher, Hash};
+use std::sync::{Mutex, MutexGuard, PoisonError};
+
+/// The shard count of [`Shared::new`] and a good default for
+/// [`plan_sharded`]: 16.
+///
+/// Fixed rather than derived from the machine's core count, because the
+/// shard count changes the sizing (`w_s`, the memory) and the saved state: a
+/// plan must give the same filter on every machine. With `T` threads, a
+/// thread finds its shard busy with probability about `(T − 1)/16`, small for
+/// the 2–8 threads a typical deduplicating service runs.
+pub const DEFAULT_SHARDS: usize = 16;
+
+/// The most shards a [`Shared`] takes.
+pub const MAX_SHARDS: usize = 4096;
+
+/// XORed into the digest before the shard's mix, so that the shard choice is
+/// not the [`Digest::remix`] the Bloom probes use.
+const SHARD_SALT: u64 = 0x5ba4_d0dd_f5ba_4d00;
+
+/// A filter observed from many threads: `S` shards chosen by digest, each a
+/// lock around its own filter (see the [module docs](self)).
+///
+/// ```
+/// use ddf::{Apbf, Shared, Verdict};
+///
+/// let seen = Shared::with_shards(4, |_| Apbf::with_window(10_000, 0.001))?;
+/// std::thread::scope(|s| {
+///     for t in 0..2 {
+///         let seen = &seen;
+///         s.spawn(move || {
+///             for i in 0..1_000 {
+///                 seen.observe(&(t, i));
+///             }
+///         });
+///     }
+/// });
+/// assert_eq!(seen.observe(&(0, 17)), Verdict::Duplicate);
+/// # Ok::<(), ddf::ParamError>(())
+/// ```
+#[derive(Debug)]
+pub struct Shared<F, S = KeyedSipHasher> {
+    shards: Box<[Mutex<F>]>,
+    hasher: S,
+}
+
+impl<F> Shared<F> {
+    /// [`DEFAULT_SHARDS`] shards, `make(i)` building shard `i`, hashed by a
+    /// [`KeyedSipHasher`] under a fresh random key.
+    pub fn new(make: impl FnMut(usize) -> Result<F, ParamError>) -> Result<Self, ParamError> {
+        Self::with_shards(DEFAULT_SHARDS, make)
+    }
+
+    /// `shards` (1..=[`MAX_SHARDS`]) shards, `make(i)` building shard `i`,
+    /// under a fresh random key.
+    pub fn with_shards(
+        shards: usize,
+        make: impl FnMut(usize) -> Result<F, ParamError>,
+    ) -> Result<Self, ParamError> {
+        Self::with_hasher(shards, KeyedSipHasher::new(), make)
+    }
+
+    /// As [`with_shards`](Self::with_shards), with the key derived from
+    /// `seed`, for runs that must replay (see
+    /// [`Deduper::with_seed`](crate::Deduper::with_seed) for the risk).
+    pub fn with_seed(
+        shards: usize,
+        seed: u64,
+        make: impl FnMut(usize) -> Result<F, ParamError>,
+    ) -> Result<Self, ParamError> {
+        Self::with_hasher(shards, KeyedSipHasher::with_seed(seed), make)
+    }
+}
+
+impl<F, S> Shared<F, S> {
+    /// `shards` (1..=[`MAX_SHARDS`]) shards built by `make(i)`, hashed by
+    /// `hasher`.
+    pub fn with_hasher(
+        shards: usize,
+        hasher: S,
+        make: impl FnMut(usize) -> Result<F, ParamError>,
+    ) -> Result<Self, ParamError> {
+        ddf_param::ensure_range("shards", shards, 1..=MAX_SHARDS)?;
+        let filters = (0..shards).map(make).collect::<Result<Vec<F>, _>>()?;
+        Self::from_parts(filters, hasher)
+    }
+
+    /// Reassembles shards taken apart by [`into_parts`](Self::into_parts)
+    /// (or loaded from snapshots), in shard order, with the hasher they were
+    /// fed through. Fails unless there are 1..=[`MAX_SHARDS`] of them.
+    pub fn from_parts(filters: Vec<F>, hasher: S) -> Result<Self, ParamError> {
+        ddf_param::ensure_range("shards", filters.len(), 1..=MAX_SHARDS)?;
+        Ok(Shared {
+            shards: filters.into_iter().map(Mutex::new).collect(),
+            hasher,
+        })
+    }
+
+    /// The shards' filters in shard order, and the hasher.
+    pub fn into_parts(self) -> (Vec<F>, S) {
+        let filters = self
+            .shards
+            .into_vec()
+            .into_iter()
+            .map(|m| m.into_inner().unwrap_or_else(PoisonError::into_inner))
+            .collect();
+        (filters, self.hasher)
+    }
+
+    /// The number of shards, `S`.
+    pub fn shards(&self) -> usize {
+        self.shards.len()
+    }
+
+    /// The shard of `digest`: a fixed bijective mix of the digest (salted so
+    /// it is none of the derivations the filters use), reduced to `0..S` by
+    /// its high bits. The shard is thus independent of the row, slot or
+    /// probes a filter takes from the same digest.
+    #[inline]
+    pub fn shard_of(&self, digest: Digest) -> usize {
+        let mixed = Digest::new(ddf_hash::mix64(digest.get() ^ SHARD_SALT));
+        mixed.reduce(self.shards.len() as u64) as usize
+    }
+
+    /// The filter of `digest`'s shard, locked: for several calls under one
+    /// lock, or to record an order together with the verdict.
+    #[inline]
+    pub fn lock(&self, digest: Digest) -> MutexGuard<'_, F> {
+        self.lock_shard(self.shard_of(digest))
+    }
+
+    fn lock_shard(&self, index: usize) -> MutexGuard<'_, F> {
+        self.shards[index]
+            .lock()
+            .unwrap_or_else(PoisonError::into_inner)
+    }
+
+    /// Calls `f(i, filter)` on every shard in order, each under its lock
+    /// (one at a time), and collects the results: to save, inspect or
+    /// clear the shards while other threads keep observing.
+    pub fn each_shard<R>(&self, mut f: impl FnMut(usize, &mut F) -> R) -> Vec<R> {
+        (0..self.shards.len())
+            .map(|i| f(i, &mut self.lock_shard(i)))
+            .collect()
+    }
+
+    /// The hasher.
+    pub fn hasher(&self) -> &S {
+        &self.hasher
+    }
+}
+
+impl<F: DuplicateFilter, S: BuildHasher> Shared<F, S> {
+    /// The digest the filters see for `item`.
+    #[inline]
+    pub fn digest<T: Hash + ?Sized>(&self, item: &T) -> Digest {
+        ddf_hash::digest(&self.hasher, item)
+    }
+
+    /// Detect, then insert, `item`, in its shard.
+    #[inline]
+    pub fn observe<T: Hash + ?Sized>(&self, item: &T) -> Verdict {
+        self.observe_digest(self.digest(item))
+    }
+
+    /// Whether `item` is reported as seen. No side effects.
+    #[inline]
+    pub fn contains<T: Hash + ?Sized>(&self, item: &T) -> bool {
+        self.contains_digest(self.digest(item))
+    }
+
+    /// Records `item` as seen.
+    #[inline]
+    pub fn insert<T: Hash + ?Sized>(&self, item: &T) {
+        self.insert_digest(self.digest(item));
+    }
+
+    /// [`observe`](Self::observe) for a digest computed elsewhere.
+    #[inline]
+    pub fn observe_digest(&self, digest: Digest) -> Verdict {
+        self.lock(digest).observe(digest)
+    }
+
+    /// [`contains`](Self::contains) for a digest.
+    #[inline]
+    pub fn contains_digest(&self, digest: Digest) -> bool {
+        self.lock(digest).contains(digest)
+    }
+
+    /// [`insert`](Self::insert) for a digest.
+    #[inline]
+    pub fn insert_digest(&self, digest: Digest) {
+        self.lock(digest).insert(digest);
+    }
+
+    /// The shards' state bits, summed.
+    pub fn memory_bits(&self) -> u64 {
+        self.each_shard(|_, f| f.memory_bits()).into_iter().sum()
+    }
+
+    /// Clears every shard (one at a time: items observed meanwhile in a
+    /// shard already cleared are kept).
+    pub fn clear(&self) {
+        self.each_shard(|_, f| f.clear());
+    }
+}
+
+impl<F: TimedFilter, S: BuildHasher> Shared<F, S> {
+    /// Detect, then insert, `item` at time `now` (see the [module
+    /// docs](self) on clocks and threads).
+    #[inline]
+    pub fn observe_at<T: Hash + ?Sized>(&self, item: &T, now: u64) -> Verdict {
+        let d = self.digest(item);
+        self.lock(d).observe_at(d, now)
+    }
+
+    /// Whether `item` is reported as seen at time `now`. No side effects.
+    #[inline]
+    pub fn contains_at<T: Hash + ?Sized>(&self, item: &T, now: u64) -> bool {
+        let d = self.digest(item);
+        self.lock(d).contains_at(d, now)
+    }
+
+    /// Records `item` as seen at time `now`.
+    #[inline]
+    pub fn insert_at<T: Hash + ?Sized>(&self, item: &T, now: u64) {
+        let d = self.digest(item);
+        self.lock(d).insert_at(d, now);
+    }
+}
+
+/// The plan of a sharded filter: what each of `S` shards must be so that
+/// the user's requirements hold for the merged stream (see the [module
+/// docs](self)).
+#[derive(Debug, Clone, PartialEq)]
+#[non_exhaustive]
+pub struct ShardedPlan {
+    /// `S`.
+    pub shards: usize,
+    /// The probability allowed for some item of the last `w` merged items to
+    /// be outside its shard's window, at a given moment (count windows).
+    pub delta: f64,
+    /// The window asked for, over the merged stream.
+    pub span: Span,
+    /// One shard's window: `Count(w_s)`, `Time { span, rate: λ/S }`, or
+    /// `Unbounded`.
+    pub shard_span: Span,
+    /// The union bound `S·P(Binomial(w, 1/S) > w_s)` on that probability at
+    /// the chosen `w_s` (≤ `delta`); 0 for time windows and the whole stream.
+    pub miss_bound: f64,
+    /// One shard's candidates, best first, as [`plan`] ranks them for the
+    /// shard's requirements (memory budget split `S` ways, the slack limit
+    /// mapped to the shard's own insertions). Each candidate's `memory_bits`
+    /// is one shard's; the whole takes `S` times as much.
+    pub candidates: Vec<Candidate>,
+}
+
+impl ShardedPlan {
+    /// The expected slack of `candidate` (one shard's) over the merged
+    /// stream: `S·(w_s + s_s) − w` for count windows, the shard's slack for
+    /// time windows.
+    pub fn merged_slack(&self, candidate: &Candidate) -> u64 {
+        match (self.span, self.shard_span) {
+            (Span::Count(w), Span::Count(ws)) => {
+                ddf_theory::sharding::merged_slack(w, self.shards as u64, ws, candidate.slack)
+            }
+            _ => candidate.slack,
+        }
+    }
+
+    /// The state bits of all `S` shards of `candidate`.
+    pub fn memory_bits(&self, candidate: &Candidate) -> u64 {
+        candidate.memory_bits.saturating_mul(self.shards as u64)
+    }
+
+    /// Builds `candidate` once per shard (each shard's generators seeded
+    /// apart) and shares them behind a hasher under a fresh random key.
+    pub fn build(&self, candidate: &Candidate) -> Result<Shared<crate::Filter>, ParamError> {
+        self.build_with_hasher(candidate, KeyedSipHasher::new())
+    }
+
+    /// As [`build`](Self::build), with the given hasher.
+    pub fn build_with_hasher<S>(
+        &self,
+        candidate: &Candidate,
+        hasher: S,
+    ) -> Result<Shared<crate::Filter, S>, ParamError> {
+        Shared::with_hasher(self.shards, hasher, |i| {
+            let mut shard = candidate.clone();
+            shard.seed = ddf_hash::mix64(candidate.seed ^ i as u64);
+            crate::Filter::try_from(&shard)
+        })
+    }
+}
+
+/// Plans a filter of `shards` shards (1..=[`MAX_SHARDS`]; [`DEFAULT_SHARDS`]
+/// is a good choice) so that `req` holds over the merged stream, a count
+/// window with probability at least `1 − delta` at any moment (see the
+/// [module docs](self)).
+///
+/// For a count window `w` each shard is planned for `w_s`
+/// ([`ddf_theory::sharding::shard_window`]); for a time window, for the
+/// same span at rate `λ/S`; for the whole stream, as asked (each shard then
+/// sees fewer distinct items than planned for, so the prediction is
+/// conservative). A memory budget is split evenly, and a slack limit `m`
+/// over merged items becomes `⌊(m + w)/S⌋ − w_s` shard insertions.
+///
+/// ```
+/// use ddf::{Requirements, plan_sharded};
+///
+/// let p = plan_sharded(&Requirements::count(100_000).target_fpr(0.001), 8, 1e-6)?;
+/// assert!(p.miss_bound <= 1e-6 && !p.candidates.is_empty());
+/// # Ok::<(), ddf::ParamError>(())
+/// ```
+pub fn plan_sharded(
+    req: &Requirements,
+    shards: usize,
+    delta: f64,
+) -> Result<ShardedPlan, ParamError> {
+    let s = ddf_param::ensure_range("shards", shards, 1..=MAX_SHARDS)? as u64;
+    let delta = ddf_param::ensure_probability("delta", delta)?;
+    let span = req.span();
+    let (shard_span, miss_bound, slack): (Span, f64, Box<dyn Fn(u64) -> u64>) = match span {
+        Span::Count(w) => {
+            // A zero window stays zero, for `plan` below to reject by name.
+            let ws = ddf_theory::sharding::shard_window(w, s, delta).unwrap_or(w);
+            let bound = ddf_theory::sharding::shard_window_miss_bound(w, s, ws);
+            let slack = move |m: u64| (m.saturating_add(w) / s).saturating_sub(ws);
+            (Span::Count(ws), bound, Box::new(slack))
+        }
+        Span::Time { span, rate } => (
+            Span::Time {
+                span,
+                rate: rate / s as f64,
+            },
+            0.0,
+            Box::new(|m| m),
+        ),
+        Span::Unbounded => (Span::Unbounded, 0.0, Box::new(|m| m)),
+    };
+    let shard_req = req.for_shard(shard_span, s, slack);
+    let candidates = plan(&shard_req)?;
+    Ok(ShardedPlan {
+        shards,
+        delta,
+        span,
+        shard_span,
+        miss_bound,
+        candidates,
+    })
+}
+
+const _: () = {
+    const fn send_sync<T: Send + Sync>() {}
+    send_sync::<Shared<crate::Filter>>();
+    send_sync::<Shared<Box<dyn DuplicateFilter + Send>>>();
+};

@@ -1,0 +1,100 @@
+//! Pins the snapshot format: for every filter kind, a fixed seed and stream
+//! must produce exactly these bytes (through a 64-bit hash of them). A
+//! failure here means the bytes a kind writes changed: if that is intended,
+//! bump the kind's `Snapshot::VERSION` (or `FORMAT_VERSION` for the
+//! envelope), keep reading the old layout, and update the constant — see the
+//! compatibility promise in `ddf::snapshot`.
+
+mod common;
+
+use common::{every_kind, feed, stream};
+use ddf::{Deduper, Filter};
+
+/// FNV-1a, 64-bit (offset basis 0xcbf29ce484222325, prime 0x100000001b3):
+/// stable, tiny and independent of every hash the filters use.
+fn fnv1a(bytes: &[u8]) -> u64 {
+    bytes.iter().fold(0xcbf2_9ce4_8422_2325, |h, &b| {
+        (h ^ u64::from(b)).wrapping_mul(0x0000_0100_0000_01b3)
+    })
+}
+
+/// `(kind, FNV-1a of the snapshot bytes)` after the golden stream.
+const GOLDEN: &[(&str, u64)] = &[
+    ("exact-count", 0x625b2e46c1fc067e),
+    ("exact-time", 0xd293f208e38e83f8),
+    ("qht", 0x571029884ff3f8dc),
+    ("qhtd", 0x816cd4231370490c),
+    ("qqhtd", 0x3036b54c19115e23),
+    ("sqf", 0x1966577c6b85c9ee),
+    ("cuckoo", 0xc9eb8eb8cadee5f6),
+    ("bloom", 0x38c9794b1d0eeccf),
+    ("stable-bloom", 0x1aea9da04fad2e75),
+    ("a2", 0xf90592acdf7cf519),
+    ("block-decaying-bloom", 0x44c128c52d100d37),
+    ("apbf-count", 0xf9d2f68dcf23d95c),
+    ("apbf-time", 0x6d5a2cd328267cf2),
+    ("apbbf", 0x88fc3dcd578d715d),
+    ("shf", 0x09e8dc9a9e07ac32),
+    ("compact-shf", 0x9d8da830e9af1c74),
+    ("sliding-count", 0xcef80d178ee6308c),
+    ("sliding-time", 0x890a0f1b68186d0d),
+    ("queued-bloom", 0x15e03b2a43caf4ea),
+    ("queued-qht", 0xdf4da66183711a6c),
+    ("deduper-qht", 0x33264e73bcc18119),
+];
+
+fn golden_bytes() -> Vec<(&'static str, Vec<u8>)> {
+    let s = stream(0x601d, 400, 150);
+    let mut out: Vec<(&'static str, Vec<u8>)> = every_kind()
+        .unwrap()
+        .into_iter()
+        .map(|(name, mut f)| {
+            feed(&mut f, &s);
+            (name, f.to_bytes())
+        })
+        .collect();
+    // The envelope with a hasher section: a deduper under a fixed seed.
+    let mut dedup = Deduper::with_seed(Filter::from(ddf::Qht::new(16, 2, 8).unwrap()), 3);
+    for i in 0..50 {
+        dedup.observe(&i);
+    }
+    out.push(("deduper-qht", dedup.to_bytes()));
+    out
+}
+
+#[test]
+fn snapshot_bytes_are_pinned() {
+    let got: Vec<(&str, u64)> = golden_bytes()
+        .iter()
+        .map(|(name, bytes)| (*name, fnv1a(bytes)))
+        .collect();
+    let table: String = got
+        .iter()
+        .map(|(n, h)| format!("    (\"{n}\", {h:#018x}),\n"))
+        .collect();
+    assert_eq!(
+        got, GOLDEN,
+        "snapshot bytes changed; the new table is:\n{table}"
+    );
+}
+
+#[test]
+fn pinned_bytes_still_load() {
+    for (name, bytes) in golden_bytes() {
+        if name == "deduper-qht" {
+            let d: Deduper<Filter> = Deduper::from_bytes(&bytes).unwrap();
+            assert_eq!(d.to_bytes(), bytes);
+        } else {
+            let f = Filter::from_bytes(&bytes).unwrap_or_else(|e| panic!("{name}: {e}"));
+            assert_eq!(f.to_bytes(), bytes, "{name}");
+        }
+    }
+}
+
+#[test]
+fn fnv1a_matches_its_reference_values() {
+    // Published test vectors of FNV-1a 64.
+    assert_eq!(fnv1a(b""), 0xcbf2_9ce4_8422_2325);
+    assert_eq!(fnv1a(b"a"), 0xaf63_dc4c_8601_ec8c);
+    assert_eq!(fnv1a(b"foobar"), 0x8594_4171_f739_67e8);
+}

@@ -1,0 +1,245 @@
+//! `ddf::Shared` from real threads: no false negative where the shards'
+//! filters promise none, against a brute-force truth over the recorded
+//! merged order; and `plan_sharded`'s sizing.
+
+use ddf::hash::SplitMix64;
+use ddf::{
+    Digest, DuplicateFilter, Filter, Requirements, Shared, Span, TimedFilter, Verdict, Window,
+    Windowed, plan_sharded,
+};
+use proptest::prelude::*;
+use std::collections::HashMap;
+use std::sync::atomic::{AtomicU64, Ordering};
+
+/// One observation as recorded under its shard's lock.
+#[derive(Debug, Clone, Copy)]
+struct Event {
+    seq: u64,
+    shard: usize,
+    digest: Digest,
+    verdict: Verdict,
+}
+
+/// Every thread observes its own seeded stream over a common universe (so
+/// items repeat within and across threads). The sequence number is taken
+/// while the shard's lock is held, so sorting by it gives an order in which
+/// each shard saw its items; a timed filter is given `now = seq / 4`, which
+/// is then non-decreasing in every shard.
+fn run_threads(
+    shared: &Shared<Filter>,
+    threads: usize,
+    per_thread: usize,
+    seed: u64,
+) -> Vec<Event> {
+    let counter = AtomicU64::new(0);
+    let timed = shared.each_shard(|_, f| f.is_timed())[0];
+    let mut events: Vec<Event> = std::thread::scope(|s| {
+        let handles: Vec<_> = (0..threads)
+            .map(|t| {
+                let counter = &counter;
+                s.spawn(move || {
+                    let mut rng = SplitMix64::new(seed ^ (t as u64).wrapping_mul(0x9e37_79b9));
+                    (0..per_thread)
+                        .map(|_| {
+                            let digest = Digest::mixed(rng.below(3_000));
+                            let shard = shared.shard_of(digest);
+                            let mut f = shared.lock(digest);
+                            let seq = counter.fetch_add(1, Ordering::Relaxed);
+                            let verdict = if timed {
+                                f.observe_at(digest, seq / 4)
+                            } else {
+                                f.observe(digest)
+                            };
+                            drop(f);
+                            Event {
+                                seq,
+                                shard,
+                                digest,
+                                verdict,
+                            }
+                        })
+                        .collect::<Vec<_>>()
+                })
+            })
+            .collect();
+        handles
+            .into_iter()
+            .flat_map(|h| h.join().unwrap())
+            .collect()
+    });
+    events.sort_by_key(|e| e.seq);
+    events
+}
+
+/// Checks the hard promise against brute force over the merged order: a
+/// repeat within the shard's window (its own insertions, or time) is never
+/// missed. Returns how many such repeats were checked.
+fn assert_no_false_negative(events: &[Event], shards: usize, window: Window) -> usize {
+    let mut shard_count = vec![0u64; shards];
+    // Last (shard-local index, time) of each digest.
+    let mut last: HashMap<Digest, (u64, u64)> = HashMap::new();
+    let mut checked = 0;
+    for e in events {
+        let index = shard_count[e.shard];
+        shard_count[e.shard] += 1;
+        let now = e.seq / 4;
+        if let Some(&(prev_index, prev_time)) = last.get(&e.digest) {
+            let inside = match window {
+                // Among the last `w` insertions of its shard before this one.
+                Window::Count(w) => index - prev_index <= w,
+                Window::Time(t) => now - prev_time < t,
+                Window::Unbounded => true,
+            };
+            if inside {
+                checked += 1;
+                assert_eq!(
+                    e.verdict,
+                    Verdict::Duplicate,
+                    "{e:?} missed inside {window:?}"
+                );
+            }
+        }
+        last.insert(e.digest, (index, now));
+    }
+    checked
+}
+
+fn shard_filters(kind: usize, seed: u64) -> (Shared<Filter>, Window) {
+    let shards = 4;
+    let make = move |i: usize| -> Result<Filter, ddf::ParamError> {
+        let s = seed ^ i as u64;
+        Ok(match kind {
+            0 => ddf::ExactWindow::<Digest>::new(300)?.into(),
+            1 => ddf::SlidingBloom::new(300, ddf::sliding::Slack::AtMost(100), 0.01)?
+                .with_seed(s)
+                .into(),
+            2 => ddf::Apbf::with_window(300, 0.01)?.into(),
+            3 => ddf::ExactWindow::with_time_span(200)?.into(),
+            // Generations also close after `g` insertions: size them for
+            // far more than the ~1 arrival per time unit a shard sees here,
+            // so that time alone expires items (the promise's condition).
+            _ => ddf::Apbf::with_window(2_000, 0.01)?
+                .with_time_span(200)?
+                .into(),
+        })
+    };
+    let shared = Shared::with_seed(shards, seed, make).unwrap();
+    let window = shared.each_shard(|_, f| f.window())[0];
+    (shared, window)
+}
+
+proptest! {
+    #![proptest_config(ProptestConfig::with_cases(10))]
+
+    /// Exact window, sliding Bloom and APBF, by count and by time: none
+    /// misses a repeat inside its window, whatever the interleaving.
+    #[test]
+    fn no_false_negative_from_many_threads(
+        threads in 2usize..=8,
+        kind in 0usize..5,
+        seed in any::<u64>(),
+    ) {
+        let (shared, window) = shard_filters(kind, seed);
+        let events = run_threads(&shared, threads, 1_500, seed);
+        prop_assert_eq!(events.len(), threads * 1_500);
+        let checked = assert_no_false_negative(&events, shared.shards(), window);
+        // The universe and window make in-window repeats common: the check
+        // is not vacuous.
+        prop_assert!(checked > 100, "only {} repeats checked", checked);
+    }
+}
+
+#[test]
+fn shards_are_chosen_by_digest_and_spread_evenly() {
+    let shared = Shared::with_seed(16, 1, |_| ddf::ExactWindow::<Digest>::new(10)).unwrap();
+    let mut counts = [0u64; 16];
+    for i in 0..160_000u64 {
+        let d = Digest::mixed(i);
+        let s = shared.shard_of(d);
+        assert_eq!(s, shared.shard_of(d));
+        counts[s] += 1;
+    }
+    // Each count is Binomial(160000, 1/16): mean 10000, sd ≈ 97; 6 sd is
+    // exceeded with probability below 1e-8 per shard.
+    for c in counts {
+        assert!(c.abs_diff(10_000) < 6 * 97, "{counts:?}");
+    }
+}
+
+#[test]
+fn shard_count_is_checked() {
+    let make = |_| ddf::ExactWindow::<Digest>::new(10);
+    assert_eq!(Shared::with_shards(0, make).unwrap_err().param(), "shards");
+    assert_eq!(
+        Shared::with_shards(ddf::MAX_SHARDS + 1, make)
+            .unwrap_err()
+            .param(),
+        "shards"
+    );
+    assert_eq!(Shared::new(make).unwrap().shards(), ddf::DEFAULT_SHARDS);
+    // A shard that fails to build fails the whole.
+    let err = Shared::with_shards(3, |i| {
+        ddf::ExactWindow::<Digest>::new(if i == 2 { 0 } else { 5 })
+    });
+    assert_eq!(err.unwrap_err().param(), "window");
+}
+
+#[test]
+fn parts_round_trip_and_items_keep_their_shard() {
+    let shared = Shared::with_seed(5, 9, |_| ddf::ExactWindow::<Digest>::new(1_000)).unwrap();
+    for i in 0..2_000u32 {
+        shared.observe(&i);
+    }
+    assert_eq!(shared.observe(&1_999u32), Verdict::Duplicate);
+    let bits = shared.memory_bits();
+    let (filters, hasher) = shared.into_parts();
+    let back = Shared::from_parts(filters, hasher).unwrap();
+    assert_eq!(back.memory_bits(), bits);
+    assert!(back.contains(&1_500u32));
+    assert!(!back.contains(&5_000u32));
+    back.clear();
+    assert!(!back.contains(&1_500u32));
+}
+
+#[test]
+fn plan_sharded_sizes_each_shard_by_the_binomial_quantile() {
+    let req = Requirements::count(100_000).target_fpr(0.001);
+    let p = plan_sharded(&req, 8, 1e-6).unwrap();
+    let Span::Count(ws) = p.shard_span else {
+        panic!("{:?}", p.shard_span)
+    };
+    assert_eq!(
+        Some(ws),
+        ddf::theory::sharding::shard_window(100_000, 8, 1e-6)
+    );
+    assert!(p.miss_bound <= 1e-6);
+    let best = &p.candidates[0];
+    assert!(!best.false_negatives && best.fpr <= 0.001);
+    let shared = p.build(best).unwrap();
+    assert_eq!(shared.shards(), 8);
+    assert_eq!(shared.memory_bits(), p.memory_bits(best));
+    // Each shard holds the planned window (or more).
+    for w in shared.each_shard(|_, f| f.window()) {
+        assert!(matches!(w, Window::Count(c) if c >= ws), "{w:?}");
+    }
+    // Time windows keep their span; each shard gets λ/S.
+    let t = plan_sharded(&Requirements::time(60, 1_000.0).target_fpr(0.01), 4, 1e-6).unwrap();
+    assert_eq!(
+        t.shard_span,
+        Span::Time {
+            span: 60,
+            rate: 250.0
+        }
+    );
+    let timed = t.build(&t.candidates[0]).unwrap();
+    assert!(timed.each_shard(|_, f| f.is_timed()).into_iter().all(|x| x));
+    // Bad parameters are named.
+    assert_eq!(plan_sharded(&req, 0, 0.1).unwrap_err().param(), "shards");
+    assert_eq!(plan_sharded(&req, 4, 0.0).unwrap_err().param(), "delta");
+    assert_eq!(
+        plan_sharded(&Requirements::count(0).target_fpr(0.1), 4, 0.1)
+            .unwrap_err()
+            .param(),
+        "window"
+    );
+}
