@@ -102,7 +102,8 @@ unsafe extern "C" fn aof_rewrite(
 ) {
     // SAFETY: Redis passes a value of this type.
     let bytes = unsafe { borrow(value) }.to_bytes();
-    if let Some(emit) = raw::RedisModule_EmitAOF {
+    // SAFETY: a plain read of a function pointer set once at module load.
+    if let Some(emit) = unsafe { raw::RedisModule_EmitAOF } {
         // SAFETY: "sb" takes a RedisModuleString and a (pointer, length)
         // buffer; both outlive the call, which copies them.
         unsafe {
@@ -190,8 +191,10 @@ fn from_hex(arg: &RedisString) -> Result<KeyedSipHasher, RedisError> {
 
 /// The server clock in milliseconds.
 fn server_ms() -> u64 {
+    // SAFETY: a plain read of a function pointer set once at module load.
+    let clock = unsafe { raw::RedisModule_Milliseconds };
     // SAFETY: the module API is initialised before any command runs.
-    let now = raw::RedisModule_Milliseconds.map_or(0, |f| unsafe { f() });
+    let now = clock.map_or(0, |f| unsafe { f() });
     u64::try_from(now).unwrap_or(0)
 }
 

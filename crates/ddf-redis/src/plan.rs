@@ -6,14 +6,10 @@
 //! planner's signature or `Candidate::build`'s return type changes, this file
 //! is the only one to adjust.
 
-use ddf::{Candidate, Requirements, SlidingBloom, plan};
+use ddf::{Candidate, Filter, Requirements, plan};
 
-/// The filter a key stores.
-///
-/// Until `ddf::Filter` (one enum over every family) lands, the module stores
-/// the sliding Bloom filter of Naor–Yogev: the one family with both a count
-/// and a time mode, no misses in the window and a chosen slack.
-pub(crate) type Inner = SlidingBloom;
+/// The filter a key stores: any family the planner offers.
+pub(crate) type Inner = Filter;
 
 /// The planner's first admissible choice for `req`, restricted to `family`
 /// when the caller named one, and the filter built from it.
@@ -26,12 +22,11 @@ pub(crate) fn plan_filter(
     cap_bytes: u64,
 ) -> Result<(Candidate, Inner), String> {
     let candidates = plan(req).map_err(|e| e.to_string())?;
-    let wanted = |c: &Candidate| family.is_none_or(|f| family_matches(c.family(), f));
     let chosen = candidates
         .into_iter()
-        .find(|c| wanted(c) && buildable(c))
+        .find(|c| family.is_none_or(|f| family_matches(c.family(), f)))
         .ok_or_else(|| match family {
-            Some(f) => format!("no {f} filter meets these requirements in this module"),
+            Some(f) => format!("no {f} filter meets these requirements"),
             None => "no filter meets these requirements".to_string(),
         })?;
     let bytes = chosen.memory_bits.div_ceil(8);
@@ -41,13 +36,13 @@ pub(crate) fn plan_filter(
             chosen.family()
         ));
     }
-    let filter = build(&chosen)?;
+    let filter = Filter::try_from(&chosen).map_err(|e| e.to_string())?;
     Ok((chosen, filter))
 }
 
 /// Whether `name` (as typed after `FILTER`) names the planner's `family`:
-/// case and separators ignored, so `sliding`, `SLIDING-BLOOM` and
-/// `sliding bloom` all name "sliding Bloom".
+/// case and separators ignored, a prefix is enough, so `sliding`,
+/// `SLIDING-BLOOM` and `sliding bloom` all name "sliding Bloom".
 pub(crate) fn family_matches(family: &str, name: &str) -> bool {
     let squash = |s: &str| -> String {
         s.chars()
@@ -59,26 +54,26 @@ pub(crate) fn family_matches(family: &str, name: &str) -> bool {
     !name.is_empty() && family.starts_with(&name)
 }
 
-/// Whether the module can store `c`'s family.
-fn buildable(c: &Candidate) -> bool {
-    matches!(c.config, ddf::Config::Sliding { .. })
-}
+#[cfg(test)]
+mod tests {
+    use super::*;
 
-/// Builds the filter of a candidate [`buildable`] accepted.
-fn build(c: &Candidate) -> Result<Inner, String> {
-    match c.config {
-        ddf::Config::Sliding {
-            window,
-            slack,
-            epsilon,
-            capacity,
-        } => {
-            let f = match capacity {
-                Some(cap) => SlidingBloom::with_time_span(window, slack, cap, epsilon),
-                None => SlidingBloom::new(window, slack, epsilon),
-            };
-            f.map(|f| f.with_seed(c.seed)).map_err(|e| e.to_string())
-        }
-        _ => Err(format!("the {} family is not stored by this module", c.family())),
+    #[test]
+    fn family_names_match_loosely_but_not_emptily() {
+        assert!(family_matches("sliding Bloom", "SLIDING-BLOOM"));
+        assert!(family_matches("sliding Bloom", "sliding"));
+        assert!(family_matches("APBF", "apbf"));
+        assert!(!family_matches("APBF", "qht"));
+        assert!(!family_matches("APBF", "--"));
+    }
+
+    #[test]
+    fn the_cap_is_checked_before_building() {
+        let req = Requirements::count(1 << 30).target_fpr(1e-3);
+        let e = plan_filter(&req, None, 1 << 20).expect_err("over the cap");
+        assert!(e.contains("ddf.max-memory"), "{e}");
+        let (c, f) = plan_filter(&Requirements::count(1000).target_fpr(1e-2), None, 1 << 20)
+            .expect("a small filter");
+        assert_eq!(ddf::DuplicateFilter::memory_bits(&f), c.memory_bits);
     }
 }

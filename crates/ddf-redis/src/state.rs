@@ -6,7 +6,7 @@
 
 use crate::plan::Inner;
 use ddf::snapshot::{DecodeError, Decoder, Encoder};
-use ddf::{Deduper, DuplicateFilter, KeyedSipHasher, PortableHasher, Snapshot, Window, Windowed};
+use ddf::{Deduper, DuplicateFilter, KeyedSipHasher, PortableHasher};
 
 /// The version of [`DdfKey::to_bytes`]'s layout (the payload of RDB,
 /// `DUMP`, and the AOF's `DDF.LOADSTATE`).
@@ -132,6 +132,8 @@ impl DdfKey {
             );
         } else {
             let mut verdicts = Vec::with_capacity(items.len());
+            // `observe_many` hashes in blocks and hands each block to the
+            // filter's batch path.
             self.seen.observe_many(items.iter().copied(), &mut verdicts);
             out.extend(verdicts.iter().map(|v| v.is_duplicate()));
         }
@@ -232,14 +234,10 @@ impl DdfKey {
         let clock = input.u64("clock")?;
         let seen = Deduper::<Inner>::from_bytes(input.bytes("filter")?)?;
         input.finish()?;
-        let expected = match span {
-            Span::Count(w) => Window::Count(w),
-            Span::Time { ms, .. } => Window::Time(ms),
-        };
-        if seen.filter().window() != expected {
+        if seen.filter().is_timed() != matches!(span, Span::Time { .. }) {
             return Err(DecodeError::invalid(
                 "window",
-                "the filter's window differs from the recorded one",
+                "the filter's clock mode differs from the recorded window",
             ));
         }
         Ok(DdfKey {
@@ -266,13 +264,14 @@ mod tests {
     use ddf::Slack;
 
     fn key(span: Span) -> DdfKey {
-        let filter = match span {
-            Span::Count(w) => Inner::new(w, Slack::LeastSpace, 1e-3),
+        let filter: Inner = match span {
+            Span::Count(w) => ddf::SlidingBloom::new(w, Slack::LeastSpace, 1e-3),
             Span::Time { ms, capacity } => {
-                Inner::with_time_span(ms, Slack::LeastSpace, capacity, 1e-3)
+                ddf::SlidingBloom::with_time_span(ms, Slack::LeastSpace, capacity, 1e-3)
             }
         }
-        .expect("valid parameters");
+        .expect("valid parameters")
+        .into();
         let meta = Meta {
             family: "sliding Bloom".into(),
             config: "test".into(),
