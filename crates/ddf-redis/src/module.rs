@@ -384,7 +384,8 @@ fn ddf_observe(ctx: &Context, args: Vec<RedisString>) -> RedisResult {
         created = Some((full, hex));
     }
     let value = key
-        .get_value::<DdfKey>(&DDF_TYPE)?
+        .get_value::<DdfKey>(&DDF_TYPE)
+        .map_err(|_| RedisError::WrongType)?
         .ok_or_else(|| err("no such key"))?;
     let timed = value.is_timed();
     if at.is_some() && !timed {
@@ -417,7 +418,10 @@ fn ddf_exists(ctx: &Context, args: Vec<RedisString>) -> RedisResult {
     }
     let (at, items) = clock_and_items(&args[2..])?;
     let key = ctx.open_key(&args[1]);
-    let Some(value) = key.get_value::<DdfKey>(&DDF_TYPE)? else {
+    let Some(value) = key
+        .get_value::<DdfKey>(&DDF_TYPE)
+        .map_err(|_| RedisError::WrongType)?
+    else {
         return Ok(answers(vec![false; items.len()]));
     };
     if at.is_some() && !value.is_timed() {
@@ -433,7 +437,8 @@ fn ddf_info(ctx: &Context, args: Vec<RedisString>) -> RedisResult {
     }
     let key = ctx.open_key(&args[1]);
     let value = key
-        .get_value::<DdfKey>(&DDF_TYPE)?
+        .get_value::<DdfKey>(&DDF_TYPE)
+        .map_err(|_| RedisError::WrongType)?
         .ok_or_else(|| err("not found"))?;
     let m = value.meta();
     let text = |s: &str| RedisValue::BulkString(s.to_string());
@@ -500,11 +505,24 @@ fn ddf_loadstate(ctx: &Context, args: Vec<RedisString>) -> RedisResult {
     Ok(RedisValue::SimpleStringStatic("OK"))
 }
 
+/// Declares that the module handles RDB read errors itself: a short or
+/// corrupt value makes `rdb_load` return NULL (RESTORE replies "Bad data
+/// format") instead of Redis aborting the server.
+fn init(ctx: &Context, _args: &[RedisString]) -> redis_module::Status {
+    // SAFETY: a plain read of a function pointer set once at module load.
+    if let Some(set) = unsafe { raw::RedisModule_SetModuleOptions } {
+        // SAFETY: `ctx` is the live load context.
+        unsafe { set(ctx.ctx, raw::REDISMODULE_OPTIONS_HANDLE_IO_ERRORS as c_int) };
+    }
+    redis_module::Status::Ok
+}
+
 redis_module! {
     name: "ddf",
     version: 1,
     allocator: (crate::alloc::ServerAlloc, crate::alloc::ServerAlloc),
     data_types: [DDF_TYPE],
+    init: init,
     commands: [
         ["ddf.reserve", ddf_reserve, "write deny-oom", 1, 1, 1, ""],
         ["ddf.observe", ddf_observe, "write deny-oom", 1, 1, 1, ""],

@@ -12,8 +12,13 @@ use ddf::{Deduper, DuplicateFilter, KeyedSipHasher, PortableHasher};
 /// `DUMP`, and the AOF's `DDF.LOADSTATE`).
 pub(crate) const FORMAT_VERSION: u16 = 1;
 
-/// Leading bytes of every payload, so a foreign string is refused at once.
+/// Leading bytes of the payload's body, so a foreign string is refused at once.
 const MAGIC: &[u8; 4] = b"DDFR";
+
+/// The snapshot kind code the payload is sealed under: `ddf`'s envelope
+/// (magic, version, length, SipHash checksum) around this module's body, so
+/// a flipped byte anywhere is caught, not only inside the filter.
+const PAYLOAD_KIND: u16 = 0x7d01;
 
 /// The window a key answers for, in the units of `DDF.RESERVE`.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -186,14 +191,18 @@ impl DdfKey {
         out.put_u64(self.items);
         out.put_u64(self.clock);
         out.put_bytes(&self.seen.to_bytes());
-        out.into_bytes()
+        ddf::snapshot::seal(PAYLOAD_KIND, FORMAT_VERSION, 0, &[], &out.into_bytes())
     }
 
     /// Restores [`to_bytes`](Self::to_bytes) output. Corrupt, truncated or
     /// foreign bytes are an error naming the field; the filter's window must
     /// agree with the recorded one.
     pub(crate) fn from_bytes(bytes: &[u8]) -> Result<Self, DecodeError> {
-        let mut input = Decoder::new(bytes);
+        let envelope = ddf::snapshot::open(bytes)?;
+        if envelope.kind != PAYLOAD_KIND || envelope.hasher_id != 0 {
+            return Err(DecodeError::invalid("kind", "not a ddf-redis payload"));
+        }
+        let mut input = Decoder::new(envelope.body);
         if input.raw(MAGIC.len(), "magic")? != MAGIC {
             return Err(DecodeError::invalid("magic", "not a ddf-redis payload"));
         }

@@ -124,7 +124,8 @@ fn bad_arguments_are_clear_errors() {
         &["DDF.EXISTS", "s", "a"],
         &["DDF.INFO", "s"],
     ] {
-        assert!(error_of(&mut c, args).contains("WRONGTYPE"), "{args:?}");
+        let e = error_of(&mut c, args);
+        assert!(e.contains("WRONGTYPE"), "{args:?}: {e}");
     }
     assert!(error_of(&mut c, &["DDF.RESERVE", "s", "WINDOW", "10", "ERROR", "0.1"]).contains("exists"));
     // An existing filter is not reserved twice.

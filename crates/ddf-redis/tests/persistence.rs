@@ -138,7 +138,11 @@ fn dump_restore_copies_exactly_and_a_corrupt_payload_is_refused() {
     // Redis's own checksum passes and the module's decoder must refuse it.
     let (body, crc) = payload.split_at(payload.len() - 8);
     assert_eq!(crc64(body).to_le_bytes(), crc, "the CRC-64 of DUMP");
-    for at in [body.len() / 2, body.len() - 40] {
+    let ours = body
+        .windows(4)
+        .position(|w| w == b"DDFR")
+        .expect("the module's payload inside DUMP");
+    for at in [ours + 100, body.len() - 40, body.len() / 2, 12] {
         let mut bad = body.to_vec();
         bad[at] ^= 0x10;
         bad.extend_from_slice(&crc64(&bad).to_le_bytes());
@@ -146,7 +150,7 @@ fn dump_restore_copies_exactly_and_a_corrupt_payload_is_refused() {
             Ok(()) => panic!("a corrupt payload was restored"),
             Err(e) => e.to_string(),
         };
-        assert!(e.to_lowercase().contains("bad data format"), "{e}");
+        assert!(e.to_lowercase().contains("bad data format"), "flip at {at}: {e}");
     }
     // A foreign payload is refused by DDF.LOADSTATE too; the server lives.
     assert!(error_of(&mut conn, &["DDF.LOADSTATE", "x", "DDFR garbage"]).contains("refusing"));

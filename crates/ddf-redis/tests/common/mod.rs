@@ -16,11 +16,14 @@ pub fn module_path() -> PathBuf {
     let target = std::env::var_os("CARGO_TARGET_DIR")
         .map(PathBuf::from)
         .unwrap_or_else(|| PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("../../target"));
-    // The test binary lives in target/<profile>/deps; the library one up.
+    // The test binary lives in target/<profile>/deps, where `cargo test`
+    // builds the library too (only `cargo build` copies it one up).
     let exe = std::env::current_exe().expect("test binary path");
-    let profile_dir = exe.parent().and_then(|d| d.parent()).map(PathBuf::from);
-    let candidates = profile_dir
+    let deps = exe.parent().map(PathBuf::from);
+    let profile = deps.as_ref().and_then(|d| d.parent()).map(PathBuf::from);
+    let candidates = deps
         .into_iter()
+        .chain(profile)
         .chain(["debug", "release"].map(|p| target.join(p)));
     for dir in candidates {
         let so = dir.join("libddf_redis.so");
@@ -92,6 +95,7 @@ impl Server {
         cmd.arg("--port")
             .arg(self.port.to_string())
             .args(["--bind", "127.0.0.1", "--save", "", "--protected-mode", "no"])
+            .args(["--enable-debug-command", "yes", "--logfile", "redis.log"])
             .arg("--dir")
             .arg(&self.dir)
             .arg("--loadmodule")
@@ -158,7 +162,10 @@ impl Server {
 impl Drop for Server {
     fn drop(&mut self) {
         self.kill();
-        let _ = std::fs::remove_dir_all(&self.dir);
+        // DDF_REDIS_KEEP=1 keeps the directory (and redis.log) for a look.
+        if std::env::var_os("DDF_REDIS_KEEP").is_none() {
+            let _ = std::fs::remove_dir_all(&self.dir);
+        }
     }
 }
 
