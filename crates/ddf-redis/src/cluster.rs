@@ -164,7 +164,10 @@ mod tests {
         let split = ShardedWindow::new("events", 3).expect("3 shards");
         for (i, key) in split.keys().iter().enumerate() {
             let slot = u32::from(key_slot(key.as_bytes()));
-            assert!(slot * 3 / u32::from(SLOTS) == i as u32, "{key} in slot {slot}");
+            assert!(
+                slot * 3 / u32::from(SLOTS) == i as u32,
+                "{key} in slot {slot}"
+            );
         }
         let items: Vec<String> = (0..3000).map(|i| format!("item-{i}")).collect();
         let groups = split.split(&items);

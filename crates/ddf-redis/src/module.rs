@@ -178,7 +178,7 @@ fn to_hex(bytes: &[u8]) -> String {
 fn from_hex(arg: &RedisString) -> Result<KeyedSipHasher, RedisError> {
     let s = arg.as_slice();
     let bad = || err("HASHKEY must be 32 hexadecimal digits");
-    if s.len() % 2 != 0 {
+    if !s.len().is_multiple_of(2) {
         return Err(bad());
     }
     let digit = |c: u8| (c as char).to_digit(16).ok_or_else(bad);
@@ -233,7 +233,9 @@ fn parse_reserve(args: impl Iterator<Item = RedisString>) -> Result<Reserve, Red
         } else if is(&arg, "SLACK") {
             r.slack = Some(unsigned(args.next(), "SLACK")?);
         } else if is(&arg, "FILTER") {
-            let name = args.next().ok_or_else(|| err("FILTER needs a family name"))?;
+            let name = args
+                .next()
+                .ok_or_else(|| err("FILTER needs a family name"))?;
             r.family = Some(String::from_utf8_lossy(name.as_slice()).into_owned());
         } else if is(&arg, "MISSES-OK") {
             r.misses = true;
@@ -311,7 +313,7 @@ fn ddf_reserve(ctx: &Context, args: Vec<RedisString>) -> RedisResult {
     if args.len() < 4 {
         return Err(RedisError::WrongArity);
     }
-    let mut it = args.iter().cloned().skip(1);
+    let mut it = args.iter().skip(1).cloned();
     let name = it.next_arg()?;
     let r = parse_reserve(it)?;
     let key = ctx.open_key_writable(&name);
@@ -352,7 +354,11 @@ fn clock_and_items(args: &[RedisString]) -> Result<(Option<u64>, Vec<&[u8]>), Re
 
 /// Replies 0/1 per answer.
 fn answers(bits: Vec<bool>) -> RedisValue {
-    RedisValue::Array(bits.into_iter().map(|b| RedisValue::Integer(b.into())).collect())
+    RedisValue::Array(
+        bits.into_iter()
+            .map(|b| RedisValue::Integer(b.into()))
+            .collect(),
+    )
 }
 
 /// `DDF.OBSERVE key [AT ms] item [item …]`.
@@ -371,10 +377,17 @@ fn ddf_observe(ctx: &Context, args: Vec<RedisString>) -> RedisResult {
         }
         let within = AUTOCREATE_WITHIN.load(Ordering::Relaxed).to_string();
         let capacity = AUTOCREATE_CAPACITY.load(Ordering::Relaxed).to_string();
-        let spec: Vec<RedisString> = ["WITHIN", &within, "CAPACITY", &capacity, "ERROR", AUTOCREATE_ERROR]
-            .into_iter()
-            .map(|s| ctx.create_string(s))
-            .collect();
+        let spec: Vec<RedisString> = [
+            "WITHIN",
+            &within,
+            "CAPACITY",
+            &capacity,
+            "ERROR",
+            AUTOCREATE_ERROR,
+        ]
+        .into_iter()
+        .map(|s| ctx.create_string(s))
+        .collect();
         let r = parse_reserve(spec.iter().cloned())?;
         let value = reserve_key(&r)?;
         let hex = to_hex(&value.hash_key());
@@ -454,7 +467,11 @@ fn ddf_info(ctx: &Context, args: Vec<RedisString>) -> RedisResult {
         text(&m.config),
         text("Window"),
         text(kind),
-        text(if capacity.is_some() { "Within ms" } else { "Items" }),
+        text(if capacity.is_some() {
+            "Within ms"
+        } else {
+            "Items"
+        }),
         int(window),
         text("Slack"),
         int(m.slack),

@@ -225,7 +225,12 @@ impl DdfKey {
         let span = match kind {
             0 => Span::Count(w),
             1 => Span::Time { ms: w, capacity },
-            k => return Err(DecodeError::invalid("window kind", format!("{k}, not 0 or 1"))),
+            k => {
+                return Err(DecodeError::invalid(
+                    "window kind",
+                    format!("{k}, not 0 or 1"),
+                ));
+            }
         };
         let slack = input.u64("slack")?;
         let probability = |p: f64, field: &'static str| {
@@ -295,12 +300,20 @@ mod tests {
     }
 
     fn items(n: u64) -> Vec<Vec<u8>> {
-        (0..n).map(|i| format!("item-{}", i % (n / 2)).into_bytes()).collect()
+        (0..n)
+            .map(|i| format!("item-{}", i % (n / 2)).into_bytes())
+            .collect()
     }
 
     #[test]
     fn observe_exists_and_round_trip_agree() {
-        for span in [Span::Count(1000), Span::Time { ms: 500, capacity: 1000 }] {
+        for span in [
+            Span::Count(1000),
+            Span::Time {
+                ms: 500,
+                capacity: 1000,
+            },
+        ] {
             let mut k = key(span);
             let stream = items(400);
             let refs: Vec<&[u8]> = stream.iter().map(Vec::as_slice).collect();
@@ -320,7 +333,10 @@ mod tests {
 
     #[test]
     fn time_window_forgets_and_clock_never_steps_back() {
-        let mut k = key(Span::Time { ms: 100, capacity: 100 });
+        let mut k = key(Span::Time {
+            ms: 100,
+            capacity: 100,
+        });
         assert_eq!(k.observe(&[b"a"], 1000), [false]);
         assert_eq!(k.observe(&[b"a"], 1050), [true]);
         // A clock behind the latest reading runs at the latest.
@@ -336,7 +352,10 @@ mod tests {
         k.observe(&[b"x", b"y"], 0);
         let bytes = k.to_bytes();
         for cut in 0..bytes.len() {
-            assert!(DdfKey::from_bytes(&bytes[..cut]).is_err(), "truncated at {cut}");
+            assert!(
+                DdfKey::from_bytes(&bytes[..cut]).is_err(),
+                "truncated at {cut}"
+            );
         }
         // A flip in the filter snapshot hits its checksum; a flip in our
         // fields hits a range check or the window cross-check.

@@ -12,7 +12,10 @@ fn wait_ok(servers: &[Server]) {
     for s in servers {
         let mut c = s.conn();
         loop {
-            let info: String = redis::cmd("CLUSTER").arg("INFO").query(&mut c).expect("info");
+            let info: String = redis::cmd("CLUSTER")
+                .arg("INFO")
+                .query(&mut c)
+                .expect("info");
             if info.contains("cluster_state:ok") {
                 break;
             }
@@ -41,7 +44,10 @@ fn a_window_split_by_hash_tag_and_a_resharded_key_keep_their_answers() {
     let servers: Vec<Server> = (0..3)
         .map(|_| Server::start(&["--cluster-enabled", "yes", "--cluster-node-timeout", "5000"]))
         .collect();
-    let addrs: Vec<String> = servers.iter().map(|s| format!("127.0.0.1:{}", s.port)).collect();
+    let addrs: Vec<String> = servers
+        .iter()
+        .map(|s| format!("127.0.0.1:{}", s.port))
+        .collect();
     let status = Command::new("redis-cli")
         .args(["--cluster", "create"])
         .args(&addrs)
@@ -53,7 +59,11 @@ fn a_window_split_by_hash_tag_and_a_resharded_key_keep_their_answers() {
     wait_ok(&servers);
 
     let split = ShardedWindow::new("events", 3).expect("3 shards");
-    let owners: Vec<u16> = split.keys().iter().map(|k| owner(&servers, k).port).collect();
+    let owners: Vec<u16> = split
+        .keys()
+        .iter()
+        .map(|k| owner(&servers, k).port)
+        .collect();
     let mut distinct = owners.clone();
     distinct.sort_unstable();
     distinct.dedup();
@@ -75,26 +85,53 @@ fn a_window_split_by_hash_tag_and_a_resharded_key_keep_their_answers() {
             answers[at] = a;
         }
     }
-    assert!(answers[600..].iter().all(|&a| a == 1), "every repeat is found");
-    assert!(answers[..600].iter().sum::<i64>() <= 2, "few false positives");
+    assert!(
+        answers[600..].iter().all(|&a| a == 1),
+        "every repeat is found"
+    );
+    assert!(
+        answers[..600].iter().sum::<i64>() <= 2,
+        "few false positives"
+    );
 
     // Reshard the slot of shard 0's key to another primary with MIGRATE.
     let key = &split.keys()[0];
     let slot = key_slot(key.as_bytes());
     let from = owner(&servers, key);
-    let to = servers.iter().find(|s| s.port != from.port).expect("another");
-    let probes: Vec<&str> = items.iter().map(String::as_str).filter(|i| split.key_of(*i) == key).collect();
+    let to = servers
+        .iter()
+        .find(|s| s.port != from.port)
+        .expect("another");
+    let probes: Vec<&str> = items
+        .iter()
+        .map(String::as_str)
+        .filter(|i| split.key_of(*i) == key)
+        .collect();
     let before = ask(&mut from.conn(), "DDF.EXISTS", key, &probes);
-    let id = |s: &Server| -> String { redis::cmd("CLUSTER").arg("MYID").query(&mut s.conn()).expect("id") };
+    let id = |s: &Server| -> String {
+        redis::cmd("CLUSTER")
+            .arg("MYID")
+            .query(&mut s.conn())
+            .expect("id")
+    };
     let (from_id, to_id) = (id(from), id(to));
-    let _: () = redis::cmd("CLUSTER").arg(&["SETSLOT", &slot.to_string(), "IMPORTING", &from_id]).query(&mut to.conn()).expect("importing");
-    let _: () = redis::cmd("CLUSTER").arg(&["SETSLOT", &slot.to_string(), "MIGRATING", &to_id]).query(&mut from.conn()).expect("migrating");
+    let _: () = redis::cmd("CLUSTER")
+        .arg(&["SETSLOT", &slot.to_string(), "IMPORTING", &from_id])
+        .query(&mut to.conn())
+        .expect("importing");
+    let _: () = redis::cmd("CLUSTER")
+        .arg(&["SETSLOT", &slot.to_string(), "MIGRATING", &to_id])
+        .query(&mut from.conn())
+        .expect("migrating");
     let _: String = redis::cmd("MIGRATE")
         .arg(&["127.0.0.1", &to.port.to_string(), key, "0", "10000"])
         .query(&mut from.conn())
         .expect("migrate");
     for s in &servers {
-        let _: () = redis::cmd("CLUSTER").arg(&["SETSLOT", &slot.to_string(), "NODE", &to_id]).query(&mut s.conn()).expect("node");
+        let _: () = redis::cmd("CLUSTER")
+            .arg(&["SETSLOT", &slot.to_string(), "NODE", &to_id])
+            .query(&mut s.conn())
+            .expect("node");
     }
     assert_eq!(owner(&servers, key).port, to.port);
     assert_eq!(ask(&mut to.conn(), "DDF.EXISTS", key, &probes), before);

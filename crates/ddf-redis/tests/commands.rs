@@ -12,7 +12,10 @@ fn the_readme_example() {
         .query(&mut c)
         .expect("reserve");
     assert_eq!(ok, "OK");
-    assert_eq!(ask(&mut c, "DDF.OBSERVE", "events", &["a", "b", "a"]), [0, 0, 1]);
+    assert_eq!(
+        ask(&mut c, "DDF.OBSERVE", "events", &["a", "b", "a"]),
+        [0, 0, 1]
+    );
     assert_eq!(ask(&mut c, "DDF.EXISTS", "events", &["a", "c"]), [1, 0]);
     // EXISTS records nothing.
     assert_eq!(ask(&mut c, "DDF.OBSERVE", "events", &["c"]), [0]);
@@ -43,7 +46,13 @@ fn count_windows_forget_and_time_windows_take_the_callers_clock() {
         .query(&mut c)
         .expect("reserve");
     let at = |c: &mut redis::Connection, cmd: &str, ms: u64, items: &[&str]| -> Vec<i64> {
-        redis::cmd(cmd).arg("t").arg("AT").arg(ms).arg(items).query(c).expect(cmd)
+        redis::cmd(cmd)
+            .arg("t")
+            .arg("AT")
+            .arg(ms)
+            .arg(items)
+            .query(c)
+            .expect(cmd)
     };
     assert_eq!(at(&mut c, "DDF.OBSERVE", 10_000, &["a"]), [0]);
     assert_eq!(at(&mut c, "DDF.OBSERVE", 10_500, &["a", "b"]), [1, 0]);
@@ -73,7 +82,10 @@ fn info_reports_the_plan() {
         })
         .collect();
     let field = |name: &str| {
-        let at = text.iter().position(|t| t == name).unwrap_or_else(|| panic!("{name}"));
+        let at = text
+            .iter()
+            .position(|t| t == name)
+            .unwrap_or_else(|| panic!("{name}"));
         text[at + 1].clone()
     };
     assert_eq!(field("Family"), "sliding Bloom");
@@ -83,8 +95,14 @@ fn info_reports_the_plan() {
     let fpr: f64 = field("Predicted FPR").parse().expect("a number");
     assert!(fpr > 0.0 && fpr <= 0.01);
     let bytes: i64 = field("Filter bytes").parse().expect("a number");
-    let usage: i64 = redis::cmd("MEMORY").arg(&["USAGE", "k"]).query(&mut c).expect("usage");
-    assert!(bytes > 0 && usage >= bytes, "MEMORY USAGE {usage} < filter {bytes}");
+    let usage: i64 = redis::cmd("MEMORY")
+        .arg(&["USAGE", "k"])
+        .query(&mut c)
+        .expect("usage");
+    assert!(
+        bytes > 0 && usage >= bytes,
+        "MEMORY USAGE {usage} < filter {bytes}"
+    );
 }
 
 #[test]
@@ -92,21 +110,113 @@ fn bad_arguments_are_clear_errors() {
     let server = Server::start(&["--ddf.max-memory", "1048576"]);
     let mut c = server.conn();
     let cases: &[(&[&str], &str)] = &[
-        (&["DDF.RESERVE", "k", "WINDOW", "0", "ERROR", "0.01"], "window"),
-        (&["DDF.RESERVE", "k", "WITHIN", "0", "ERROR", "0.01"], "positive"),
-        (&["DDF.RESERVE", "k", "WINDOW", "10", "ERROR", "nan"], "finite"),
-        (&["DDF.RESERVE", "k", "WINDOW", "10", "ERROR", "1.5"], "target_fpr"),
-        (&["DDF.RESERVE", "k", "WINDOW", "10", "ERROR", "0"], "target_fpr"),
-        (&["DDF.RESERVE", "k", "WINDOW", "-3", "ERROR", "0.01"], "non-negative"),
-        (&["DDF.RESERVE", "k", "WINDOW", "99999999999999999999", "ERROR", "0.1"], "non-negative"),
-        (&["DDF.RESERVE", "k", "WINDOW", "1000000000000", "ERROR", "0.01"], "window"),
-        (&["DDF.RESERVE", "k", "WINDOW", "10000000", "ERROR", "0.001"], "max-memory"),
-        (&["DDF.RESERVE", "k", "WINDOW", "10", "WITHIN", "10", "ERROR", "0.1"], "exactly one"),
+        (
+            &["DDF.RESERVE", "k", "WINDOW", "0", "ERROR", "0.01"],
+            "window",
+        ),
+        (
+            &["DDF.RESERVE", "k", "WITHIN", "0", "ERROR", "0.01"],
+            "positive",
+        ),
+        (
+            &["DDF.RESERVE", "k", "WINDOW", "10", "ERROR", "nan"],
+            "finite",
+        ),
+        (
+            &["DDF.RESERVE", "k", "WINDOW", "10", "ERROR", "1.5"],
+            "target_fpr",
+        ),
+        (
+            &["DDF.RESERVE", "k", "WINDOW", "10", "ERROR", "0"],
+            "target_fpr",
+        ),
+        (
+            &["DDF.RESERVE", "k", "WINDOW", "-3", "ERROR", "0.01"],
+            "non-negative",
+        ),
+        (
+            &[
+                "DDF.RESERVE",
+                "k",
+                "WINDOW",
+                "99999999999999999999",
+                "ERROR",
+                "0.1",
+            ],
+            "non-negative",
+        ),
+        (
+            &[
+                "DDF.RESERVE",
+                "k",
+                "WINDOW",
+                "1000000000000",
+                "ERROR",
+                "0.01",
+            ],
+            "window",
+        ),
+        (
+            &["DDF.RESERVE", "k", "WINDOW", "10000000", "ERROR", "0.001"],
+            "max-memory",
+        ),
+        (
+            &[
+                "DDF.RESERVE",
+                "k",
+                "WINDOW",
+                "10",
+                "WITHIN",
+                "10",
+                "ERROR",
+                "0.1",
+            ],
+            "exactly one",
+        ),
         (&["DDF.RESERVE", "k", "WINDOW", "10"], "ERROR"),
-        (&["DDF.RESERVE", "k", "WINDOW", "10", "ERROR", "0.1", "BOGUS"], "unknown argument"),
-        (&["DDF.RESERVE", "k", "WINDOW", "10", "ERROR", "0.1", "FILTER", "qht"], "no qht"),
-        (&["DDF.RESERVE", "k", "WINDOW", "10", "ERROR", "0.1", "HASHKEY", "zz"], "HASHKEY"),
-        (&["DDF.RESERVE", "k", "WINDOW", "10", "CAPACITY", "5", "ERROR", "0.1"], "CAPACITY"),
+        (
+            &["DDF.RESERVE", "k", "WINDOW", "10", "ERROR", "0.1", "BOGUS"],
+            "unknown argument",
+        ),
+        (
+            &[
+                "DDF.RESERVE",
+                "k",
+                "WINDOW",
+                "10",
+                "ERROR",
+                "0.1",
+                "FILTER",
+                "qht",
+            ],
+            "no qht",
+        ),
+        (
+            &[
+                "DDF.RESERVE",
+                "k",
+                "WINDOW",
+                "10",
+                "ERROR",
+                "0.1",
+                "HASHKEY",
+                "zz",
+            ],
+            "HASHKEY",
+        ),
+        (
+            &[
+                "DDF.RESERVE",
+                "k",
+                "WINDOW",
+                "10",
+                "CAPACITY",
+                "5",
+                "ERROR",
+                "0.1",
+            ],
+            "CAPACITY",
+        ),
         (&["DDF.OBSERVE", "missing", "a"], "no such key"),
         (&["DDF.INFO", "missing"], "not found"),
         (&["DDF.LOADSTATE", "k", "not a payload"], "refusing"),
@@ -118,7 +228,10 @@ fn bad_arguments_are_clear_errors() {
         assert!(e.contains(needle), "{args:?}: {e}");
     }
     // A plain string key is the wrong type for every command.
-    let _: () = redis::cmd("SET").arg(&["s", "1"]).query(&mut c).expect("set");
+    let _: () = redis::cmd("SET")
+        .arg(&["s", "1"])
+        .query(&mut c)
+        .expect("set");
     for args in [
         &["DDF.OBSERVE", "s", "a"][..],
         &["DDF.EXISTS", "s", "a"],
@@ -127,22 +240,42 @@ fn bad_arguments_are_clear_errors() {
         let e = error_of(&mut c, args);
         assert!(e.contains("WRONGTYPE"), "{args:?}: {e}");
     }
-    assert!(error_of(&mut c, &["DDF.RESERVE", "s", "WINDOW", "10", "ERROR", "0.1"]).contains("exists"));
+    assert!(
+        error_of(
+            &mut c,
+            &["DDF.RESERVE", "s", "WINDOW", "10", "ERROR", "0.1"]
+        )
+        .contains("exists")
+    );
     // An existing filter is not reserved twice.
     let _: () = redis::cmd("DDF.RESERVE")
         .arg(&["k", "WINDOW", "10", "ERROR", "0.1"])
         .query(&mut c)
         .expect("reserve");
-    assert!(error_of(&mut c, &["DDF.RESERVE", "k", "WINDOW", "10", "ERROR", "0.1"]).contains("exists"));
+    assert!(
+        error_of(
+            &mut c,
+            &["DDF.RESERVE", "k", "WINDOW", "10", "ERROR", "0.1"]
+        )
+        .contains("exists")
+    );
     // The server is alive after all of it; EXISTS on a missing key is 0s.
     assert_eq!(ask(&mut c, "DDF.EXISTS", "nothing", &["a", "b"]), [0, 0]);
 }
 
 #[test]
 fn autocreate_is_a_module_option() {
-    let server = Server::start(&["--ddf.autocreate", "yes", "--ddf.autocreate-capacity", "1000"]);
+    let server = Server::start(&[
+        "--ddf.autocreate",
+        "yes",
+        "--ddf.autocreate-capacity",
+        "1000",
+    ]);
     let mut c = server.conn();
     assert_eq!(ask(&mut c, "DDF.OBSERVE", "fresh", &["a", "a"]), [0, 1]);
-    let info: Vec<redis::Value> = redis::cmd("DDF.INFO").arg("fresh").query(&mut c).expect("info");
+    let info: Vec<redis::Value> = redis::cmd("DDF.INFO")
+        .arg("fresh")
+        .query(&mut c)
+        .expect("info");
     assert!(format!("{info:?}").contains("time"));
 }

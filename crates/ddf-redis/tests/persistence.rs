@@ -15,7 +15,9 @@ fn fill(conn: &mut redis::Connection) {
         .query(conn)
         .expect("reserve c");
     let _: () = redis::cmd("DDF.RESERVE")
-        .arg(&["t", "WITHIN", "3600000", "CAPACITY", "10000", "ERROR", "0.001"])
+        .arg(&[
+            "t", "WITHIN", "3600000", "CAPACITY", "10000", "ERROR", "0.001",
+        ])
         .query(conn)
         .expect("reserve t");
     let items = stream();
@@ -56,7 +58,10 @@ fn debug_reload_and_a_real_restart_keep_the_state_exactly() {
     let mut conn = server.conn();
     fill(&mut conn);
     let before = answers(&mut conn);
-    let _: () = redis::cmd("DEBUG").arg("RELOAD").query(&mut conn).expect("reload");
+    let _: () = redis::cmd("DEBUG")
+        .arg("RELOAD")
+        .query(&mut conn)
+        .expect("reload");
     assert_eq!(answers(&mut conn), before);
     let _: () = redis::cmd("SAVE").query(&mut conn).expect("save");
     drop(conn);
@@ -64,7 +69,10 @@ fn debug_reload_and_a_real_restart_keep_the_state_exactly() {
     let mut conn = server.conn();
     assert_eq!(answers(&mut conn), before);
     // And the restored filters keep working alike: a duplicate is one.
-    assert_eq!(ask(&mut conn, "DDF.OBSERVE", "c", &["item-1", "new"]), [1, 0]);
+    assert_eq!(
+        ask(&mut conn, "DDF.OBSERVE", "c", &["item-1", "new"]),
+        [1, 0]
+    );
 }
 
 #[test]
@@ -73,16 +81,24 @@ fn aof_rewrite_restores_the_exact_state() {
     let mut conn = server.conn();
     fill(&mut conn);
     let before = answers(&mut conn);
-    let _: String = redis::cmd("BGREWRITEAOF").query(&mut conn).expect("rewrite");
+    let _: String = redis::cmd("BGREWRITEAOF")
+        .query(&mut conn)
+        .expect("rewrite");
     let deadline = std::time::Instant::now() + std::time::Duration::from_secs(30);
     loop {
-        let info: String = redis::cmd("INFO").arg("persistence").query(&mut conn).expect("info");
-        let busy = info.contains("aof_rewrite_in_progress:1")
-            || info.contains("aof_rewrite_scheduled:1");
+        let info: String = redis::cmd("INFO")
+            .arg("persistence")
+            .query(&mut conn)
+            .expect("info");
+        let busy =
+            info.contains("aof_rewrite_in_progress:1") || info.contains("aof_rewrite_scheduled:1");
         if !busy && info.contains("aof_last_bgrewrite_status:ok") {
             break;
         }
-        assert!(std::time::Instant::now() < deadline, "AOF rewrite did not finish");
+        assert!(
+            std::time::Instant::now() < deadline,
+            "AOF rewrite did not finish"
+        );
         std::thread::sleep(std::time::Duration::from_millis(50));
     }
     drop(conn);
@@ -127,7 +143,10 @@ fn dump_restore_copies_exactly_and_a_corrupt_payload_is_refused() {
         ask(&mut conn, "DDF.EXISTS", "c", &probes)
     );
     // COPY goes through the type's copy callback.
-    let copied: i64 = redis::cmd("COPY").arg(&["c", "c3"]).query(&mut conn).expect("copy");
+    let copied: i64 = redis::cmd("COPY")
+        .arg(&["c", "c3"])
+        .query(&mut conn)
+        .expect("copy");
     assert_eq!(copied, 1);
     assert_eq!(
         ask(&mut conn, "DDF.EXISTS", "c3", &probes),
@@ -146,11 +165,19 @@ fn dump_restore_copies_exactly_and_a_corrupt_payload_is_refused() {
         let mut bad = body.to_vec();
         bad[at] ^= 0x10;
         bad.extend_from_slice(&crc64(&bad).to_le_bytes());
-        let e = match redis::cmd("RESTORE").arg("bad").arg(0).arg(&bad).query::<()>(&mut conn) {
+        let e = match redis::cmd("RESTORE")
+            .arg("bad")
+            .arg(0)
+            .arg(&bad)
+            .query::<()>(&mut conn)
+        {
             Ok(()) => panic!("a corrupt payload was restored"),
             Err(e) => e.to_string(),
         };
-        assert!(e.to_lowercase().contains("bad data format"), "flip at {at}: {e}");
+        assert!(
+            e.to_lowercase().contains("bad data format"),
+            "flip at {at}: {e}"
+        );
     }
     // A foreign payload is refused by DDF.LOADSTATE too; the server lives.
     assert!(error_of(&mut conn, &["DDF.LOADSTATE", "x", "DDFR garbage"]).contains("refusing"));

@@ -8,7 +8,10 @@ use std::time::Duration;
 fn wait_linked(replica: &mut redis::Connection) {
     let deadline = std::time::Instant::now() + Duration::from_secs(30);
     loop {
-        let info: String = redis::cmd("INFO").arg("replication").query(replica).expect("info");
+        let info: String = redis::cmd("INFO")
+            .arg("replication")
+            .query(replica)
+            .expect("info");
         if info.contains("master_link_status:up") {
             return;
         }
@@ -20,7 +23,11 @@ fn wait_linked(replica: &mut redis::Connection) {
 /// `WAIT 1 0` bounded by the connection's read timeout: every write so far
 /// reached the replica.
 fn wait_replicated(primary: &mut redis::Connection) {
-    let acked: i64 = redis::cmd("WAIT").arg(1).arg(10_000).query(primary).expect("wait");
+    let acked: i64 = redis::cmd("WAIT")
+        .arg(1)
+        .arg(10_000)
+        .query(primary)
+        .expect("wait");
     assert_eq!(acked, 1, "the replica acknowledged");
 }
 
@@ -37,7 +44,13 @@ fn clock_of(c: &mut redis::Connection, key: &str) -> u64 {
 }
 
 fn exists_at(c: &mut redis::Connection, key: &str, ms: u64, items: &[&str]) -> Vec<i64> {
-    redis::cmd("DDF.EXISTS").arg(key).arg("AT").arg(ms).arg(items).query(c).expect("exists")
+    redis::cmd("DDF.EXISTS")
+        .arg(key)
+        .arg("AT")
+        .arg(ms)
+        .arg(items)
+        .query(c)
+        .expect("exists")
 }
 
 #[test]
@@ -56,12 +69,16 @@ fn a_replica_answers_as_its_primary_and_survives_failover() {
     // A short time window on the server clock: the primary's clock moves
     // past it during the test.
     let _: () = redis::cmd("DDF.RESERVE")
-        .arg(&["t", "WITHIN", "300", "CAPACITY", "2000", "ERROR", "0.01", "SLACK", "10"])
+        .arg(&[
+            "t", "WITHIN", "300", "CAPACITY", "2000", "ERROR", "0.01", "SLACK", "10",
+        ])
         .query(&mut p)
         .expect("reserve t");
     // A long one for the failover check.
     let _: () = redis::cmd("DDF.RESERVE")
-        .arg(&["long", "WITHIN", "3600000", "CAPACITY", "10000", "ERROR", "0.001"])
+        .arg(&[
+            "long", "WITHIN", "3600000", "CAPACITY", "10000", "ERROR", "0.001",
+        ])
         .query(&mut p)
         .expect("reserve long");
 
@@ -86,11 +103,19 @@ fn a_replica_answers_as_its_primary_and_survives_failover() {
         ask(&mut p, "DDF.EXISTS", "c", &probes)
     );
     let now = clock_of(&mut p, "t");
-    assert_eq!(clock_of(&mut r, "t"), now, "the replica applied the primary's clock");
+    assert_eq!(
+        clock_of(&mut r, "t"),
+        now,
+        "the replica applied the primary's clock"
+    );
     let on_p = exists_at(&mut p, "t", now, &probes);
     assert_eq!(exists_at(&mut r, "t", now, &probes), on_p);
     // The window moved: some of the items seen early are forgotten.
-    assert!(on_p.iter().sum::<i64>() < 1000, "{}", on_p.iter().sum::<i64>());
+    assert!(
+        on_p.iter().sum::<i64>() < 1000,
+        "{}",
+        on_p.iter().sum::<i64>()
+    );
     let info_p: redis::Value = redis::cmd("DDF.INFO").arg("c").query(&mut p).expect("info");
     let info_r: redis::Value = redis::cmd("DDF.INFO").arg("c").query(&mut r).expect("info");
     assert_eq!(info_p, info_r);
@@ -99,7 +124,13 @@ fn a_replica_answers_as_its_primary_and_survives_failover() {
     // promoted; everything observed before is a duplicate there.
     wait_replicated(&mut p);
     primary.kill();
-    let _: () = redis::cmd("REPLICAOF").arg(&["NO", "ONE"]).query(&mut r).expect("promote");
+    let _: () = redis::cmd("REPLICAOF")
+        .arg(&["NO", "ONE"])
+        .query(&mut r)
+        .expect("promote");
     let again = ask(&mut r, "DDF.OBSERVE", "long", &items);
-    assert!(again.iter().all(|&d| d == 1), "a missed item after failover");
+    assert!(
+        again.iter().all(|&d| d == 1),
+        "a missed item after failover"
+    );
 }

@@ -94,7 +94,14 @@ impl Server {
         let mut cmd = Command::new("redis-server");
         cmd.arg("--port")
             .arg(self.port.to_string())
-            .args(["--bind", "127.0.0.1", "--save", "", "--protected-mode", "no"])
+            .args([
+                "--bind",
+                "127.0.0.1",
+                "--save",
+                "",
+                "--protected-mode",
+                "no",
+            ])
             .args(["--enable-debug-command", "yes", "--logfile", "redis.log"])
             .arg("--dir")
             .arg(&self.dir)
@@ -128,8 +135,10 @@ impl Server {
     /// A connection with bounded reads and writes.
     pub fn conn(&self) -> redis::Connection {
         let c = self.try_conn().expect("connect");
-        c.set_read_timeout(Some(Duration::from_secs(60))).expect("timeout");
-        c.set_write_timeout(Some(Duration::from_secs(60))).expect("timeout");
+        c.set_read_timeout(Some(Duration::from_secs(60)))
+            .expect("timeout");
+        c.set_write_timeout(Some(Duration::from_secs(60)))
+            .expect("timeout");
         c
     }
 
