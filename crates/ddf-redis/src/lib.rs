@@ -1,0 +1,10 @@
+//! Windowed duplicate detection as a Redis module.
+#![doc = include_str!("../README.md")]
+
+mod alloc;
+pub mod cluster;
+mod module;
+mod plan;
+mod state;
+
+pub use alloc::ServerAlloc;

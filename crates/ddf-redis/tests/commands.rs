@@ -1,0 +1,281 @@
+//! Every command and its errors, against a real server.
+
+mod common;
+use common::{Server, ask, error_of};
+
+#[test]
+fn the_readme_example() {
+    let server = Server::start(&[]);
+    let mut c = server.conn();
+    let ok: String = redis::cmd("DDF.RESERVE")
+        .arg(&["events", "WITHIN", "3600000", "ERROR", "0.001"])
+        .query(&mut c)
+        .expect("reserve");
+    assert_eq!(ok, "OK");
+    assert_eq!(
+        ask(&mut c, "DDF.OBSERVE", "events", &["a", "b", "a"]),
+        [0, 0, 1]
+    );
+    assert_eq!(ask(&mut c, "DDF.EXISTS", "events", &["a", "c"]), [1, 0]);
+    // EXISTS records nothing.
+    assert_eq!(ask(&mut c, "DDF.OBSERVE", "events", &["c"]), [0]);
+}
+
+#[test]
+fn count_windows_forget_and_time_windows_take_the_callers_clock() {
+    let server = Server::start(&[]);
+    let mut c = server.conn();
+    let _: () = redis::cmd("DDF.RESERVE")
+        .arg(&["w", "WINDOW", "100", "ERROR", "0.001", "SLACK", "10"])
+        .query(&mut c)
+        .expect("reserve");
+    assert_eq!(ask(&mut c, "DDF.OBSERVE", "w", &["x"]), [0]);
+    let filler: Vec<String> = (0..200).map(|i| format!("f{i}")).collect();
+    let filler: Vec<&str> = filler.iter().map(String::as_str).collect();
+    let answers = ask(&mut c, "DDF.OBSERVE", "w", &filler);
+    assert_eq!(answers.len(), 200);
+    // 200 > window + slack: x is forgotten (no false positive expected at
+    // this size for one query with ε = 1e-3... but a false positive is
+    // possible, so ask about several forgotten items and allow one).
+    let gone = ask(&mut c, "DDF.EXISTS", "w", &filler[..50]);
+    assert!(gone.iter().sum::<i64>() <= 1, "{gone:?}");
+    assert!(error_of(&mut c, &["DDF.OBSERVE", "w", "AT", "5", "y"]).contains("AT applies"));
+
+    let _: () = redis::cmd("DDF.RESERVE")
+        .arg(&["t", "WITHIN", "1000", "CAPACITY", "1000", "ERROR", "0.001"])
+        .query(&mut c)
+        .expect("reserve");
+    let at = |c: &mut redis::Connection, cmd: &str, ms: u64, items: &[&str]| -> Vec<i64> {
+        redis::cmd(cmd)
+            .arg("t")
+            .arg("AT")
+            .arg(ms)
+            .arg(items)
+            .query(c)
+            .expect(cmd)
+    };
+    assert_eq!(at(&mut c, "DDF.OBSERVE", 10_000, &["a"]), [0]);
+    assert_eq!(at(&mut c, "DDF.OBSERVE", 10_500, &["a", "b"]), [1, 0]);
+    assert_eq!(at(&mut c, "DDF.EXISTS", 10_900, &["a", "b"]), [1, 1]);
+    // Long past window and slack.
+    assert_eq!(at(&mut c, "DDF.EXISTS", 100_000, &["a", "b"]), [0, 0]);
+    // A clock that steps back runs at the latest reading.
+    assert_eq!(at(&mut c, "DDF.EXISTS", 0, &["b"]), [1]);
+}
+
+#[test]
+fn info_reports_the_plan() {
+    let server = Server::start(&[]);
+    let mut c = server.conn();
+    let _: () = redis::cmd("DDF.RESERVE")
+        .arg(&["k", "WINDOW", "1000", "ERROR", "0.01"])
+        .query(&mut c)
+        .expect("reserve");
+    ask(&mut c, "DDF.OBSERVE", "k", &["a", "b"]);
+    let info: Vec<redis::Value> = redis::cmd("DDF.INFO").arg("k").query(&mut c).expect("info");
+    let text: Vec<String> = info
+        .iter()
+        .map(|v| match v {
+            redis::Value::BulkString(b) => String::from_utf8_lossy(b).into_owned(),
+            redis::Value::Int(i) => i.to_string(),
+            other => format!("{other:?}"),
+        })
+        .collect();
+    let field = |name: &str| {
+        let at = text
+            .iter()
+            .position(|t| t == name)
+            .unwrap_or_else(|| panic!("{name}"));
+        text[at + 1].clone()
+    };
+    assert_eq!(field("Family"), "sliding Bloom");
+    assert_eq!(field("Window"), "count");
+    assert_eq!(field("Items"), "1000");
+    assert_eq!(field("Observed"), "2");
+    let fpr: f64 = field("Predicted FPR").parse().expect("a number");
+    assert!(fpr > 0.0 && fpr <= 0.01);
+    let bytes: i64 = field("Filter bytes").parse().expect("a number");
+    let usage: i64 = redis::cmd("MEMORY")
+        .arg(&["USAGE", "k"])
+        .query(&mut c)
+        .expect("usage");
+    assert!(
+        bytes > 0 && usage >= bytes,
+        "MEMORY USAGE {usage} < filter {bytes}"
+    );
+}
+
+#[test]
+fn bad_arguments_are_clear_errors() {
+    let server = Server::start(&["--ddf.max-memory", "1048576"]);
+    let mut c = server.conn();
+    let cases: &[(&[&str], &str)] = &[
+        (
+            &["DDF.RESERVE", "k", "WINDOW", "0", "ERROR", "0.01"],
+            "window",
+        ),
+        (
+            &["DDF.RESERVE", "k", "WITHIN", "0", "ERROR", "0.01"],
+            "positive",
+        ),
+        (
+            &["DDF.RESERVE", "k", "WINDOW", "10", "ERROR", "nan"],
+            "finite",
+        ),
+        (
+            &["DDF.RESERVE", "k", "WINDOW", "10", "ERROR", "1.5"],
+            "target_fpr",
+        ),
+        (
+            &["DDF.RESERVE", "k", "WINDOW", "10", "ERROR", "0"],
+            "target_fpr",
+        ),
+        (
+            &["DDF.RESERVE", "k", "WINDOW", "-3", "ERROR", "0.01"],
+            "non-negative",
+        ),
+        (
+            &[
+                "DDF.RESERVE",
+                "k",
+                "WINDOW",
+                "99999999999999999999",
+                "ERROR",
+                "0.1",
+            ],
+            "non-negative",
+        ),
+        (
+            &[
+                "DDF.RESERVE",
+                "k",
+                "WINDOW",
+                "1000000000000",
+                "ERROR",
+                "0.01",
+            ],
+            "window",
+        ),
+        (
+            &["DDF.RESERVE", "k", "WINDOW", "10000000", "ERROR", "0.001"],
+            "max-memory",
+        ),
+        (
+            &[
+                "DDF.RESERVE",
+                "k",
+                "WINDOW",
+                "10",
+                "WITHIN",
+                "10",
+                "ERROR",
+                "0.1",
+            ],
+            "exactly one",
+        ),
+        (&["DDF.RESERVE", "k", "WINDOW", "10"], "ERROR"),
+        (
+            &["DDF.RESERVE", "k", "WINDOW", "10", "ERROR", "0.1", "BOGUS"],
+            "unknown argument",
+        ),
+        (
+            &[
+                "DDF.RESERVE",
+                "k",
+                "WINDOW",
+                "10",
+                "ERROR",
+                "0.1",
+                "FILTER",
+                "qht",
+            ],
+            "no qht",
+        ),
+        (
+            &[
+                "DDF.RESERVE",
+                "k",
+                "WINDOW",
+                "10",
+                "ERROR",
+                "0.1",
+                "HASHKEY",
+                "zz",
+            ],
+            "HASHKEY",
+        ),
+        (
+            &[
+                "DDF.RESERVE",
+                "k",
+                "WINDOW",
+                "10",
+                "CAPACITY",
+                "5",
+                "ERROR",
+                "0.1",
+            ],
+            "CAPACITY",
+        ),
+        (&["DDF.OBSERVE", "missing", "a"], "no such key"),
+        (&["DDF.INFO", "missing"], "not found"),
+        (&["DDF.LOADSTATE", "k", "not a payload"], "refusing"),
+        (&["DDF.OBSERVE", "k"], "wrong number"),
+        (&["DDF.INFO"], "wrong number"),
+    ];
+    for (args, needle) in cases {
+        let e = error_of(&mut c, args);
+        assert!(e.contains(needle), "{args:?}: {e}");
+    }
+    // A plain string key is the wrong type for every command.
+    let _: () = redis::cmd("SET")
+        .arg(&["s", "1"])
+        .query(&mut c)
+        .expect("set");
+    for args in [
+        &["DDF.OBSERVE", "s", "a"][..],
+        &["DDF.EXISTS", "s", "a"],
+        &["DDF.INFO", "s"],
+    ] {
+        let e = error_of(&mut c, args);
+        assert!(e.contains("WRONGTYPE"), "{args:?}: {e}");
+    }
+    assert!(
+        error_of(
+            &mut c,
+            &["DDF.RESERVE", "s", "WINDOW", "10", "ERROR", "0.1"]
+        )
+        .contains("exists")
+    );
+    // An existing filter is not reserved twice.
+    let _: () = redis::cmd("DDF.RESERVE")
+        .arg(&["k", "WINDOW", "10", "ERROR", "0.1"])
+        .query(&mut c)
+        .expect("reserve");
+    assert!(
+        error_of(
+            &mut c,
+            &["DDF.RESERVE", "k", "WINDOW", "10", "ERROR", "0.1"]
+        )
+        .contains("exists")
+    );
+    // The server is alive after all of it; EXISTS on a missing key is 0s.
+    assert_eq!(ask(&mut c, "DDF.EXISTS", "nothing", &["a", "b"]), [0, 0]);
+}
+
+#[test]
+fn autocreate_is_a_module_option() {
+    let server = Server::start(&[
+        "--ddf.autocreate",
+        "yes",
+        "--ddf.autocreate-capacity",
+        "1000",
+    ]);
+    let mut c = server.conn();
+    assert_eq!(ask(&mut c, "DDF.OBSERVE", "fresh", &["a", "a"]), [0, 1]);
+    let info: Vec<redis::Value> = redis::cmd("DDF.INFO")
+        .arg("fresh")
+        .query(&mut c)
+        .expect("info");
+    assert!(format!("{info:?}").contains("time"));
+}

@@ -1,0 +1,196 @@
+//! Test harness: real `redis-server` processes on free loopback ports with
+//! the module loaded, each killed when its handle drops.
+#![allow(dead_code, unreachable_pub)]
+
+use std::net::TcpListener;
+use std::path::PathBuf;
+use std::process::{Child, Command, Stdio};
+use std::time::{Duration, Instant};
+
+/// How long a server may take to answer its first PING.
+const START_TIMEOUT: Duration = Duration::from_secs(20);
+
+/// The module's shared library, built by cargo before the tests (the crate
+/// is a cdylib too).
+pub fn module_path() -> PathBuf {
+    let target = std::env::var_os("CARGO_TARGET_DIR")
+        .map(PathBuf::from)
+        .unwrap_or_else(|| PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("../../target"));
+    // The test binary lives in target/<profile>/deps, where `cargo test`
+    // builds the library too (only `cargo build` copies it one up).
+    let exe = std::env::current_exe().expect("test binary path");
+    let deps = exe.parent().map(PathBuf::from);
+    let profile = deps.as_ref().and_then(|d| d.parent()).map(PathBuf::from);
+    let candidates = deps
+        .into_iter()
+        .chain(profile)
+        .chain(["debug", "release"].map(|p| target.join(p)));
+    for dir in candidates {
+        let so = dir.join("libddf_redis.so");
+        if so.exists() {
+            return so;
+        }
+    }
+    panic!("libddf_redis.so not found under {}", target.display());
+}
+
+/// Fails with the package to install when `redis-server` is missing.
+fn require(program: &str) {
+    let found = Command::new(program)
+        .arg("--version")
+        .stdout(Stdio::null())
+        .stderr(Stdio::null())
+        .status()
+        .is_ok();
+    assert!(
+        found,
+        "`{program}` not found: install Debian's `redis-server` package \
+         (apt-get install -y redis-server); .ci/run does"
+    );
+}
+
+/// A free loopback port (bound, read, released).
+pub fn free_port() -> u16 {
+    let listener = TcpListener::bind("127.0.0.1:0").expect("bind a loopback port");
+    listener.local_addr().expect("local address").port()
+}
+
+/// One `redis-server` with the module, in its own temporary directory.
+pub struct Server {
+    pub port: u16,
+    pub dir: PathBuf,
+    child: Option<Child>,
+    extra: Vec<String>,
+}
+
+impl Server {
+    /// A server with the module and the given extra arguments
+    /// (`--name value` pairs, e.g. `--appendonly yes`).
+    pub fn start(extra: &[&str]) -> Server {
+        let dir = std::env::temp_dir().join(format!(
+            "ddf-redis-test-{}-{}",
+            std::process::id(),
+            free_port()
+        ));
+        std::fs::create_dir_all(&dir).expect("temporary directory");
+        Server::start_in(dir, free_port(), extra)
+    }
+
+    /// A server on `port` in `dir` (a restart reuses both).
+    pub fn start_in(dir: PathBuf, port: u16, extra: &[&str]) -> Server {
+        require("redis-server");
+        let mut server = Server {
+            port,
+            dir,
+            child: None,
+            extra: extra.iter().map(|s| s.to_string()).collect(),
+        };
+        server.spawn();
+        server
+    }
+
+    fn spawn(&mut self) {
+        let module = module_path();
+        let mut cmd = Command::new("redis-server");
+        cmd.arg("--port")
+            .arg(self.port.to_string())
+            .args([
+                "--bind",
+                "127.0.0.1",
+                "--save",
+                "",
+                "--protected-mode",
+                "no",
+            ])
+            .args(["--enable-debug-command", "yes", "--logfile", "redis.log"])
+            .arg("--dir")
+            .arg(&self.dir)
+            .arg("--loadmodule")
+            .arg(&module)
+            .args(&self.extra)
+            .stdout(Stdio::null())
+            .stderr(Stdio::null());
+        self.child = Some(cmd.spawn().expect("spawn redis-server"));
+        let deadline = Instant::now() + START_TIMEOUT;
+        loop {
+            if let Ok(mut c) = self.try_conn()
+                && redis::cmd("PING").query::<String>(&mut c).is_ok()
+            {
+                return;
+            }
+            assert!(
+                Instant::now() < deadline,
+                "redis-server on port {} did not answer PING",
+                self.port
+            );
+            std::thread::sleep(Duration::from_millis(50));
+        }
+    }
+
+    fn try_conn(&self) -> redis::RedisResult<redis::Connection> {
+        let client = redis::Client::open(format!("redis://127.0.0.1:{}/", self.port))?;
+        client.get_connection_with_timeout(Duration::from_secs(5))
+    }
+
+    /// A connection with bounded reads and writes.
+    pub fn conn(&self) -> redis::Connection {
+        let c = self.try_conn().expect("connect");
+        c.set_read_timeout(Some(Duration::from_secs(60)))
+            .expect("timeout");
+        c.set_write_timeout(Some(Duration::from_secs(60)))
+            .expect("timeout");
+        c
+    }
+
+    /// Stops the server the hard way (SIGKILL): nothing is saved.
+    pub fn kill(&mut self) {
+        if let Some(mut child) = self.child.take() {
+            let _ = child.kill();
+            let _ = child.wait();
+        }
+    }
+
+    /// Stops (SHUTDOWN, saving if persistence is on) and starts again on the
+    /// same port and directory.
+    pub fn restart(&mut self) {
+        if let Ok(mut c) = self.try_conn() {
+            let _: redis::RedisResult<()> = redis::cmd("SHUTDOWN").query(&mut c);
+        }
+        if let Some(mut child) = self.child.take() {
+            let deadline = Instant::now() + START_TIMEOUT;
+            while child.try_wait().ok().flatten().is_none() && Instant::now() < deadline {
+                std::thread::sleep(Duration::from_millis(20));
+            }
+            let _ = child.kill();
+            let _ = child.wait();
+        }
+        self.spawn();
+    }
+}
+
+impl Drop for Server {
+    fn drop(&mut self) {
+        self.kill();
+        // DDF_REDIS_KEEP=1 keeps the directory (and redis.log) for a look.
+        if std::env::var_os("DDF_REDIS_KEEP").is_none() {
+            let _ = std::fs::remove_dir_all(&self.dir);
+        }
+    }
+}
+
+/// `DDF.OBSERVE`/`DDF.EXISTS` answers as a vector of 0/1.
+pub fn ask(c: &mut redis::Connection, cmd: &str, key: &str, items: &[&str]) -> Vec<i64> {
+    redis::cmd(cmd)
+        .arg(key)
+        .arg(items)
+        .query(c)
+        .unwrap_or_else(|e| panic!("{cmd} {key}: {e}"))
+}
+
+/// The error message of a command expected to fail.
+pub fn error_of(c: &mut redis::Connection, args: &[&str]) -> String {
+    match redis::cmd(args[0]).arg(&args[1..]).query::<redis::Value>(c) {
+        Ok(v) => panic!("{args:?} succeeded with {v:?}"),
+        Err(e) => e.to_string(),
+    }
+}
