@@ -4,6 +4,7 @@
 //! The subcommands are `dedup` (the filter), `plan` (the planner's ranked
 //! choices for a set of flags) and `inspect` (what a state file holds). See
 //! the crate README for examples, and `ddf --help`.
+#![forbid(unsafe_code)]
 
 mod choose;
 mod cli;

@@ -1,5 +1,6 @@
 //! Windowed duplicate detection as a Redis module.
 #![doc = include_str!("../README.md")]
+#![cfg_attr(docsrs, feature(doc_cfg))]
 
 mod alloc;
 pub mod cluster;

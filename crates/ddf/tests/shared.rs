@@ -234,8 +234,14 @@ fn plan_sharded_sizes_each_shard_by_the_binomial_quantile() {
     let timed = t.build(&t.candidates[0]).unwrap();
     assert!(timed.each_shard(|_, f| f.is_timed()).into_iter().all(|x| x));
     // Bad parameters are named.
-    assert_eq!(plan_sharded(&req, 0, 0.1).unwrap_err().param(), Some("shards"));
-    assert_eq!(plan_sharded(&req, 4, 0.0).unwrap_err().param(), Some("delta"));
+    assert_eq!(
+        plan_sharded(&req, 0, 0.1).unwrap_err().param(),
+        Some("shards")
+    );
+    assert_eq!(
+        plan_sharded(&req, 4, 0.0).unwrap_err().param(),
+        Some("delta")
+    );
     assert_eq!(
         plan_sharded(&Requirements::count(0).target_fpr(0.1), 4, 0.1)
             .unwrap_err()
