@@ -3,6 +3,7 @@
 #![forbid(unsafe_code)]
 
 pub mod batch;
+mod clock;
 mod deduper;
 mod ext;
 mod filter;
@@ -14,6 +15,7 @@ pub mod testing;
 
 pub use ddf_hash::{Digest, KeyedSipHasher, PortableHasher, digest};
 pub use ddf_param::ParamError;
+pub use clock::TimeClock;
 pub use deduper::Deduper;
 pub use ext::{FilterExt, Tally};
 pub use filter::{DuplicateFilter, TimedFilter, Verdict, Window, Windowed};
