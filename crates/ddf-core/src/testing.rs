@@ -813,7 +813,7 @@ macro_rules! conformance {
 /// windows.
 ///
 /// ```text
-/// ddf_core::timed_conformance!(exact_timed_clock, ExactWindow::with_time_span(50).unwrap(), 20);
+/// ddf_core::timed_conformance!(exact_timed_clock, ExactWindow::with_time_span(50, 40).unwrap(), 20);
 /// ```
 #[macro_export]
 macro_rules! timed_conformance {
