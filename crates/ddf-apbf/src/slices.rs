@@ -269,7 +269,10 @@ mod tests {
         for i in 0..20 * g {
             f.insert_at(Digest::mixed(i), i * tau / g);
         }
-        assert_eq!((f.generations_closed_early(), f.clock_regressions()), (0, 0));
+        assert_eq!(
+            (f.generations_closed_early(), f.clock_regressions()),
+            (0, 0)
+        );
         // Twice the rate over 20 periods: about one early close per period.
         let start = f.core.now() + 10 * tau;
         for i in 0..40 * g {
@@ -281,7 +284,10 @@ mod tests {
         f.insert_at(Digest::mixed(1), 0);
         assert_eq!(f.clock_regressions(), 1);
         f.clear();
-        assert_eq!((f.generations_closed_early(), f.clock_regressions()), (0, 0));
+        assert_eq!(
+            (f.generations_closed_early(), f.clock_regressions()),
+            (0, 0)
+        );
     }
 
     #[test]

@@ -13,9 +13,9 @@ pub mod speed;
 #[cfg(feature = "testing")]
 pub mod testing;
 
+pub use clock::TimeClock;
 pub use ddf_hash::{Digest, KeyedSipHasher, PortableHasher, digest};
 pub use ddf_param::ParamError;
-pub use clock::TimeClock;
 pub use deduper::Deduper;
 pub use ext::{FilterExt, Tally};
 pub use filter::{DuplicateFilter, TimedFilter, Verdict, Window, Windowed};

@@ -232,7 +232,11 @@ where
             "clock_regressions miscounted at item {i}"
         );
     }
-    assert_eq!(clamped.clock_regressions(), 0, "a monotone clock counted regressions");
+    assert_eq!(
+        clamped.clock_regressions(),
+        0,
+        "a monotone clock counted regressions"
+    );
     assert_eq!(
         jittery.generations_closed_early(),
         clamped.generations_closed_early(),
@@ -240,7 +244,10 @@ where
     );
     jittery.clear();
     assert_eq!(
-        (jittery.clock_regressions(), jittery.generations_closed_early()),
+        (
+            jittery.clock_regressions(),
+            jittery.generations_closed_early()
+        ),
         (0, 0),
         "clear kept the clock counters"
     );

@@ -101,7 +101,11 @@ impl<K: Hash + Eq + Clone, S: BuildHasher> ExactWindow<K, S> {
     /// As [`with_hasher`](Self::with_hasher), a time window holding at most
     /// `capacity` (`≥ 1`) items (ignored by count windows, whose capacity is
     /// their window, and by the set).
-    pub fn with_hasher_capped(window: Window, capacity: u64, hasher: S) -> Result<Self, ParamError> {
+    pub fn with_hasher_capped(
+        window: Window,
+        capacity: u64,
+        hasher: S,
+    ) -> Result<Self, ParamError> {
         let capacity = match window {
             Window::Count(0) => return Err(ParamError::new("window", 0, "at least 1 insertion")),
             Window::Time(0) => return Err(ParamError::new("time_span", 0, "at least 1 time unit")),
@@ -479,7 +483,9 @@ mod tests {
     fn bad_windows_are_param_errors() {
         assert_eq!(ExactWindow::<u64>::new(0).unwrap_err().param(), "window");
         assert_eq!(
-            ExactWindow::<u64>::with_time_span(0, 10).unwrap_err().param(),
+            ExactWindow::<u64>::with_time_span(0, 10)
+                .unwrap_err()
+                .param(),
             "time_span"
         );
     }
@@ -526,7 +532,9 @@ mod tests {
     #[test]
     fn a_full_time_window_expires_early_and_counts() {
         assert_eq!(
-            ExactWindow::<u64>::with_time_span(10, 0).unwrap_err().param(),
+            ExactWindow::<u64>::with_time_span(10, 0)
+                .unwrap_err()
+                .param(),
             "capacity"
         );
         let mut f = ExactWindow::<u64>::with_time_span(100, 3).unwrap();

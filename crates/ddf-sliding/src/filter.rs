@@ -345,7 +345,9 @@ impl SlidingBloom {
     fn generations_ahead(&self, now: u64) -> u64 {
         match self.plan.request.clock {
             Clock::Count => 0,
-            Clock::Time => (self.clock.peek(now) / self.plan.generation_len).saturating_sub(self.epoch),
+            Clock::Time => {
+                (self.clock.peek(now) / self.plan.generation_len).saturating_sub(self.epoch)
+            }
         }
     }
 
@@ -707,7 +709,10 @@ mod tests {
         // Each generation of τ units got 2τ ≥ 2g − 1 items: about one early close per generation.
         let closed = f.generations_closed_early();
         let time_generations = 10_000 / f.generation_len();
-        assert!(closed + 1 >= time_generations && closed <= 2 * time_generations + 1, "{closed}");
+        assert!(
+            closed + 1 >= time_generations && closed <= 2 * time_generations + 1,
+            "{closed}"
+        );
         // No early close at the sized rate (one per unit, g per τ).
         let mut g = SlidingBloom::with_time_span(1000, Slack::LeastSpace, 1000, 0.01).unwrap();
         assert!(g.generation_capacity() >= g.generation_len());

@@ -10,6 +10,7 @@ mod bounds;
 mod common;
 mod cuckoo;
 mod exact;
+mod overload;
 mod plan;
 mod queue;
 mod quotient;
@@ -40,5 +41,6 @@ pub(crate) fn all() -> Vec<Check> {
     all.extend(cuckoo::checks());
     all.extend(plan::checks());
     all.extend(adversary::checks());
+    all.extend(overload::checks());
     all
 }
