@@ -815,7 +815,9 @@ macro_rules! conformance {
 
 /// The timed clauses for a [`TimedFilter`], one line per timed
 /// configuration, next to its [`conformance!`] line: `observe_at` is
-/// `contains_at` then `insert_at`, and snapshots carry the clock. Arrival
+/// `contains_at` then `insert_at`, snapshots carry the clock, a time behind
+/// the latest is answered as the latest and counted, and a burst far beyond
+/// any sized rate never grows `memory_bits`. Arrival
 /// gaps are drawn from `0..=max_gap`; pick it so the stream spans several
 /// windows.
 ///
