@@ -201,7 +201,7 @@ fn run(subject: Subject, rate: u64, windows: u64, seed: u64) -> RunStats {
     let items = windows * sized_window * rate;
     let alphabet = 2 * sized_window;
     let hasher = KeyedSipHasher::with_seed(seed);
-    let mut keys = SplitMix64::new(seed ^ 0x0f10_ad);
+    let mut keys = SplitMix64::new(seed ^ 0x000f_10ad);
     let mut fresh = Fresh::new(seed);
     // Each key's latest time and the early-close count just after it.
     let mut latest: HashMap<u64, (u64, u64)> = HashMap::new();
