@@ -19,9 +19,16 @@
 //!   (exact);
 //! - *FPR*: after every insertion one never-inserted item is queried; the
 //!   count of false positives against the filter's bound at any fill it may
-//!   reach (Clopper–Pearson, one-sided). The queries are Bernoulli trials
-//!   whose rates are each at most the bound (no generation holds more than
-//!   `g` items), so the count is at most binomial with the bound's mean.
+//!   reach (Clopper–Pearson, one-sided). The queries are Bernoulli trials,
+//!   independent given the filter's state at each, whose rates are at most
+//!   the bound: for the sliding Bloom filter in every state (the union bound
+//!   over at most `(c + 1)·g` active entries); for the APBF, the APBBF and
+//!   the queue on average over the states, since their bounds are the
+//!   expected rate at the fullest point of a generation of `g` distinct items
+//!   (the fill of one state varies around it by far less than the bound's
+//!   margin over the measured rate, about a factor of two here because the
+//!   streams repeat keys). The count is then at most binomial with the
+//!   bound's mean.
 
 use crate::checks::common::Fresh;
 use crate::outcome::Outcome;
