@@ -247,11 +247,14 @@ fn run(subject: Subject, rate: u64, windows: u64, seed: u64) -> RunStats {
     s
 }
 
+/// Subject, rate, quick mode and base seed of a set of runs.
+type RunKey = (u64, u64, bool, u64);
+
 /// The runs of `subject` at `rate`, merged over the seeds. The memory,
 /// misses and FPR checks of a filter share one set of runs: the first
 /// check to ask runs them, the others read the result.
 fn measure(ctx: &Ctx, subject: Subject, rate: u64) -> RunStats {
-    static DONE: OnceLock<Mutex<HashMap<(u64, u64, bool, u64), RunStats>>> = OnceLock::new();
+    static DONE: OnceLock<Mutex<HashMap<RunKey, RunStats>>> = OnceLock::new();
     let key = (subject as u64, rate, ctx.quick, ctx.seed);
     let done = DONE.get_or_init(|| Mutex::new(HashMap::new()));
     if let Some(s) = done.lock().expect("not poisoned").get(&key) {
