@@ -149,13 +149,11 @@ impl Snapshot for SlidingBloom {
                     && state.closed_early == 0
             }
             Clock::Time => {
-                // The generation is the time generation plus the early
-                // closes, and no generation holds more than `g`.
+                // The generation is the time generation plus the early closes.
                 state.closed_early <= state.generation
                     && state.generation - state.closed_early
                         == state.clock.latest() / plan.generation_len
                     && state.in_generation <= state.insertions
-                    && state.in_generation <= plan.generation_capacity
             }
         };
         if !consistent || scan >= plan.buckets {
