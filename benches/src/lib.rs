@@ -1,5 +1,6 @@
 //! The harness of ddf's benchmark suite: key streams, the hardware floor and the case manifest.
 #![doc = include_str!("../README.md")]
+#![cfg_attr(docsrs, feature(doc_cfg))]
 #![forbid(unsafe_code)]
 
 pub mod floor;

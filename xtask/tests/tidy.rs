@@ -107,6 +107,7 @@ fn every_crate_has_readme_lints_and_docs_rs_metadata() {
         for needle in [
             "[lints]\nworkspace = true",
             "[package.metadata.docs.rs]",
+            "rustdoc-args = [\"--cfg\", \"docsrs\"]",
             "version.workspace = true",
             "description = ",
         ] {
@@ -121,6 +122,11 @@ fn every_crate_has_readme_lints_and_docs_rs_metadata() {
         if lib.exists() && !read(&lib).contains("#![doc = include_str!(\"../README.md\")]") {
             bad.push(format!(
                 "{name}: src/lib.rs does not include README.md as its doc"
+            ));
+        }
+        if lib.exists() && !read(&lib).contains("#![cfg_attr(docsrs, feature(doc_cfg))]") {
+            bad.push(format!(
+                "{name}: src/lib.rs does not label feature-gated items on docs.rs"
             ));
         }
     }
@@ -170,4 +176,174 @@ fn unusual_dependencies_state_a_reason() {
         bad.is_empty(),
         "dependencies without a `# Reason:` line above them: {bad:?}"
     );
+}
+
+/// `UPPER_SNAKE` kind names as the `CamelCase` type names they register
+/// (`SLIDING_BLOOM` → `SlidingBloom`; `CUCKOO` matches `StreamingCuckoo`).
+fn camel(kind: &str) -> String {
+    kind.split('_')
+        .map(|w| {
+            let mut c = w.chars();
+            c.next().map_or_else(String::new, |f| {
+                f.to_string() + &c.as_str().to_ascii_lowercase()
+            })
+        })
+        .collect()
+}
+
+/// The filter kinds of the snapshot registry (`ddf_core::snapshot::kind`),
+/// less the test kind.
+fn snapshot_kinds() -> Vec<String> {
+    let text = read(&root().join("crates/ddf-core/src/snapshot.rs"));
+    let module = text
+        .split("pub mod kind {")
+        .nth(1)
+        .and_then(|s| s.split("\n}").next())
+        .expect("snapshot.rs has `pub mod kind`");
+    module
+        .lines()
+        .filter_map(|l| l.trim().strip_prefix("pub const "))
+        .filter_map(|l| l.split(':').next())
+        .map(str::to_string)
+        .filter(|k| k != "TEST")
+        .collect()
+}
+
+fn texts_below(dir: &Path) -> Vec<(PathBuf, String)> {
+    let mut rs = Vec::new();
+    files(dir, "rs", &mut rs);
+    rs.sort();
+    rs.into_iter()
+        .map(|p| {
+            let t = read(&p);
+            (p, t)
+        })
+        .collect()
+}
+
+/// The "Adding a family" checklist of ARCHITECTURE.md, enforced: every
+/// snapshot kind has an owning crate with a conformance line and a
+/// parameter test, a fuzz target, a verify module and a benchmark entry.
+#[test]
+fn every_filter_kind_is_wired_everywhere() {
+    let root = root();
+    let kinds = snapshot_kinds();
+    assert!(kinds.len() >= 16, "kind registry not found: {kinds:?}");
+    let fuzz = texts_below(&root.join("fuzz/fuzz_targets"));
+    let checks = texts_below(&root.join("xtask/src/checks"));
+    let bench = texts_below(&root.join("benches"));
+    let mut bad = Vec::new();
+    for kind in &kinds {
+        let ty = camel(kind);
+        let owner = crates().into_iter().find(|dir| {
+            !dir.ends_with("ddf-core")
+                && texts_below(&dir.join("src"))
+                    .iter()
+                    .any(|(_, t)| t.contains(&format!("kind::{kind};")))
+        });
+        let Some(owner) = owner else {
+            bad.push(format!("{kind}: no crate registers it (`kind::{kind}`)"));
+            continue;
+        };
+        let tests = texts_below(&owner.join("tests"));
+        let conformed = tests.iter().any(|(_, t)| {
+            t.split("conformance!(")
+                .skip(1)
+                .any(|call| call.chars().take(400).collect::<String>().contains(&ty))
+        });
+        if !conformed {
+            bad.push(format!(
+                "{kind}: no `conformance!` line names {ty} in {}/tests",
+                owner.display()
+            ));
+        }
+        let params = owner.join("tests/params.rs");
+        if !params.exists() || !read(&params).contains(&ty) {
+            bad.push(format!(
+                "{kind}: {} does not test {ty}'s constructors",
+                params.display()
+            ));
+        }
+        for (what, set) in [
+            ("fuzz target in fuzz/fuzz_targets", &fuzz),
+            ("verify module in xtask/src/checks", &checks),
+            ("benchmark case in benches", &bench),
+        ] {
+            if !set.iter().any(|(_, t)| t.contains(&ty)) {
+                bad.push(format!("{kind}: no {what} names {ty}"));
+            }
+        }
+    }
+    assert!(bad.is_empty(), "{}", bad.join("\n"));
+}
+
+/// The `deps` block of ARCHITECTURE.md: each crate and the workspace crates
+/// its `[dependencies]` may name.
+fn allowed_dependencies() -> Vec<(String, Vec<String>)> {
+    let text = read(&root().join("ARCHITECTURE.md"));
+    let block = text
+        .split("```text deps\n")
+        .nth(1)
+        .and_then(|s| s.split("```").next())
+        .expect("ARCHITECTURE.md has a ```text deps block");
+    block
+        .lines()
+        .filter(|l| !l.trim().is_empty())
+        .map(|l| {
+            let (name, deps) = l.split_once(':').expect("`crate: dep, dep` lines");
+            let deps = deps
+                .split(',')
+                .map(|d| d.trim().to_string())
+                .filter(|d| !d.is_empty())
+                .collect();
+            (name.trim().to_string(), deps)
+        })
+        .collect()
+}
+
+/// Workspace crates named in the `[dependencies]` table of a manifest.
+fn workspace_dependencies(manifest: &str) -> Vec<String> {
+    let mut deps = Vec::new();
+    let mut section = "";
+    for line in manifest.lines() {
+        let line = line.trim();
+        if line.starts_with('[') {
+            section = line;
+        } else if section == "[dependencies]"
+            && let Some((name, _)) = line.split_once(['=', '.'])
+        {
+            let name = name.trim();
+            if name.starts_with("ddf") {
+                deps.push(name.to_string());
+            }
+        }
+    }
+    deps
+}
+
+/// Dependencies point one way: a crate's `[dependencies]` stay within the
+/// graph written in ARCHITECTURE.md, and every crate has a line there.
+#[test]
+fn dependencies_follow_the_architecture_graph() {
+    let allowed = allowed_dependencies();
+    let mut bad = Vec::new();
+    for dir in crates() {
+        let name = dir
+            .file_name()
+            .expect("crate dir")
+            .to_string_lossy()
+            .to_string();
+        let Some((_, may)) = allowed.iter().find(|(n, _)| *n == name) else {
+            bad.push(format!("{name}: no line in ARCHITECTURE.md's deps block"));
+            continue;
+        };
+        for dep in workspace_dependencies(&read(&dir.join("Cargo.toml"))) {
+            if !may.contains(&dep) {
+                bad.push(format!(
+                    "{name} depends on {dep}, which the graph does not allow"
+                ));
+            }
+        }
+    }
+    assert!(bad.is_empty(), "{}", bad.join("\n"));
 }

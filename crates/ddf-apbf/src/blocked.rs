@@ -247,7 +247,7 @@ impl Apbbf {
     ) -> Result<Self, ParamError> {
         AgeCore::<Blocks>::check_kl(k, l)?;
         check_shape(block_bits, bits_per_block)?;
-        let window = ensure_range("window", window, 1..=ddf_param::MAX_STATE_BITS)?;
+        let window = ddf_param::ensure_window(window, ddf_param::MAX_STATE_BITS)?;
         let g = window.div_ceil(u64::from(l));
         // At least 1 (a part of 2 bits), so the search below ends.
         let c = ddf_theory::blocked_bloom::block_capacity(block_bits, bits_per_block);

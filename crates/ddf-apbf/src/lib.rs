@@ -1,5 +1,6 @@
 //! Age-Partitioned Bloom filters: sliding-window duplicate detection, plain and blocked, by count or by time.
 #![doc = include_str!("../README.md")]
+#![cfg_attr(docsrs, feature(doc_cfg))]
 #![forbid(unsafe_code)]
 
 mod blocked;

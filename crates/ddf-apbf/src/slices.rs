@@ -170,7 +170,7 @@ impl Apbf {
     /// memory per item down to a point (APBF paper Table 2).
     pub fn with_window_and_npws(window: u64, fp: f64, npws: f64) -> Result<Self, ParamError> {
         let fp = ensure_probability("fp", fp)?;
-        let window = ensure_range("window", window, 1..=ddf_param::MAX_STATE_BITS)?;
+        let window = ddf_param::ensure_window(window, ddf_param::MAX_STATE_BITS)?;
         if !(npws > 0.0 && npws <= 2.0) {
             return Err(ParamError::new("npws", npws, "a peak NPWS in (0, 2]"));
         }

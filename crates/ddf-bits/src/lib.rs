@@ -1,5 +1,6 @@
 //! Hand-packed bit storage in `u64` words for the hot paths of `ddf` filters.
 #![doc = include_str!("../README.md")]
+#![cfg_attr(docsrs, feature(doc_cfg))]
 // `unsafe` is denied everywhere but in `prefetch`, the one module that
 // issues a CPU prefetch instruction.
 #![deny(unsafe_code)]

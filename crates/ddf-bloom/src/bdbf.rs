@@ -57,7 +57,7 @@ impl BlockDecayingBloom {
         counter_bits: u32,
         probes: u32,
     ) -> Result<Self, ParamError> {
-        let w = ensure_range("window", window, 1..=1 << 62)?;
+        let w = ddf_param::ensure_window(window, 1 << 62)?;
         let d = ensure_range("counter_bits", counter_bits, 2..=MAX_COUNTER_BITS)?;
         let m = ensure_range("counters", counters, 1..=ddf_param::MAX_STATE_BITS)?;
         let k = ensure_range("probes", probes, 1..=64)?;
@@ -84,7 +84,7 @@ impl BlockDecayingBloom {
     ///
     /// The QHT paper's configuration is `from_memory(M, 6000)`.
     pub fn from_memory(memory_bits: u64, window: u64) -> Result<Self, ParamError> {
-        let w = ensure_range("window", window, 1..=1 << 62)?;
+        let w = ddf_param::ensure_window(window, 1 << 62)?;
         let d = ddf_theory::bdbf::counter_bits(memory_bits as f64, w as f64).max(2.0);
         if d > f64::from(MAX_COUNTER_BITS) {
             return Err(ParamError::new(

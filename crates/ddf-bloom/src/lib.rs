@@ -1,5 +1,6 @@
 //! Bloom-family duplicate filters: partitioned Bloom, Stable Bloom, A2 and the block-decaying Bloom filter.
 #![doc = include_str!("../README.md")]
+#![cfg_attr(docsrs, feature(doc_cfg))]
 #![forbid(unsafe_code)]
 
 mod a2;

@@ -1,5 +1,6 @@
 //! The traits, types and contract shared by every `ddf` filter.
 #![doc = include_str!("../README.md")]
+#![cfg_attr(docsrs, feature(doc_cfg))]
 #![forbid(unsafe_code)]
 
 pub mod batch;

@@ -88,6 +88,64 @@ pub mod kind {
     pub const QUEUE: u16 = 0x0600;
     /// Reserved for tests of the snapshot machinery itself.
     pub const TEST: u16 = 0xfff0;
+
+    /// The filter a kind stands for, in words, for error messages; `None`
+    /// for a kind this build does not know.
+    ///
+    /// ```
+    /// use ddf_core::snapshot::kind;
+    /// assert_eq!(kind::name(kind::SLIDING_BLOOM), Some("sliding Bloom filter (ddf_sliding::SlidingBloom)"));
+    /// assert_eq!(kind::name(0x7777), None);
+    /// ```
+    pub const fn name(kind: u16) -> Option<&'static str> {
+        Some(match kind {
+            EXACT_WINDOW => "exact window (ddf_exact::ExactWindow)",
+            QHT => "QHT (ddf_qht::Qht)",
+            QHTD => "QHTD (ddf_qht::Qhtd)",
+            QQHTD => "QQHTD (ddf_qht::Qqhtd)",
+            SQF => "SQF (ddf_qht::Sqf)",
+            CUCKOO => "streaming cuckoo filter (ddf_cuckoo::StreamingCuckoo)",
+            PARTITIONED_BLOOM => "partitioned Bloom filter (ddf_bloom::PartitionedBloom)",
+            STABLE_BLOOM => "Stable Bloom filter (ddf_bloom::StableBloom)",
+            A2 => "A2 filter (ddf_bloom::A2)",
+            BLOCK_DECAYING_BLOOM => "block-decaying Bloom filter (ddf_bloom::BlockDecayingBloom)",
+            APBF => "APBF (ddf_apbf::Apbf)",
+            APBBF => "APBBF (ddf_apbf::Apbbf)",
+            SHF => "Short Hash Filter (ddf_shf::Shf)",
+            COMPACT_SHF => "Compact SHF (ddf_shf::CompactShf)",
+            SLIDING_BLOOM => "sliding Bloom filter (ddf_sliding::SlidingBloom)",
+            QUEUE => "queue of filters (ddf_queue::Queue)",
+            TEST => "test kind",
+            _ => return None,
+        })
+    }
+
+    /// `name (kind 0x0500)`, with the type in the name, or
+    /// `unknown filter kind 0x7777`.
+    pub(crate) fn describe(kind: u16) -> String {
+        match name(kind) {
+            Some(n) => format!("{n}, kind {kind:#06x}"),
+            None => format!("unknown filter kind {kind:#06x}"),
+        }
+    }
+}
+
+/// What a hasher identity in a snapshot says about the bytes.
+fn hasher_words(id: u16) -> String {
+    match id {
+        0 => "no hasher: a filter-only snapshot, written by the filter's own `to_bytes` and read \
+              by the filter type's `from_bytes`"
+            .to_string(),
+        1 => "hasher 1, a SipHash-1-3 key (`KeyedSipHasher`): a `Deduper` snapshot, written by \
+              `Deduper::to_bytes` and read by `Deduper::from_bytes`"
+            .to_string(),
+        2 => {
+            "hasher 2, a `MixState` key: a `Deduper` snapshot, written by `Deduper::to_bytes` and \
+              read by `Deduper::from_bytes` with that hasher"
+                .to_string()
+        }
+        other => format!("hasher {other}, unknown to this build"),
+    }
 }
 
 /// Why a snapshot could not be decoded.
@@ -181,19 +239,24 @@ impl fmt::Display for DecodeError {
             DecodeError::WrongKind { expected, found } => {
                 write!(
                     f,
-                    "snapshot holds filter kind {found:#06x}, expected {expected:#06x}"
+                    "snapshot holds {}; expected {}",
+                    kind::describe(*found),
+                    kind::describe(*expected)
                 )
             }
             DecodeError::UnsupportedVersion { kind, version } => {
                 write!(
                     f,
-                    "unsupported layout version {version} for filter kind {kind:#06x}"
+                    "unsupported layout version {version} for the {}",
+                    kind::describe(*kind)
                 )
             }
             DecodeError::HasherMismatch { expected, found } => {
                 write!(
                     f,
-                    "snapshot hasher {found} does not match the expected hasher {expected} (0 = none)"
+                    "these bytes carry {}; this call expects {}",
+                    hasher_words(*found),
+                    hasher_words(*expected)
                 )
             }
             DecodeError::BadChecksum => f.write_str("snapshot checksum mismatch (corrupt bytes)"),
@@ -794,6 +857,58 @@ macro_rules! impl_serde_via_snapshot {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn errors_name_the_kinds_and_the_calls() {
+        let wrong = DecodeError::WrongKind {
+            expected: kind::APBF,
+            found: kind::SLIDING_BLOOM,
+        };
+        assert_eq!(
+            wrong.to_string(),
+            "snapshot holds sliding Bloom filter (ddf_sliding::SlidingBloom), kind 0x0500; \
+             expected APBF (ddf_apbf::Apbf), kind 0x0300"
+        );
+        let filter_only = DecodeError::HasherMismatch {
+            expected: 1,
+            found: 0,
+        }
+        .to_string();
+        assert!(
+            filter_only.contains("filter-only snapshot"),
+            "{filter_only}"
+        );
+        assert!(filter_only.contains("Deduper::from_bytes"), "{filter_only}");
+        assert!(
+            DecodeError::WrongKind {
+                expected: 1,
+                found: 0x7777
+            }
+            .to_string()
+            .contains("unknown filter kind 0x7777")
+        );
+        // Every registered kind has a name.
+        for k in [
+            kind::EXACT_WINDOW,
+            kind::QHT,
+            kind::QHTD,
+            kind::QQHTD,
+            kind::SQF,
+            kind::CUCKOO,
+            kind::PARTITIONED_BLOOM,
+            kind::STABLE_BLOOM,
+            kind::A2,
+            kind::BLOCK_DECAYING_BLOOM,
+            kind::APBF,
+            kind::APBBF,
+            kind::SHF,
+            kind::COMPACT_SHF,
+            kind::SLIDING_BLOOM,
+            kind::QUEUE,
+        ] {
+            assert!(kind::name(k).is_some(), "{k:#06x}");
+        }
+    }
 
     #[derive(Debug, PartialEq)]
     struct Toy {

@@ -1,5 +1,6 @@
 //! The cuckoo filter of Fan et al., adapted to unbounded streams.
 #![doc = include_str!("../README.md")]
+#![cfg_attr(docsrs, feature(doc_cfg))]
 #![forbid(unsafe_code)]
 
 use ddf_bits::{CellRows, RowRules};
@@ -35,15 +36,18 @@ const ALT_MULTIPLIER: u64 = 0x9e37_79b9_7f4a_7c15;
 /// for any `m`, so that any memory budget can be met.)
 ///
 /// - Lookup: `φ` is in bucket `i₁` or `i₂`.
-/// - Insert: into an empty cell of `i₁`, else of `i₂`; otherwise pick one
+/// - Insert: nothing if `φ` is found (under the default
+///   [`StreamRule::LookupFirst`]); else into an empty cell of `i₁`, else of `i₂`; otherwise pick one
 ///   of the two at random, swap `φ` with a random cell there, and move the
 ///   evicted fingerprint to its other bucket, up to `max_kicks` times
 ///   (Fan et al.'s `MaxNumKicks`, 500 by default). If every bucket on the way
 ///   is full, the fingerprint in hand is dropped ([`dropped`](Self::dropped)
 ///   counts them).
-/// - Stream ([`observe`](DuplicateFilter::observe)): lookup, then insert,
-///   always — a duplicate is stored again, as inserting twice into a cuckoo
-///   filter does.
+/// - Stream ([`observe`](DuplicateFilter::observe)): lookup; if the
+///   fingerprint is found, answer DUPLICATE and leave the table alone, else
+///   insert and answer UNSEEN ([`StreamRule::LookupFirst`], the default). The
+///   QHT paper's benchmark inserted every item, found or not
+///   ([`StreamRule::InsertAlways`], see [`with_stream_rule`](Self::with_stream_rule)).
 ///
 /// Until the first fingerprint is dropped there are no false negatives;
 /// afterwards there is no guarantee. Cell value 0 marks an empty cell; the
@@ -58,6 +62,28 @@ pub struct StreamingCuckoo {
     max_kicks: u32,
     rng: SeededRng,
     dropped: u64,
+    rule: StreamRule,
+}
+
+/// What [`observe`](DuplicateFilter::observe) does with an item whose
+/// fingerprint it finds.
+///
+/// The QHT paper's footnote 4 adapts the cuckoo filter to streams by
+/// discarding relocation failures and says no more; its Table 4 rates
+/// (Cuckoo FPR 28.5 % with one 3-bit cell per bucket) are those of a filter
+/// that inserts every item, which is what calling Fan et al.'s `Add` after
+/// `Contain` does. Storing a fingerprint that is already there wastes a cell
+/// and, once the table is full, walks a whole relocation chain and drops a
+/// fingerprint per repeat, so the default looks first.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Default)]
+pub enum StreamRule {
+    /// Answer DUPLICATE and leave the table alone when the fingerprint is
+    /// found; insert only items answered UNSEEN (as QHT and SQF do).
+    #[default]
+    LookupFirst,
+    /// Insert every item, found or not: the QHT paper's benchmark, kept to
+    /// reproduce its Table 4.
+    InsertAlways,
 }
 
 impl StreamingCuckoo {
@@ -107,6 +133,7 @@ impl StreamingCuckoo {
             max_kicks: Self::DEFAULT_MAX_KICKS,
             rng: SeededRng::new(DEFAULT_SEED),
             dropped: 0,
+            rule: StreamRule::default(),
         }
     }
 
@@ -117,6 +144,19 @@ impl StreamingCuckoo {
         self.max_kicks = ddf_param::ensure_range("max_kicks", max_kicks, 0..=Self::MAX_KICKS)?;
         self.clear();
         Ok(self)
+    }
+
+    /// The same filter, empty, with `observe` following `rule`.
+    #[must_use]
+    pub fn with_stream_rule(mut self, rule: StreamRule) -> Self {
+        self.rule = rule;
+        self.clear();
+        self
+    }
+
+    /// What `observe` does with an item whose fingerprint it finds.
+    pub fn stream_rule(&self) -> StreamRule {
+        self.rule
     }
 
     /// The same filter, empty, with its generator seeded by `seed`.
@@ -303,17 +343,24 @@ impl DuplicateFilter for StreamingCuckoo {
         self.found(first, second, fp)
     }
 
+    /// Under [`StreamRule::LookupFirst`] a fingerprint already in one of
+    /// the two buckets is not stored again, so `observe` is `contains` then
+    /// `insert` under either rule.
     #[inline]
     fn insert(&mut self, digest: Digest) {
         let (first, second, fp) = self.locate(digest);
-        self.store(first, second, fp);
+        if self.rule == StreamRule::InsertAlways || !self.found(first, second, fp) {
+            self.store(first, second, fp);
+        }
     }
 
     #[inline]
     fn observe(&mut self, digest: Digest) -> Verdict {
         let (first, second, fp) = self.locate(digest);
         let seen = self.found(first, second, fp);
-        self.store(first, second, fp);
+        if !seen || self.rule == StreamRule::InsertAlways {
+            self.store(first, second, fp);
+        }
         Verdict::from_seen(seen)
     }
 
@@ -358,6 +405,7 @@ impl fmt::Debug for StreamingCuckoo {
             .field("cells_per_bucket", &self.cells_per_bucket())
             .field("fingerprint_bits", &self.fingerprint_bits())
             .field("max_kicks", &self.max_kicks)
+            .field("rule", &self.rule)
             .field("zero_policy", &self.zero_policy())
             .field("seed", &self.seed())
             .field("dropped", &self.dropped)
@@ -366,11 +414,15 @@ impl fmt::Debug for StreamingCuckoo {
 }
 
 /// Body: buckets (u64), cells per bucket (u32), fingerprint bits (u8), zero
-/// policy (u8), max kicks (u32), generator seed and state (u64 each),
+/// policy (u8), max kicks (u32), stream rule (u8: 0 lookup first, 1 insert
+/// always; from layout version 2), generator seed and state (u64 each),
 /// dropped count (u64), table words. Decoding checks the parameters as
 /// [`StreamingCuckoo::new`] does, and that every bucket is filled in order.
+/// A version 1 snapshot was written when `observe` inserted every item, so
+/// it decodes with [`StreamRule::InsertAlways`] and goes on as it was.
 impl Snapshot for StreamingCuckoo {
     const KIND: u16 = snapshot::kind::CUCKOO;
+    const VERSION: u16 = 2;
 
     fn encode_body(&self, out: &mut Encoder) {
         out.put_u64(self.buckets());
@@ -378,17 +430,35 @@ impl Snapshot for StreamingCuckoo {
         out.put_u8(self.fingerprint_bits() as u8);
         out.put_zero_policy(self.zero_policy());
         out.put_u32(self.max_kicks);
+        out.put_u8(match self.rule {
+            StreamRule::LookupFirst => 0,
+            StreamRule::InsertAlways => 1,
+        });
         out.put_rng(&self.rng);
         out.put_u64(self.dropped);
         out.put_words(self.cells.as_words());
     }
 
-    fn decode_body(input: &mut Decoder<'_>, _version: u16) -> Result<Self, DecodeError> {
+    fn decode_body(input: &mut Decoder<'_>, version: u16) -> Result<Self, DecodeError> {
         let buckets = input.u64("buckets")?;
         let b = input.u32("cells_per_bucket")? as usize;
         let bits = u32::from(input.u8("fingerprint_bits")?);
         let policy = input.zero_policy("zero_policy")?;
         let max_kicks = input.u32("max_kicks")?;
+        let rule = if version < 2 {
+            StreamRule::InsertAlways
+        } else {
+            match input.u8("stream_rule")? {
+                0 => StreamRule::LookupFirst,
+                1 => StreamRule::InsertAlways,
+                v => {
+                    return Err(DecodeError::invalid(
+                        "stream_rule",
+                        format!("{v}, expected 0 (lookup first) or 1 (insert always)"),
+                    ));
+                }
+            }
+        };
         let rng = input.rng("generator")?;
         let dropped = input.u64("dropped")?;
         let words = input.words("cells")?;
@@ -399,6 +469,7 @@ impl Snapshot for StreamingCuckoo {
         f.max_kicks = ddf_param::ensure_range("max_kicks", max_kicks, 0..=Self::MAX_KICKS)?;
         f.rng = rng;
         f.dropped = dropped;
+        f.rule = rule;
         let rules = RowRules {
             distinct: false,
             filled_in_order: policy != ZeroPolicy::TreatAsValue,
@@ -466,7 +537,8 @@ mod tests {
         let mut f = StreamingCuckoo::new(16, 1, 8)
             .unwrap()
             .with_max_kicks(20)
-            .unwrap();
+            .unwrap()
+            .with_stream_rule(StreamRule::InsertAlways);
         for x in 0..1000 {
             f.insert(d(x));
         }
@@ -480,6 +552,76 @@ mod tests {
             .unwrap_err();
         assert_eq!(err.param(), "max_kicks");
         assert!(format!("{f:?}").contains("dropped"));
+    }
+
+    #[test]
+    fn a_repeated_item_leaves_a_full_table_alone() {
+        // A full table: every further insertion would drop a fingerprint.
+        let fill = |rule| {
+            let mut f = StreamingCuckoo::new(16, 1, 8)
+                .unwrap()
+                .with_max_kicks(20)
+                .unwrap()
+                .with_stream_rule(rule);
+            for x in 0..1000 {
+                f.insert(d(x));
+            }
+            f
+        };
+        let mut f = fill(StreamingCuckoo::new(1, 1, 8).unwrap().stream_rule());
+        assert_eq!(f.stream_rule(), StreamRule::LookupFirst);
+        let key = (0..1000).map(d).find(|&x| f.contains(x)).unwrap();
+        let (before, table) = (f.dropped(), f.cells().as_words().to_vec());
+        for _ in 0..12 {
+            assert_eq!(f.observe(key), Verdict::Duplicate);
+        }
+        assert_eq!(f.dropped(), before);
+        assert_eq!(f.cells().as_words(), &table[..]);
+        // The paper's rule stores the repeat again and drops one per sighting.
+        let mut g = fill(StreamRule::InsertAlways);
+        let before = g.dropped();
+        for _ in 0..12 {
+            g.observe(key);
+        }
+        assert_eq!(g.dropped(), before + 12);
+    }
+
+    #[test]
+    fn snapshots_keep_the_rule_and_version_1_means_insert_always() {
+        let mut f = StreamingCuckoo::new(64, 2, 8)
+            .unwrap()
+            .with_stream_rule(StreamRule::InsertAlways);
+        for x in 0..50 {
+            f.observe(d(x));
+        }
+        let back = StreamingCuckoo::from_bytes(&f.to_bytes()).unwrap();
+        assert_eq!(back.stream_rule(), StreamRule::InsertAlways);
+        assert_eq!(back.cells().as_words(), f.cells().as_words());
+        // A version 1 body: the same fields without the rule byte.
+        let mut body = Encoder::new();
+        body.put_u64(f.buckets());
+        body.put_u32(2);
+        body.put_u8(8);
+        body.put_zero_policy(f.zero_policy());
+        body.put_u32(f.max_kicks());
+        body.put_rng(&f.rng);
+        body.put_u64(f.dropped());
+        body.put_words(f.cells().as_words());
+        let v1 = snapshot::seal(StreamingCuckoo::KIND, 1, 0, &[], &body.into_bytes());
+        let old = StreamingCuckoo::from_bytes(&v1).unwrap();
+        assert_eq!(old.stream_rule(), StreamRule::InsertAlways);
+        assert_eq!(old.cells().as_words(), f.cells().as_words());
+        // An unknown rule byte is refused by name.
+        let mut bad = Encoder::new();
+        bad.put_u64(4);
+        bad.put_u32(1);
+        bad.put_u8(8);
+        bad.put_zero_policy(ZeroPolicy::default());
+        bad.put_u32(16);
+        bad.put_u8(7);
+        let sealed = snapshot::seal(StreamingCuckoo::KIND, 2, 0, &[], &bad.into_bytes());
+        let err = StreamingCuckoo::from_bytes(&sealed).unwrap_err();
+        assert!(err.to_string().contains("stream_rule"), "{err}");
     }
 }
 

@@ -2,7 +2,7 @@
 
 use ddf_core::conformance;
 use ddf_core::testing::{Conformance, Promise};
-use ddf_cuckoo::{StreamingCuckoo, ZeroPolicy};
+use ddf_cuckoo::{StreamRule, StreamingCuckoo, ZeroPolicy};
 
 // Saturated: the conformance stream has far more distinct items than cells.
 conformance!(
@@ -23,10 +23,19 @@ conformance!(
         .with_max_kicks(8)
         .unwrap()
 );
-// Large: the stream's frequent items still overflow their two buckets
-// (inserting an item more than 2b times drops copies), so no promise.
+// Large: a repeat is not stored again, so nothing is dropped and nothing
+// forgotten (the stream has fewer distinct items than cells).
 conformance!(
     roomy,
     StreamingCuckoo::new(1 << 13, 4, 16).unwrap(),
+    Conformance::default().promise(Promise::Ever)
+);
+// The QHT paper's rule: the stream's frequent items overflow their two
+// buckets (inserting an item more than 2b times drops copies), so no promise.
+conformance!(
+    roomy_insert_always,
+    StreamingCuckoo::new(1 << 13, 4, 16)
+        .unwrap()
+        .with_stream_rule(StreamRule::InsertAlways),
     Conformance::default().promise(Promise::None)
 );

@@ -2,7 +2,7 @@
 //! bookkeeping of drops after it.
 
 use ddf_core::{Digest, DuplicateFilter};
-use ddf_cuckoo::StreamingCuckoo;
+use ddf_cuckoo::{StreamRule, StreamingCuckoo};
 use proptest::prelude::*;
 
 proptest! {
@@ -27,19 +27,34 @@ proptest! {
         }
     }
 
-    /// Every insertion either adds a fingerprint to the table or drops one:
-    /// stored + dropped = insertions, and stored ≤ m·b.
+    /// Every insertion of an item not found (every insertion, under the
+    /// paper's rule) either adds a fingerprint to the table or drops one:
+    /// stored + dropped = such insertions, and stored ≤ m·b. Under the
+    /// default rule an item found leaves the table as it was.
     #[test]
     fn stored_plus_dropped_is_insertions(
-        buckets in 1u64..64, b in 1usize..5, kicks in 0u32..30,
+        buckets in 1u64..64, b in 1usize..5, kicks in 0u32..30, always in any::<bool>(),
         items in prop::collection::vec(any::<u64>(), 0..800),
     ) {
-        let mut f = StreamingCuckoo::new(buckets, b, 6).unwrap().with_max_kicks(kicks).unwrap();
+        let rule = if always { StreamRule::InsertAlways } else { StreamRule::LookupFirst };
+        let mut f = StreamingCuckoo::new(buckets, b, 6).unwrap().with_max_kicks(kicks).unwrap()
+            .with_stream_rule(rule);
+        let mut stores = 0u64;
         for &x in &items {
-            f.insert(Digest::new(x));
+            let d = Digest::new(x);
+            if always || !f.contains(d) {
+                stores += 1;
+            } else {
+                let before = f.clone();
+                f.insert(d);
+                prop_assert_eq!(f.cells().as_words(), before.cells().as_words());
+                prop_assert_eq!(f.dropped(), before.dropped());
+                continue;
+            }
+            f.insert(d);
         }
         let stored: usize = (0..buckets).map(|i| f.cells().count_occupied(i)).sum();
-        prop_assert_eq!(stored as u64 + f.dropped(), items.len() as u64);
+        prop_assert_eq!(stored as u64 + f.dropped(), stores);
         prop_assert!(stored as u64 <= buckets * b as u64);
     }
 

@@ -1,5 +1,6 @@
 //! The exact windowed duplicate filter (Theorem 1 of the sliding-window paper).
 #![doc = include_str!("../README.md")]
+#![cfg_attr(docsrs, feature(doc_cfg))]
 #![forbid(unsafe_code)]
 
 use ddf_core::snapshot::{self, DecodeError, Decoder, Encoder, Snapshot};
@@ -107,7 +108,7 @@ impl<K: Hash + Eq + Clone, S: BuildHasher> ExactWindow<K, S> {
         hasher: S,
     ) -> Result<Self, ParamError> {
         let capacity = match window {
-            Window::Count(0) => return Err(ParamError::new("window", 0, "at least 1 insertion")),
+            Window::Count(0) => return Err(ParamError::new("window", 0, ddf_param::WINDOW_ZERO)),
             Window::Time(0) => return Err(ParamError::new("time_span", 0, "at least 1 time unit")),
             Window::Time(_) if capacity == 0 => {
                 return Err(ParamError::new("capacity", 0, "at least 1 item"));

@@ -1,5 +1,6 @@
 //! Keyed item hashing and the derivations every `ddf` filter shares.
 #![doc = include_str!("../README.md")]
+#![cfg_attr(docsrs, feature(doc_cfg))]
 #![forbid(unsafe_code)]
 
 mod digest;

@@ -1,5 +1,6 @@
 //! Parameter errors and checked sizing for `ddf` constructors.
 #![doc = include_str!("../README.md")]
+#![cfg_attr(docsrs, feature(doc_cfg))]
 #![forbid(unsafe_code)]
 
 use std::borrow::Cow;
@@ -86,6 +87,26 @@ where
     }
 }
 
+/// What every count window of 0 is told, in every family: one rule, one wording.
+pub const WINDOW_ZERO: &str = "a window of at least 1 item (a window of 0 items remembers nothing)";
+
+/// Returns `window` (parameter `window`, a count of items) if it lies in
+/// `1..=max`. A window of 0 gets the same error, [`WINDOW_ZERO`], from every
+/// filter; above `max` the error quotes the filter's own limit.
+pub fn ensure_window(window: u64, max: u64) -> Result<u64, ParamError> {
+    if window == 0 {
+        Err(ParamError::new("window", 0, WINDOW_ZERO))
+    } else if window > max {
+        Err(ParamError::new(
+            "window",
+            window,
+            format!("a window of 1..={max} items"),
+        ))
+    } else {
+        Ok(window)
+    }
+}
+
 /// Returns `value` if it is at least 1.
 pub fn ensure_positive<T>(param: &'static str, value: T) -> Result<T, ParamError>
 where
@@ -161,6 +182,13 @@ mod tests {
     #[test]
     fn positive_and_probability() {
         assert!(ensure_positive("window", 0u64).is_err());
+        let zero = ensure_window(0, 10).unwrap_err();
+        assert_eq!((zero.param(), zero.expected()), ("window", WINDOW_ZERO));
+        assert_eq!(
+            ensure_window(11, 10).unwrap_err().expected(),
+            "a window of 1..=10 items"
+        );
+        assert_eq!(ensure_window(10, 10), Ok(10));
         assert_eq!(ensure_positive("window", 3u64), Ok(3));
         for bad in [0.0, 1.0, -0.5, f64::NAN, f64::INFINITY] {
             let err = ensure_probability("fpr", bad).unwrap_err();

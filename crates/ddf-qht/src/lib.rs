@@ -1,5 +1,6 @@
 //! Quotient hash tables for duplicate detection: QHT, QHTD, QQHTD and SQF.
 #![doc = include_str!("../README.md")]
+#![cfg_attr(docsrs, feature(doc_cfg))]
 #![forbid(unsafe_code)]
 
 mod quotient;

@@ -1,5 +1,6 @@
 //! The queuing construction of the sliding-window paper (§5): any filter, windowed.
 #![doc = include_str!("../README.md")]
+#![cfg_attr(docsrs, feature(doc_cfg))]
 #![forbid(unsafe_code)]
 
 use ddf_core::snapshot::{self, DecodeError, Decoder, Encoder, Snapshot};
@@ -193,7 +194,7 @@ impl<F: DuplicateFilter> Queue<F> {
     ) -> Result<(Self, Plan), ParamError> {
         // The §5.4 rates average over every fill level of a subfilter, O(c)
         // work per candidate L: longer windows are built with `with_memory`.
-        ensure_range("window", window, 1..=MAX_PLANNED_WINDOW)?;
+        ddf_param::ensure_window(window, MAX_PLANNED_WINDOW)?;
         ensure_range("max_subfilters", max_subfilters, 1..=MAX_SUBFILTERS)?;
         if alphabet_size.is_nan() || alphabet_size < 1.0 {
             return Err(ParamError::new(

@@ -30,7 +30,7 @@ impl CompactShf {
     /// The CSHF for `memory_bits` (`M`) and `window` (`w`): `h = ⌊M/w⌋`, at
     /// most 64. Fails unless `M ≥ w`.
     pub fn with_memory(memory_bits: u64, window: u64) -> Result<Self, ParamError> {
-        ddf_param::ensure_positive("window", window)?;
+        ddf_param::ensure_window(window, u64::MAX)?;
         let h = memory_bits / window;
         if h == 0 {
             return Err(ParamError::new(
@@ -45,7 +45,7 @@ impl CompactShf {
     /// The near-exact linear-time filter of Theorem 2 for `window`:
     /// `h = 2·⌈log₂ w⌉`, false-positive probability about `1/w`.
     pub fn near_exact(window: u64) -> Result<Self, ParamError> {
-        ddf_param::ensure_positive("window", window)?;
+        ddf_param::ensure_window(window, u64::MAX)?;
         Self::new(window, crate::near_exact_bits(window))
     }
 

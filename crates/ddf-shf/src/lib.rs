@@ -1,5 +1,6 @@
 //! The Short Hash Filter and the Compact Short Hash Filter (sliding-window paper, §3).
 #![doc = include_str!("../README.md")]
+#![cfg_attr(docsrs, feature(doc_cfg))]
 #![forbid(unsafe_code)]
 
 mod compact;

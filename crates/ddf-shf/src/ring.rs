@@ -3,7 +3,7 @@
 use ddf_bits::{BitArray, FieldScan};
 use ddf_core::ParamError;
 use ddf_core::snapshot::{DecodeError, Decoder, Encoder};
-use ddf_param::{checked_mul, ensure_range};
+use ddf_param::checked_mul;
 
 /// The last `w` hashes of `h` bits, packed back to back, oldest overwritten
 /// first. Fills positions `0, 1, …` until full, then wraps, so the occupied
@@ -21,7 +21,7 @@ pub(crate) struct HashRing {
 impl HashRing {
     /// A ring of `window` hashes of `hash_bits` bits (1..=64).
     pub(crate) fn new(window: u64, hash_bits: u32) -> Result<Self, ParamError> {
-        ensure_range("window", window, 1..=u64::from(u32::MAX))?;
+        ddf_param::ensure_window(window, u64::from(u32::MAX))?;
         let scan = FieldScan::new(hash_bits)
             .map_err(|_| ParamError::new("hash_bits", hash_bits, "1..=64"))?;
         let bits = BitArray::new(checked_mul("window", window, u64::from(hash_bits))?)
@@ -98,7 +98,7 @@ impl HashRing {
     pub(crate) fn decode(input: &mut Decoder<'_>) -> Result<Self, DecodeError> {
         let window = input.u64("window")?;
         let hash_bits = input.u32("hash_bits")?;
-        ensure_range("window", window, 1..=u64::from(u32::MAX))?;
+        ddf_param::ensure_window(window, u64::from(u32::MAX))?;
         let scan = FieldScan::new(hash_bits)
             .map_err(|_| ParamError::new("hash_bits", hash_bits, "1..=64"))?;
         let len = input.u64("len")?;

@@ -42,7 +42,7 @@ impl Shf {
     /// error measurably; [`memory_bits`](DuplicateFilter::memory_bits) then
     /// reports less than `M`). Fails unless `h ≥ 1`.
     pub fn with_memory(memory_bits: u64, window: u64) -> Result<Self, ParamError> {
-        ddf_param::ensure_positive("window", window)?;
+        ddf_param::ensure_window(window, u64::MAX)?;
         let h = ddf_theory::shf::shf_hash_bits(memory_bits as f64, window as f64).floor();
         if h < 1.0 {
             let need = (2.0 * window as f64 + window as f64 * (window as f64).log2()).ceil();
@@ -58,7 +58,7 @@ impl Shf {
     /// The near-exact SHF of Theorem 2 for `window`: `h = 2·⌈log₂ w⌉`, so
     /// the false-positive probability is about `1/w`.
     pub fn near_exact(window: u64) -> Result<Self, ParamError> {
-        ddf_param::ensure_positive("window", window)?;
+        ddf_param::ensure_window(window, u64::MAX)?;
         Self::new(window, crate::near_exact_bits(window))
     }
 

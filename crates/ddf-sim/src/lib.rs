@@ -1,5 +1,6 @@
 //! Streams, ground truth and error measurement for `ddf` filters.
 #![doc = include_str!("../README.md")]
+#![cfg_attr(docsrs, feature(doc_cfg))]
 #![forbid(unsafe_code)]
 
 mod arrivals;

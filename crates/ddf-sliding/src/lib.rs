@@ -1,5 +1,6 @@
 //! The Naor–Yogev sliding Bloom filter: a generation-tagged fingerprint dictionary.
 #![doc = include_str!("../README.md")]
+#![cfg_attr(docsrs, feature(doc_cfg))]
 #![forbid(unsafe_code)]
 
 mod filter;

@@ -1,5 +1,6 @@
 //! Closed forms, recursions and bounds of the duplicate-detection papers, as documented pure functions.
 #![doc = include_str!("../README.md")]
+#![cfg_attr(docsrs, feature(doc_cfg))]
 #![forbid(unsafe_code)]
 
 pub mod a2;

@@ -5,7 +5,9 @@ use ddf_theory::numerics::{find_root, minimize, one_minus_pow1m, pow1m};
 use ddf_theory::sliding_bloom::{
     construction_bits, dictionary_bits, lower_bound_bits, optimal_generations, theorem_1_1_bits,
 };
-use ddf_theory::sliding_window::{ep_inf_lower_bound, ep_n_lower_bound, near_exact_fp};
+use ddf_theory::sliding_window::{
+    ep_inf_lower_bound, ep_n_lower_bound, ep_n_paper_form, near_exact_fp,
+};
 use ddf_theory::stats::{
     binomial_pmf, clopper_pearson_interval, normal_quantile, student_t_quantile, wilson_interval,
     z_for_confidence,
@@ -120,6 +122,11 @@ proptest! {
         prop_assert!(ep_n_lower_bound(memory + more_memory, n, gamma) <= bound * (1.0 + 1e-12));
         // The finite-n bound lies below its n → ∞ limit.
         prop_assert!(bound <= ep_inf_lower_bound(memory, gamma) * (1.0 + 1e-12) + 1e-300);
+        // The bound rises with n.
+        prop_assert!(ep_n_lower_bound(memory, n * 2.0, gamma) >= bound * (1.0 - 1e-12));
+        // The printed form (the last M stream items kept) never beats the bound.
+        let printed = ep_n_paper_form(memory, n, gamma);
+        prop_assert!(printed >= bound - 1e-12 * bound.max(1e-300), "printed {printed} bound {bound}");
     }
 
     #[test]

@@ -9,7 +9,9 @@
 
 use approx::assert_relative_eq;
 use ddf_theory::numerics::{ln_binomial, ln_gamma, regularized_beta};
-use ddf_theory::sliding_window::{ep_inf_lower_bound, ep_n_lower_bound, near_exact_fp};
+use ddf_theory::sliding_window::{
+    ep_inf_lower_bound, ep_inf_paper_form, ep_n_lower_bound, ep_n_paper_form, near_exact_fp,
+};
 use ddf_theory::stats::{clopper_pearson_interval, student_t_quantile, student_t_sf};
 use ddf_theory::stream::{
     expected_duplicate_fraction, expected_duplicates, expected_windowed_duplicates,
@@ -172,13 +174,25 @@ fn stream_and_window_references() {
         max_relative = 1e-12
     );
     assert_relative_eq!(
-        ep_n_lower_bound(1e6, 1e8, 2f64.powi(26)),
+        ep_n_paper_form(1e6, 1e8, 2f64.powi(26)),
         0.980_906_704_599_062_7,
         max_relative = 1e-12
     );
     assert_relative_eq!(
-        ep_inf_lower_bound(1e6, 2f64.powi(26)),
+        ep_inf_paper_form(1e6, 2f64.powi(26)),
         0.985_209_311_593_711,
+        max_relative = 1e-12
+    );
+    // The corrected bound, 1 − M/(|Γ|·(1 − (1 − 1/|Γ|)^n)), in double precision
+    // with log1p/expm1.
+    assert_relative_eq!(
+        ep_n_lower_bound(1e6, 1e8, 2f64.powi(26)),
+        0.980_764_095_309_442,
+        max_relative = 1e-12
+    );
+    assert_relative_eq!(
+        ep_inf_lower_bound(1e6, 2f64.powi(26)),
+        0.985_098_838_806_152_3,
         max_relative = 1e-12
     );
     assert_relative_eq!(

@@ -1,5 +1,6 @@
 //! Duplicate-detection filters for unbounded streams: one dependency for every `ddf` family.
 #![doc = include_str!("../README.md")]
+#![cfg_attr(docsrs, feature(doc_cfg))]
 #![forbid(unsafe_code)]
 
 // With some families switched off, parts of the planner shared by several

@@ -5,10 +5,10 @@ use super::quotient::{saturation_outcome, saturation_stream, uniform_runs};
 use crate::outcome::Outcome;
 use crate::verify::{Check, Ctx};
 use ddf_core::{KeyedSipHasher, Window};
-use ddf_cuckoo::StreamingCuckoo;
+use ddf_cuckoo::{StreamRule, StreamingCuckoo};
 use ddf_hash::ZeroPolicy;
 use ddf_sim::{EvalConfig, Report, Uniform, evaluate, run_seeds, threads};
-use ddf_theory::cuckoo::{fpr_inf, zero_to_one_law};
+use ddf_theory::cuckoo::{fpr_inf, fpr_inf_lookup_first, zero_to_one_law};
 
 pub(crate) fn checks() -> Vec<Check> {
     vec![
@@ -21,6 +21,11 @@ pub(crate) fn checks() -> Vec<Check> {
             id: "cuckoo/fpr-inf-model",
             paper: "QHT paper footnotes 4, 11 (model derived here)",
             run: fpr_inf_model,
+        },
+        Check {
+            id: "cuckoo/fpr-inf-model-insert-always",
+            paper: "QHT paper footnotes 4, 11, Table 4 (model derived here)",
+            run: fpr_inf_model_insert_always,
         },
         Check {
             id: "cuckoo/saturation",
@@ -69,23 +74,39 @@ fn no_false_negatives_before_drop(ctx: &Ctx) -> Outcome {
     out
 }
 
-/// The saturated FPR against the independent-cells model, with Fan et al.'s
-/// mapping of 0 to 1 as in the QHT paper's Table 4 (one 3-bit cell per
-/// bucket). Runs are independent; items within a run are not.
+/// The saturated FPR of the default filter (a found item is not stored
+/// again) against the independent-cells model with the cell law that rule
+/// leaves, with Fan et al.'s mapping of 0 to 1 as in the QHT paper's Table 4
+/// (one 3-bit cell per bucket). Runs are independent; items within a run are not.
 fn fpr_inf_model(ctx: &Ctx) -> Outcome {
+    fpr_inf_outcome(ctx, 73, StreamRule::LookupFirst)
+}
+
+/// The same for the QHT paper's rule, every item inserted: cells then hold
+/// draws from the fingerprint law itself, [`fpr_inf`], the paper's 28.5 %.
+fn fpr_inf_model_insert_always(ctx: &Ctx) -> Outcome {
+    fpr_inf_outcome(ctx, 74, StreamRule::InsertAlways)
+}
+
+fn fpr_inf_outcome(ctx: &Ctx, salt: u64, rule: StreamRule) -> Outcome {
     let s = saturation_stream(ctx);
-    let reports = uniform_runs(ctx, 73, s, |seed| {
+    let reports = uniform_runs(ctx, salt, s, |seed| {
         StreamingCuckoo::new(1024, 1, 3)
             .and_then(|f| f.with_max_kicks(16))
             .expect("valid")
             .with_zero_policy(ZeroPolicy::MapToOne)
+            .with_stream_rule(rule)
             .with_seed(seed)
     });
     let law = zero_to_one_law(3).expect("3 bits");
+    let predicted = match rule {
+        StreamRule::LookupFirst => fpr_inf_lookup_first(1.0, &law),
+        StreamRule::InsertAlways => fpr_inf(1.0, &law),
+    };
     let fprs: Vec<f64> = reports.iter().map(Report::fpr).collect();
-    Outcome::runs(fpr_inf(1.0, &law), &fprs).note(format!(
-        "1024 buckets, b = 1, f = 3, 0 mapped to 1, 16 relocations; U = 2^20, {} items, first \
-         {} uncounted; {} runs",
+    Outcome::runs(predicted, &fprs).note(format!(
+        "1024 buckets, b = 1, f = 3, 0 mapped to 1, 16 relocations, {rule:?}; U = 2^20, {} \
+         items, first {} uncounted; {} runs",
         s.items,
         s.warmup,
         reports.len()
