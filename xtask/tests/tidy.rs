@@ -204,6 +204,11 @@ fn snapshot_kinds() -> Vec<String> {
         .lines()
         .filter_map(|l| l.trim().strip_prefix("pub const "))
         .filter_map(|l| l.split(':').next())
+        .map(str::trim)
+        .filter(|k| {
+            k.chars()
+                .all(|c| c.is_ascii_uppercase() || c.is_ascii_digit() || c == '_')
+        })
         .map(str::to_string)
         .filter(|k| k != "TEST")
         .collect()

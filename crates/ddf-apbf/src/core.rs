@@ -244,6 +244,14 @@ fn max_period(k: u32, l: u32) -> u64 {
     (1u64 << 62) / u64::from(k + l)
 }
 
+/// The generation period `τ = ⌈t/l⌉` of a time span `t`, checked so that
+/// the window and slack, `(k + l)·τ`, stay far from overflow.
+pub(crate) fn time_period(k: u32, l: u32, span: u64) -> Result<u64, ParamError> {
+    let most = max_period(k, l) * u64::from(l);
+    let span = ddf_param::ensure_range("time_span", span, 1..=most)?;
+    Ok(span.div_ceil(u64::from(l)))
+}
+
 impl<S: Segments> AgeCore<S> {
     /// Checks `k` and `l` (`1 ≤ k`, `1 ≤ l`, `k + l ≤ 4096`).
     pub(crate) fn check_kl(k: u32, l: u32) -> Result<(), ParamError> {
@@ -272,11 +280,9 @@ impl<S: Segments> AgeCore<S> {
     /// Makes generations also close after `span` time units divided over the
     /// `l` window generations: `τ = ⌈span/l⌉`, window `l·τ ≥ span`.
     pub(crate) fn set_time_span(&mut self, span: u64) -> Result<(), ParamError> {
-        // Window and slack, (k + l)·τ, stay far from overflow.
-        let most = max_period(self.k, self.l) * u64::from(self.l);
-        let span = ddf_param::ensure_range("time_span", span, 1..=most)?;
+        let period = time_period(self.k, self.l, span)?;
         self.clock = Some(Clock {
-            period: span.div_ceil(u64::from(self.l)),
+            period,
             opened: 0,
             time: TimeClock::new(),
             started: false,

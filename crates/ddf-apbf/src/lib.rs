@@ -5,6 +5,7 @@
 
 mod blocked;
 mod core;
+mod sizing;
 mod slices;
 
 pub use blocked::Apbbf;

@@ -129,6 +129,21 @@ impl Apbf {
     /// window (`k + l ≤ 4096`), and `m` bits per slice, large enough for a
     /// generation of at least one item (`m·ln 2 ≥ k`).
     pub fn new(k: u32, l: u32, m: u64) -> Result<Self, ParamError> {
+        let (g, total) = Self::check(k, l, m)?;
+        let slices = Slices {
+            bits: BitArray::new(total)?,
+            m,
+        };
+        Ok(Apbf {
+            core: AgeCore::new(slices, k, l, g),
+        })
+    }
+
+    /// The parameter rule of [`new`](Self::new) and
+    /// [`sizing`](Self::sizing): valid `(k, l)`, `m` with a generation of at
+    /// least one item, `(k + l)·m` within the state limit. Returns `g` and
+    /// the total bits.
+    pub(crate) fn check(k: u32, l: u32, m: u64) -> Result<(u64, u64), ParamError> {
         AgeCore::<Slices>::check_kl(k, l)?;
         let m = ensure_range("m", m, 1..=ddf_param::MAX_STATE_BITS)?;
         let g = ddf_theory::apbf::generation_size(m as f64, f64::from(k));
@@ -144,13 +159,7 @@ impl Apbf {
         }
         let total = checked_mul("m", u64::from(k + l), m)?;
         state_words("m", total)?;
-        let slices = Slices {
-            bits: BitArray::new(total)?,
-            m,
-        };
-        Ok(Apbf {
-            core: AgeCore::new(slices, k, l, g as u64),
-        })
+        Ok((g as u64, total))
     }
 
     /// An APBF for a window of at least `window` insertions and a

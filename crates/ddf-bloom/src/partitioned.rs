@@ -3,13 +3,45 @@
 use ddf_bits::BitArray;
 use ddf_core::batch::{self, Prefetch};
 use ddf_core::snapshot::{self, DecodeError, Decoder, Encoder, Snapshot};
-use ddf_core::{Digest, DuplicateFilter, ParamError, Verdict};
+use ddf_core::{Digest, DuplicateFilter, Goal, ParamError, Prediction, Verdict};
 use ddf_param::{checked_mul, ensure_probability, ensure_range, state_words};
 use std::fmt;
 
 /// The most slices (`k`) a partitioned filter takes; `2^-64` is far below any
 /// useful false-positive rate.
 pub const MAX_SLICES: u32 = 64;
+
+/// `k = ⌈log₂(1/fp)⌉` slices for a target rate, at most [`MAX_SLICES`].
+fn slices_for(fp: f64) -> Result<u32, ParamError> {
+    let fp = ensure_probability("fp", fp)?;
+    ddf_theory::bloom::optimal_slices(fp)
+        .filter(|&k| (1..=MAX_SLICES).contains(&k))
+        .ok_or_else(|| ParamError::new("fp", fp, "a rate of at least 2^-64"))
+}
+
+/// The least slice that is at most half full after `n` insertions:
+/// `(1 − 1/m)^n ≥ ½ ⇔ m ≥ 1/(1 − 2^(−1/n))`.
+fn half_full_slice_bits(n: f64) -> u64 {
+    let m = (1.0 / -(-std::f64::consts::LN_2 / n).exp_m1()).ceil();
+    if m.is_finite() {
+        (m as u64).max(1)
+    } else {
+        u64::MAX
+    }
+}
+
+/// Insertions a prediction is made for: finite and at least 0.
+fn check_items(items: f64) -> Result<f64, ParamError> {
+    if items.is_finite() && items >= 0.0 {
+        Ok(items)
+    } else {
+        Err(ParamError::new(
+            "capacity",
+            items,
+            "a finite number of items ≥ 0",
+        ))
+    }
+}
 
 /// A partitioned Bloom filter: `k` slices of `m` bits each, an item sets one
 /// bit in every slice (Mullin, *A second look at Bloom filters*, as
@@ -34,15 +66,67 @@ pub struct PartitionedBloom {
 impl PartitionedBloom {
     /// `slices` (`k`, 1..=64) slices of `slice_bits` (`m ≥ 1`) bits.
     pub fn new(slices: u32, slice_bits: u64) -> Result<Self, ParamError> {
+        let total = Self::check(slices, slice_bits)?;
+        Ok(PartitionedBloom {
+            bits: BitArray::new(total)?,
+            slices,
+            slice_bits,
+        })
+    }
+
+    /// The parameter rule of [`new`](Self::new) and
+    /// [`sizing`](Self::sizing); returns the total bits `k·m`.
+    fn check(slices: u32, slice_bits: u64) -> Result<u64, ParamError> {
         let k = ensure_range("slices", slices, 1..=MAX_SLICES)?;
         let m = ensure_range("slice_bits", slice_bits, 1..=ddf_param::MAX_STATE_BITS)?;
         let total = checked_mul("slice_bits", u64::from(k), m)?;
         state_words("slice_bits", total)?;
-        Ok(PartitionedBloom {
-            bits: BitArray::new(total)?,
-            slices: k,
-            slice_bits: m,
-        })
+        Ok(total)
+    }
+
+    /// What [`new`](Self::new)`(slices, slice_bits)` predicts after `items`
+    /// insertions of distinct items, without building it: `k·m` bits, the
+    /// rate `r^k` with `r = 1 − (1 − 1/m)^n`
+    /// ([`ddf_theory::bloom::partitioned_fp`]), no misses, no slack (it
+    /// never forgets), and the expected slices a negative query reads
+    /// (it stops at the first clear bit) plus `k` writes. Fails as `new`
+    /// does, or (parameter `capacity`) unless `items` is finite and ≥ 0.
+    pub fn sizing(slices: u32, slice_bits: u64, items: f64) -> Result<Prediction, ParamError> {
+        let total = Self::check(slices, slice_bits)?;
+        let n = check_items(items)?;
+        let r = ddf_theory::bloom::slice_fill_ratio(n, slice_bits as f64);
+        Ok(Prediction::exact_window(
+            total,
+            ddf_theory::bloom::partitioned_fp(n, slice_bits as f64, f64::from(slices)),
+            ddf_theory::bloom::negative_query_accesses(slices, r) + f64::from(slices),
+        ))
+    }
+
+    /// The `(k, m)` for `items` distinct insertions and `goal`: for a
+    /// target, the slices of [`with_capacity`](Self::with_capacity)
+    /// (`k = ⌈log₂(1/fp)⌉`, each half full after `items`); for a budget, the
+    /// `k ≤ 64` with the least rate at `m = ⌊budget/k⌋`.
+    pub fn parameters_for(items: f64, goal: Goal) -> Result<(u32, u64), ParamError> {
+        let n = check_items(items)?;
+        let (k, m) = match goal {
+            Goal::Fpr(fp) => (slices_for(fp)?, half_full_slice_bits(n)),
+            Goal::Budget(budget) => {
+                let k = ddf_theory::numerics::argmin_int(1..=u64::from(MAX_SLICES), |k| {
+                    let m = budget / k;
+                    if m == 0 {
+                        f64::INFINITY
+                    } else {
+                        ddf_theory::bloom::partitioned_fp(n, m as f64, k as f64)
+                    }
+                })
+                .filter(|min| budget / min.arg > 0)
+                .ok_or_else(|| ParamError::new("memory_bits", budget, "at least 1 bit"))?
+                .arg;
+                (k as u32, budget / k)
+            }
+        };
+        Self::check(k, m)?;
+        Ok((k, m))
     }
 
     /// A filter for `capacity` distinct items at a false-positive rate of at
@@ -52,12 +136,7 @@ impl PartitionedBloom {
     pub fn with_capacity(capacity: u64, fp: f64) -> Result<Self, ParamError> {
         let fp = ensure_probability("fp", fp)?;
         let capacity = ensure_range("capacity", capacity, 1..=ddf_param::MAX_STATE_BITS)?;
-        let k = ddf_theory::bloom::optimal_slices(fp)
-            .filter(|&k| (1..=MAX_SLICES).contains(&k))
-            .ok_or_else(|| ParamError::new("fp", fp, "a rate of at least 2^-64"))?;
-        // (1 − 1/m)^n ≥ ½ ⇔ m ≥ 1/(1 − 2^(−1/n)).
-        let m = (1.0 / -(-std::f64::consts::LN_2 / capacity as f64).exp_m1()).ceil();
-        Self::new(k, m as u64)
+        Self::new(slices_for(fp)?, half_full_slice_bits(capacity as f64))
     }
 
     /// The number of slices, `k`.
@@ -183,6 +262,27 @@ impl Snapshot for PartitionedBloom {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn sizing_agrees_with_new_and_meets_the_goal() {
+        for (k, m) in [(0u32, 10u64), (65, 10), (3, 0), (64, 1 << 40)] {
+            let new = PartitionedBloom::new(k, m).unwrap_err().param();
+            assert_eq!(
+                PartitionedBloom::sizing(k, m, 1.0).unwrap_err().param(),
+                new
+            );
+        }
+        let (k, m) = PartitionedBloom::parameters_for(1e4, Goal::Fpr(0.001)).unwrap();
+        let built = PartitionedBloom::with_capacity(10_000, 0.001).unwrap();
+        assert_eq!((k, m), (built.slices(), built.slice_bits()));
+        let s = PartitionedBloom::sizing(k, m, 1e4).unwrap();
+        assert_eq!(s.memory_bits, built.memory_bits());
+        assert!(s.fpr <= 0.001 && !s.false_negatives);
+        let (k, m) = PartitionedBloom::parameters_for(1e4, Goal::Budget(100_000)).unwrap();
+        assert!(u64::from(k) * m <= 100_000 && k >= 6);
+        assert!(PartitionedBloom::parameters_for(f64::NAN, Goal::Budget(10)).is_err());
+        assert!(PartitionedBloom::parameters_for(1e4, Goal::Fpr(1e-300)).is_err());
+    }
 
     #[test]
     fn parameters_are_checked() {

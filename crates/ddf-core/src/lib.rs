@@ -8,6 +8,7 @@ mod clock;
 mod deduper;
 mod ext;
 mod filter;
+pub mod sizing;
 pub mod snapshot;
 #[cfg(feature = "testing")]
 pub mod speed;
@@ -20,4 +21,5 @@ pub use ddf_param::ParamError;
 pub use deduper::Deduper;
 pub use ext::{FilterExt, Tally};
 pub use filter::{DuplicateFilter, TimedFilter, Verdict, Window, Windowed};
+pub use sizing::{Goal, Prediction};
 pub use snapshot::{DecodeError, Snapshot};

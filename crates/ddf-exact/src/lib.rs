@@ -5,7 +5,8 @@
 
 use ddf_core::snapshot::{self, DecodeError, Decoder, Encoder, Snapshot};
 use ddf_core::{
-    Digest, DuplicateFilter, ParamError, TimeClock, TimedFilter, Verdict, Window, Windowed,
+    Digest, DuplicateFilter, ParamError, Prediction, TimeClock, TimedFilter, Verdict, Window,
+    Windowed,
 };
 use ddf_hash::MixState;
 use std::collections::hash_map::Entry;
@@ -107,9 +108,8 @@ impl<K: Hash + Eq + Clone, S: BuildHasher> ExactWindow<K, S> {
         capacity: u64,
         hasher: S,
     ) -> Result<Self, ParamError> {
+        check_window(window)?;
         let capacity = match window {
-            Window::Count(0) => return Err(ParamError::new("window", 0, ddf_param::WINDOW_ZERO)),
-            Window::Time(0) => return Err(ParamError::new("time_span", 0, "at least 1 time unit")),
             Window::Time(_) if capacity == 0 => {
                 return Err(ParamError::new("capacity", 0, "at least 1 item"));
             }
@@ -291,15 +291,56 @@ impl<K: Hash + Eq + Clone, S: BuildHasher> ExactWindow<K, S> {
     /// a 64-bit timestamp too (fixed from construction; `u64::MAX` without a
     /// cap); for the unbounded set, `key_bits` per item held now.
     pub fn theorem1_bits(&self, key_bits: u64) -> u64 {
-        let counter_bits = |w: u64| u64::from(64 - w.leading_zeros()).max(1);
         match self.window {
-            Window::Count(w) => w.saturating_mul(counter_bits(w) + 2 * key_bits),
+            Window::Count(w) => count_window_bits(w, key_bits).unwrap_or(u64::MAX),
             Window::Time(_) => {
                 let n = self.capacity;
                 n.saturating_mul(counter_bits(n) + 2 * key_bits + 64)
             }
             Window::Unbounded => (self.dict.len() as u64).saturating_mul(key_bits),
         }
+    }
+}
+
+/// Bits of the counter of a window of `w` items, `⌈log₂(w + 1)⌉` (at least 1).
+fn counter_bits(w: u64) -> u64 {
+    u64::from(64 - w.leading_zeros()).max(1)
+}
+
+/// Theorem 1's state for a full count window of `w` items with keys of
+/// `key_bits` bits: `w·(⌈log₂(w + 1)⌉ + 2·key_bits)`; `None` on overflow.
+fn count_window_bits(w: u64, key_bits: u64) -> Option<u64> {
+    w.checked_mul(counter_bits(w) + 2 * key_bits)
+}
+
+/// The window rule every constructor applies: at least one insertion or
+/// one time unit.
+fn check_window(window: Window) -> Result<(), ParamError> {
+    match window {
+        Window::Count(0) => Err(ParamError::new("window", 0, ddf_param::WINDOW_ZERO)),
+        Window::Time(0) => Err(ParamError::new("time_span", 0, "at least 1 time unit")),
+        _ => Ok(()),
+    }
+}
+
+impl ExactWindow<Digest, MixState> {
+    /// What [`new`](ExactWindow::new)`(window)` predicts, without building it:
+    /// Theorem 1's state with 64-bit digests as keys (its
+    /// [`memory_bits`](DuplicateFilter::memory_bits) once the window is
+    /// full), no false positives, no misses, no slack, and four memory
+    /// accesses per `observe` (the dictionary probe, the FIFO slot, the new
+    /// and the evicted key's counters). Fails as `new` does, or (parameter
+    /// `window`) when the state would not fit in 64 bits.
+    pub fn sizing(window: u64) -> Result<Prediction, ParamError> {
+        check_window(Window::Count(window))?;
+        let bits = count_window_bits(window, 64).ok_or_else(|| {
+            ParamError::new(
+                "window",
+                window,
+                "a window whose Theorem 1 state fits in 2^64 bits",
+            )
+        })?;
+        Ok(Prediction::exact_window(bits, 0.0, 4.0))
     }
 }
 

@@ -5,6 +5,7 @@
 
 mod quotient;
 mod rows;
+mod sizing;
 mod sqf;
 
 pub use ddf_hash::ZeroPolicy;

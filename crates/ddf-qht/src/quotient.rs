@@ -251,7 +251,7 @@ impl<I: Insertion> QuotientFilter<I> {
 }
 
 /// Checks the parameters of [`QuotientFilter::new`] without allocating.
-fn check_params(
+pub(crate) fn check_params(
     rows: u64,
     buckets_per_row: usize,
     fingerprint_bits: u32,

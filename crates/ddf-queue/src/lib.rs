@@ -5,7 +5,8 @@
 
 use ddf_core::snapshot::{self, DecodeError, Decoder, Encoder, Snapshot};
 use ddf_core::{
-    Digest, DuplicateFilter, ParamError, TimeClock, TimedFilter, Verdict, Window, Windowed,
+    Digest, DuplicateFilter, ParamError, Prediction, TimeClock, TimedFilter, Verdict, Window,
+    Windowed,
 };
 use ddf_param::{ensure_positive, ensure_range};
 use ddf_theory::queue::{
@@ -123,6 +124,82 @@ impl Plan {
     pub fn predicted_er(&self) -> f64 {
         self.predicted_fpr + self.predicted_fnr
     }
+
+    /// The plan in the shape every family's sizing shares, for a queue over
+    /// `window` whose subfilters take `subfilter_memory` bits each and
+    /// `lookup_accesses` to answer an unseen item, `insert_accesses` to
+    /// store one: every subfilter is asked, the newest written. Items up to
+    /// `c·L − w` insertions beyond the window may still be reported.
+    pub fn prediction(
+        &self,
+        window: u64,
+        subfilter_memory: u64,
+        lookup_accesses: f64,
+        insert_accesses: f64,
+    ) -> Prediction {
+        let l = self.subfilters as u64;
+        Prediction::exact_window(
+            l.saturating_mul(subfilter_memory),
+            self.predicted_fpr,
+            l as f64 * lookup_accesses + insert_accesses,
+        )
+        .with_slack(self.capacity.saturating_mul(l).saturating_sub(window))
+        .with_misses(self.predicted_fnr)
+    }
+}
+
+/// The parameter rule of [`Queue::new`]: `L` in 1..=[`MAX_SUBFILTERS`],
+/// `c ≥ 1`.
+pub fn check_shape(subfilters: usize, capacity: u64) -> Result<(), ParamError> {
+    ensure_range("subfilters", subfilters, 1..=MAX_SUBFILTERS)?;
+    ensure_positive("capacity", capacity)?;
+    Ok(())
+}
+
+/// The sizing of [`Queue::for_window`] without building anything: the `L`
+/// in `1..=max_subfilters` whose subfilters, of `⌊M/L⌋` bits and
+/// `c = ⌈w/L⌉` insertions each, minimise the error §5.4 predicts
+/// (Theorem 7 and the corrected Theorem 8) on a uniform stream over
+/// `alphabet_size` items, with `model_for(b, c)` the subfilter's model.
+///
+/// **Bounded work:** `w ≤` [`MAX_PLANNED_WINDOW`]; every `L` costs `O(c)`
+/// model evaluations plus what `model_for` costs, `O(w·ln L)` in all.
+pub fn plan_for_window<M: SubfilterModel>(
+    window: u64,
+    memory_bits: u64,
+    alphabet_size: f64,
+    max_subfilters: usize,
+    model_for: impl Fn(f64, u64) -> M,
+) -> Result<Plan, ParamError> {
+    // The §5.4 rates average over every fill level of a subfilter, O(c)
+    // work per candidate L: longer windows are built with `with_memory`.
+    ddf_param::ensure_window(window, MAX_PLANNED_WINDOW)?;
+    ensure_range("max_subfilters", max_subfilters, 1..=MAX_SUBFILTERS)?;
+    if alphabet_size.is_nan() || alphabet_size < 1.0 {
+        return Err(ParamError::new(
+            "alphabet_size",
+            alphabet_size,
+            "at least 1",
+        ));
+    }
+    let best = optimal_subfilters(
+        window,
+        memory_bits as f64,
+        max_subfilters as u64,
+        alphabet_size,
+        &model_for,
+    )
+    .ok_or_else(|| ParamError::new("max_subfilters", max_subfilters, "at least 1"))?;
+    let l = best.arg;
+    let c = capacity_for_window(window, l);
+    let model = model_for(memory_bits as f64 / l as f64, c);
+    Ok(Plan {
+        subfilters: l as usize,
+        capacity: c,
+        subfilter_bits: memory_bits / l,
+        predicted_fpr: fpr_queue(&model, l, c),
+        predicted_fnr: fnr_queue(&model, l, c, alphabet_size),
+    })
 }
 
 impl<F: DuplicateFilter> Queue<F> {
@@ -134,8 +211,7 @@ impl<F: DuplicateFilter> Queue<F> {
         capacity: u64,
         mut make: impl FnMut(usize) -> Result<F, ParamError>,
     ) -> Result<Self, ParamError> {
-        ensure_range("subfilters", subfilters, 1..=MAX_SUBFILTERS)?;
-        ensure_positive("capacity", capacity)?;
+        check_shape(subfilters, capacity)?;
         let subfilters = (0..subfilters)
             .map(&mut make)
             .collect::<Result<Vec<F>, _>>()?;
@@ -192,35 +268,14 @@ impl<F: DuplicateFilter> Queue<F> {
         model_for: impl Fn(f64, u64) -> M,
         make: impl FnMut(SubfilterSpec) -> Result<F, ParamError>,
     ) -> Result<(Self, Plan), ParamError> {
-        // The §5.4 rates average over every fill level of a subfilter, O(c)
-        // work per candidate L: longer windows are built with `with_memory`.
-        ddf_param::ensure_window(window, MAX_PLANNED_WINDOW)?;
-        ensure_range("max_subfilters", max_subfilters, 1..=MAX_SUBFILTERS)?;
-        if alphabet_size.is_nan() || alphabet_size < 1.0 {
-            return Err(ParamError::new(
-                "alphabet_size",
-                alphabet_size,
-                "at least 1",
-            ));
-        }
-        let best = optimal_subfilters(
+        let plan = plan_for_window(
             window,
-            memory_bits as f64,
-            max_subfilters as u64,
+            memory_bits,
             alphabet_size,
-            &model_for,
-        )
-        .ok_or_else(|| ParamError::new("max_subfilters", max_subfilters, "at least 1"))?;
-        let l = best.arg;
-        let c = capacity_for_window(window, l);
-        let model = model_for(memory_bits as f64 / l as f64, c);
-        let plan = Plan {
-            subfilters: l as usize,
-            capacity: c,
-            subfilter_bits: memory_bits / l,
-            predicted_fpr: fpr_queue(&model, l, c),
-            predicted_fnr: fnr_queue(&model, l, c, alphabet_size),
-        };
+            max_subfilters,
+            model_for,
+        )?;
+        let c = plan.capacity;
         Ok((
             Self::with_memory(plan.subfilters, c, memory_bits, make)?,
             plan,

@@ -6,6 +6,7 @@
 mod compact;
 mod ring;
 mod shf;
+mod sizing;
 
 pub use compact::CompactShf;
 pub use shf::Shf;

@@ -18,10 +18,22 @@ pub(crate) struct HashRing {
     len: u64,
 }
 
+/// The parameter rule of every ring (and so of both filters): `w` in
+/// 1..=2^32 − 1, `h` in 1..=64, `w·h` bits within the state limit.
+pub(crate) fn check(window: u64, hash_bits: u32) -> Result<(), ParamError> {
+    ddf_param::ensure_window(window, u64::from(u32::MAX))?;
+    ddf_param::ensure_range("hash_bits", hash_bits, 1..=64)?;
+    ddf_param::state_words(
+        "window",
+        checked_mul("window", window, u64::from(hash_bits))?,
+    )?;
+    Ok(())
+}
+
 impl HashRing {
     /// A ring of `window` hashes of `hash_bits` bits (1..=64).
     pub(crate) fn new(window: u64, hash_bits: u32) -> Result<Self, ParamError> {
-        ddf_param::ensure_window(window, u64::from(u32::MAX))?;
+        check(window, hash_bits)?;
         let scan = FieldScan::new(hash_bits)
             .map_err(|_| ParamError::new("hash_bits", hash_bits, "1..=64"))?;
         let bits = BitArray::new(checked_mul("window", window, u64::from(hash_bits))?)

@@ -5,6 +5,7 @@
 
 mod filter;
 mod plan;
+mod sizing;
 mod snapshot;
 mod table;
 

@@ -76,6 +76,24 @@ pub struct Sizing {
     pub buckets: u64,
     /// The guaranteed false-positive bound, at most `ε` (§2.1).
     pub false_positive_bound: f64,
+    /// Expected memory accesses of one `observe` of an unseen item: two
+    /// candidate buckets read, one written, and the incremental scan's
+    /// share, `B` buckets per `c + 1` generations.
+    pub accesses: f64,
+}
+
+impl Sizing {
+    /// The same numbers in the shape every family's sizing shares: no
+    /// misses within the window, the false-positive bound for items older
+    /// than window + slack.
+    pub fn prediction(&self) -> ddf_core::Prediction {
+        ddf_core::Prediction::exact_window(
+            self.table_bits,
+            self.false_positive_bound,
+            self.accesses,
+        )
+        .with_slack(self.slack)
+    }
 }
 
 /// Whether generations advance by insertions or by the caller's clock.
@@ -304,6 +322,9 @@ impl Plan {
             table_bits: self.table_bits(),
             buckets: self.buckets,
             false_positive_bound: self.false_positive_bound(),
+            accesses: 3.0
+                + self.buckets as f64
+                    / ((self.generations + 1) as f64 * self.generation_capacity as f64),
         }
     }
 

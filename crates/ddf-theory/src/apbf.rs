@@ -13,7 +13,9 @@
 //! false-positive rates for the blocked variant (§6), which is why the
 //! recursions take `r` rather than `m`.
 //!
-//! The recursions need a table of `O(k·(k + l))` values; they allocate it.
+//! [`false_positive`] needs `O(k)` memory and `O(k·(k + l))` work;
+//! [`query_cost`] a table of `(l + 1)·k²` states, which it bounds by
+//! [`QUERY_COST_MAX_STATES`].
 
 use std::f64::consts::LN_2;
 
@@ -33,7 +35,8 @@ pub fn generation_size(m: f64, k: f64) -> f64 {
 /// The smallest slice size `m` whose generation is at least `g` insertions
 /// for `k` slices per item, the inverse of [`generation_size`]: the least
 /// integer `m` with `⌊m·ln 2 / k⌋ ≥ g` (APBF paper §5.2). NaN unless
-/// `g ≥ 0` and `k > 0`.
+/// `g ≥ 0`, `k > 0` and `g·k/ln 2 < 2^52` (where `m + 1` is still exact in
+/// an `f64`, so the correction takes a few steps).
 ///
 /// ```
 /// use ddf_theory::apbf::{generation_size, slice_bits_for_generation};
@@ -42,7 +45,7 @@ pub fn generation_size(m: f64, k: f64) -> f64 {
 /// assert!(generation_size(m - 1.0, 1.0) < 1000.0);
 /// ```
 pub fn slice_bits_for_generation(g: f64, k: f64) -> f64 {
-    if !(g >= 0.0 && k > 0.0 && g.is_finite() && k.is_finite()) {
+    if !(g >= 0.0 && k > 0.0 && g.is_finite() && k.is_finite() && g * k / LN_2 < 2f64.powi(52)) {
         return f64::NAN;
     }
     // The real root, then the integer correction the floor needs.
@@ -198,6 +201,9 @@ pub struct QueryCost {
     pub accesses_false: f64,
 }
 
+/// The most states [`query_cost`] solves, `(l + 1)·k² ≤ 2^20`.
+pub const QUERY_COST_MAX_STATES: usize = 1 << 20;
+
 /// The access recursion `A(k, l, p, c, a, i)` of the APBF paper (§5.4) and
 /// its counterpart for queries that return true, over the states of
 /// Algorithm 1: start at slice `l`, count consecutive matches `c` (plus `p`
@@ -206,6 +212,12 @@ pub struct QueryCost {
 /// The paper's "false" column is `accesses_false` with `r` the fill ratios,
 /// its "fp" column `accesses_true` with the same `r`, and its "window"
 /// column [`window_accesses`]. Returns NaN fields unless `1 ≤ k ≤ r.len()`.
+///
+/// **Bounded work.** The recursion has `(l + 1)·k²` states of 32 bytes,
+/// each solved once: for more than [`QUERY_COST_MAX_STATES`] states (32 MiB,
+/// about 10 ms) the fields are NaN instead, so no input makes it allocate or
+/// run beyond that. Every configuration of the APBF paper (`k + l ≤ 75`) is
+/// far below it.
 ///
 /// ```
 /// use ddf_theory::apbf::{query_cost, worst_case_fill_ratios};
@@ -216,7 +228,11 @@ pub struct QueryCost {
 /// ```
 pub fn query_cost(k: usize, r: &[f64]) -> QueryCost {
     let n = r.len();
-    if k == 0 || k > n {
+    let states = (n + 1)
+        .saturating_sub(k)
+        .saturating_mul(k)
+        .saturating_mul(k);
+    if k == 0 || k > n || states > QUERY_COST_MAX_STATES {
         return QueryCost {
             p_true: f64::NAN,
             accesses_true: f64::NAN,
@@ -300,6 +316,7 @@ pub fn report_probability(k: usize, r: &[f64], age: usize) -> f64 {
 /// "window" column): the mean over the `l` ages `0..l` of a window item
 /// (all generations hold `g` items at the worst point) of the accesses of
 /// a query whose item's slices match with certainty (APBF paper §5.4).
+/// Costs `l` runs of [`query_cost`], each within its bound (NaN beyond it).
 ///
 /// ```
 /// use ddf_theory::apbf::{window_accesses, worst_case_fill_ratios};
@@ -393,6 +410,12 @@ pub fn bits_per_window_item(k: u32, l: u32) -> f64 {
 /// would let the real rate exceed `fp`). The smallest `k` keeps insertions
 /// as cheap as a Bloom filter's. Returns `None` for `fp ∉ (0, 1)` or
 /// `max_npws ∉ (0, 2]`, or when no `k ≤ k_b + 32` works.
+///
+/// **Bounded work:** `k_b ≤ 1075` for every positive `f64`, `l ≤ 2^16`;
+/// each `k` tried costs one [`false_positive`] unless it is the one
+/// returned, whose search costs at most 34 more, so at most 67 evaluations
+/// of `O(k·(k + l))` work and `O(k + l)` memory (under a second at
+/// `fp = 1e-300`).
 ///
 /// ```
 /// use ddf_theory::apbf::choose_parameters;

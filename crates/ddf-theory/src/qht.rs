@@ -1395,6 +1395,41 @@ pub fn queue_rates_fixed_hash(
     (fpr / mass, fnr / mass)
 }
 
+/// Theorem 7 in closed form for a queue of `L` one-cell-per-row QHTs
+/// (`k = 1`, `N` rows, `S` fingerprints, `c` insertions each) on a stream
+/// of distinct items. Derived here.
+///
+/// With `k = 1` a row's cell holds the fingerprint of its last arrival, so
+/// after `η` distinct insertions `FP_η = (1 − (1 − 1/N)^η)/S` (Theorem 4.1
+/// with the row occupied). Theorem 7's mean over the newest subfilter's
+/// fill, `(1/c)·Σ_(ℓ<c) (1 − FP_ℓ)`, is a geometric sum:
+///
+/// ```text
+/// FPR = 1 − (1 − FP_c)^(L−1) · (1 − (1 − N·(1 − (1 − 1/N)^c)/c)/S)
+/// ```
+///
+/// On distinct items the subfilters hold independent items, so the product
+/// of Theorem 7 is exact even with one hash shared by the subfilters (the
+/// correlation [`queue_rates_fixed_hash`] corrects needs repeats). `O(1)`
+/// work; NaN unless `N ≥ 1`, `S ≥ 1`, `L ≥ 1`, `c ≥ 1`.
+///
+/// ```
+/// use ddf_theory::qht::{QhtSubfilter, queue_fpr_one_cell};
+/// use ddf_theory::queue::fpr_queue;
+/// let sum = fpr_queue(&QhtSubfilter::new(700.0, 1, 255.0, 1000, f64::INFINITY), 8, 1000);
+/// assert!((queue_fpr_one_cell(700.0, 255.0, 8, 1000) - sum).abs() < 1e-9);
+/// ```
+pub fn queue_fpr_one_cell(rows: f64, fingerprints: f64, subfilters: u64, capacity: u64) -> f64 {
+    if !(rows >= 1.0 && fingerprints >= 1.0) || subfilters == 0 || capacity == 0 {
+        return f64::NAN;
+    }
+    let (c, p) = (capacity as f64, 1.0 / rows);
+    let fp_full = one_minus_pow1m(p, c) / fingerprints;
+    let mean_fill = 1.0 - rows * one_minus_pow1m(p, c) / c;
+    let mean_kept = 1.0 - mean_fill / fingerprints;
+    1.0 - pow1m(fp_full, (subfilters - 1) as f64) * mean_kept
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;

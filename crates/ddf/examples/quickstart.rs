@@ -5,7 +5,7 @@
 
 use ddf::{Deduper, Requirements, Verdict, plan};
 
-fn main() -> Result<(), ddf::ParamError> {
+fn main() -> Result<(), ddf::PlanError> {
     for line in run()? {
         println!("{line}");
     }
@@ -13,11 +13,12 @@ fn main() -> Result<(), ddf::ParamError> {
 }
 
 /// What the example prints: the ranked plan and the run's tally.
-pub(crate) fn run() -> Result<Vec<String>, ddf::ParamError> {
+pub(crate) fn run() -> Result<Vec<String>, ddf::PlanError> {
     let mut out = Vec::new();
 
     // Deduplicate the last 50,000 events with at most 0.1% false positives
-    // and no misses inside the window; any slack is fine.
+    // for events older than the window plus the default slack (1 % of it)
+    // and no misses inside the window.
     let req = Requirements::count(50_000).target_fpr(0.001).seed(7);
     let candidates = plan(&req)?;
     for c in &candidates {

@@ -3,28 +3,14 @@
 #![cfg_attr(docsrs, feature(doc_cfg))]
 #![forbid(unsafe_code)]
 
-// With some families switched off, parts of the planner shared by several
-// families go unused, and catch-all arms become unreachable.
-#[cfg_attr(
-    not(all(
-        feature = "exact",
-        feature = "qht",
-        feature = "bloom",
-        feature = "apbf",
-        feature = "shf",
-        feature = "queue",
-        feature = "sliding"
-    )),
-    allow(dead_code, unreachable_patterns)
-)]
 mod planner;
 
 pub use ddf_core::snapshot;
 pub use ddf_core::{
-    DecodeError, Deduper, Digest, DuplicateFilter, FilterExt, KeyedSipHasher, ParamError,
-    PortableHasher, Snapshot, Tally, TimedFilter, Verdict, Window, Windowed, digest,
+    DecodeError, Deduper, Digest, DuplicateFilter, FilterExt, Goal, KeyedSipHasher, ParamError,
+    PortableHasher, Prediction, Snapshot, Tally, TimedFilter, Verdict, Window, Windowed, digest,
 };
-pub use planner::{Candidate, Config, Requirements, Span, plan};
+pub use planner::{Candidate, Config, Exclusion, PlanError, Requirements, Span, plan};
 
 /// Hashing: the keyed SipHash-1-3 hasher, digests, fingerprints and probes
 /// (the `ddf-hash` crate).

@@ -8,8 +8,9 @@ mod quickstart;
 #[test]
 fn the_quickstart_example_plans_builds_and_deduplicates() {
     let lines = quickstart::run().expect("the example's requirements are valid");
-    // At least the exact window, SHF, CSHF, APBF and the sliding Bloom filter.
-    assert!(lines.len() >= 5, "{lines:#?}");
+    // At least the exact window, SHF and the sliding Bloom filter (the APBF's
+    // slack exceeds the default), and the run's tally.
+    assert!(lines.len() >= 4, "{lines:#?}");
     let last = lines.last().unwrap();
     // No misses inside the window was required; false alarms stay near 0.1%.
     assert!(last.contains(" 0 repeats missed"), "{last}");

@@ -1,8 +1,10 @@
-//! The planner's promises: no panic on any requirements, every candidate
-//! builds with the memory it predicts, errors name the requirement.
+//! The planner's promises: no panic on any requirements, bounded work for
+//! any target and window, every candidate builds with the memory it
+//! predicts, errors name the requirement or, per family, why it was left out.
 
-use ddf::{Config, Requirements, Span, plan};
+use ddf::{Config, PlanError, Requirements, Span, plan};
 use proptest::prelude::*;
+use std::time::{Duration, Instant};
 
 fn span() -> impl Strategy<Value = Span> {
     prop_oneof![
@@ -53,7 +55,15 @@ proptest! {
 
     #[test]
     fn plans_never_panic_and_every_candidate_builds_as_predicted(req in requirements()) {
-        let Ok(candidates) = plan(&req) else { return Ok(()) };
+        let candidates = match plan(&req) {
+            Ok(list) => list,
+            Err(PlanError::NoCandidate(why)) => {
+                prop_assert!(!why.is_empty());
+                return Ok(());
+            }
+            Err(_) => return Ok(()),
+        };
+        prop_assert!(!candidates.is_empty());
         for c in &candidates {
             let filter = c.build().map_err(|e| TestCaseError::fail(format!("{c}: {e}")))?;
             prop_assert_eq!(filter.memory_bits(), c.memory_bits, "{}", c);
@@ -72,7 +82,7 @@ proptest! {
 
 #[test]
 fn errors_name_the_requirement() {
-    let param = |r: Requirements| plan(&r).unwrap_err().param();
+    let param = |r: Requirements| plan(&r).unwrap_err().param().unwrap();
     assert_eq!(param(Requirements::count(1000)), "target_fpr");
     assert_eq!(param(Requirements::count(0).target_fpr(0.01)), "window");
     assert_eq!(param(Requirements::count(10).target_fpr(1.5)), "target_fpr");
@@ -108,7 +118,11 @@ fn a_target_ranks_by_memory_and_every_candidate_meets_it() {
 
 #[test]
 fn a_budget_alone_ranks_by_error_and_false_negatives_need_consent() {
-    let req = Requirements::count(10_000).memory_budget(100_000);
+    // Any slack: at 10 bits per item only the least-space sliding Bloom
+    // filter and the APBF fit without misses.
+    let req = Requirements::count(10_000)
+        .memory_budget(100_000)
+        .max_slack(u64::MAX);
     let strict = plan(&req).unwrap();
     assert!(strict.iter().all(|c| !c.false_negatives));
     let loose = plan(&req.clone().allow_false_negatives(true)).unwrap();
@@ -128,13 +142,27 @@ fn a_budget_alone_ranks_by_error_and_false_negatives_need_consent() {
 #[test]
 fn slack_limits_are_kept() {
     let list = plan(&Requirements::count(10_000).target_fpr(0.01).max_slack(0)).unwrap();
-    assert!(!list.is_empty() && list.iter().all(|c| c.slack == 0));
+    assert!(list.iter().all(|c| c.slack == 0));
 }
 
 #[test]
 fn unbounded_streams_need_a_count_of_distinct_items() {
-    let none = plan(&Requirements::unbounded().target_fpr(0.01)).unwrap();
-    assert!(none.is_empty());
+    let Err(e) = plan(&Requirements::unbounded().target_fpr(0.01)) else {
+        panic!("an unbounded stream without a count of distinct items has no plan")
+    };
+    assert!(matches!(e, PlanError::NoCandidate(_)));
+    let bloom = e
+        .exclusions()
+        .iter()
+        .find(|x| x.family == "partitioned Bloom")
+        .unwrap();
+    assert!(bloom.reason.contains("distinct_items"), "{e}");
+    let sliding = e
+        .exclusions()
+        .iter()
+        .find(|x| x.family == "sliding Bloom")
+        .unwrap();
+    assert!(sliding.reason.contains("unbounded"), "{e}");
     let bloom = plan(
         &Requirements::unbounded()
             .target_fpr(0.01)
@@ -150,4 +178,178 @@ fn unbounded_streams_need_a_count_of_distinct_items() {
     )
     .unwrap();
     assert!(qht.iter().any(|c| matches!(c.config, Config::Qht { .. })));
+}
+
+#[test]
+fn an_empty_plan_names_the_requirement_per_family() {
+    let e = plan(&Requirements::count(10_000).memory_budget(1000)).unwrap_err();
+    let text = e.to_string();
+    assert!(e.exclusions().len() >= 6, "{text}");
+    for x in e.exclusions() {
+        assert!(!x.reason.is_empty(), "{text}");
+        assert!(text.contains(x.family), "{text}");
+    }
+    let sliding = e
+        .exclusions()
+        .iter()
+        .find(|x| x.family == "sliding Bloom")
+        .unwrap();
+    assert!(sliding.reason.contains("memory_bits"), "{text}");
+    let queued = e
+        .exclusions()
+        .iter()
+        .find(|x| x.family == "queued Bloom")
+        .unwrap();
+    assert!(
+        queued.reason.contains("false_negatives") || queued.reason.contains("memory"),
+        "{text}"
+    );
+}
+
+#[test]
+fn the_default_slack_is_one_percent_and_display_says_where_the_rate_holds() {
+    let list = plan(&Requirements::count(10_000).target_fpr(0.001)).unwrap();
+    assert!(list.iter().all(|c| c.slack <= 100), "{list:?}");
+    let shown = list[0].to_string();
+    let after = list[0].reliable_after().unwrap();
+    assert!(
+        shown.contains(&format!("for items older than {after} insertions")),
+        "{shown}"
+    );
+    // Any slack: the sliding Bloom filter's least-space table, and the APBF.
+    let any = plan(
+        &Requirements::count(10_000)
+            .target_fpr(0.001)
+            .max_slack(u64::MAX),
+    )
+    .unwrap();
+    assert!(any.iter().any(|c| c.family() == "APBF" && c.slack > 100));
+    let least = any.iter().find(|c| c.family() == "sliding Bloom").unwrap();
+    let tight = list.iter().find(|c| c.family() == "sliding Bloom").unwrap();
+    assert!(least.memory_bits < tight.memory_bits && least.slack > tight.slack);
+}
+
+/// Issue 13, part 6: with misses allowed, 8 bits per window item and a
+/// target of 1 % or 0.1 %, a queue of QHTs meets both.
+#[test]
+fn a_queue_of_qhts_is_offered_for_tight_budgets() {
+    for w in [10_000u64, 100_000] {
+        for p in [0.01, 0.001] {
+            let req = Requirements::count(w)
+                .target_fpr(p)
+                .memory_budget(8 * w)
+                .allow_false_negatives(true);
+            let list = plan(&req).unwrap_or_else(|e| panic!("w = {w}, p = {p}: {e}"));
+            let q = list
+                .iter()
+                .find(|c| matches!(c.config, Config::QueuedQht { .. }))
+                .unwrap_or_else(|| panic!("w = {w}, p = {p}: {list:?}"));
+            assert!(
+                q.fpr <= p && q.memory_bits <= 8 * w && q.false_negatives,
+                "{q}"
+            );
+            assert_eq!(q.build().unwrap().memory_bits(), q.memory_bits);
+        }
+    }
+}
+
+/// Issue 13, part 2: a target of 1e-300 used to abort the process in the
+/// APBF's access recursion.
+#[test]
+fn tiny_targets_plan_or_fail_cleanly() {
+    for p in [1e-300, 1e-200, 1e-100, 1e-30] {
+        let start = Instant::now();
+        match plan(&Requirements::count(10_000).target_fpr(p)) {
+            Ok(list) => assert!(list.iter().all(|c| c.fpr <= p)),
+            Err(e) => assert!(matches!(e, PlanError::NoCandidate(_)), "{e}"),
+        }
+        assert!(start.elapsed() < Duration::from_secs(20), "p = {p}");
+    }
+}
+
+/// A window log-uniform in [1, 2^40] (the state limit).
+fn big_span() -> impl Strategy<Value = Span> {
+    prop_oneof![
+        (0.0f64..40.0).prop_map(|e| Span::Count(2f64.powf(e) as u64)),
+        (0.0f64..30.0, 0.0f64..10.0).prop_map(|(e, r)| Span::Time {
+            span: 2f64.powf(e) as u64,
+            rate: 2f64.powf(r - 4.0),
+        }),
+        Just(Span::Unbounded),
+    ]
+}
+
+proptest! {
+    #![proptest_config(ProptestConfig::with_cases(48))]
+
+    /// Any target in (0, 1) plans or fails with an error, in bounded time
+    /// and memory, for windows up to the state limit; small candidates build.
+    #[test]
+    fn any_target_and_window_plan_in_bounded_work(
+        span in big_span(),
+        log_target in (1e-300f64.log10())..(0.5f64.log10()),
+        budget in proptest::option::of(10.0f64..40.0),
+        misses in any::<bool>(),
+        distinct in proptest::option::of(0.0f64..30.0),
+    ) {
+        let mut req = match span {
+            Span::Count(w) => Requirements::count(w),
+            Span::Time { span, rate } => Requirements::time(span, rate),
+            Span::Unbounded => Requirements::unbounded(),
+        }
+        .target_fpr(10f64.powf(log_target))
+        .allow_false_negatives(misses);
+        if let Some(b) = budget {
+            req = req.memory_budget(2f64.powf(b) as u64);
+        }
+        if let Some(n) = distinct {
+            req = req.distinct_items(2f64.powf(n));
+        }
+        let start = Instant::now();
+        let outcome = plan(&req);
+        prop_assert!(start.elapsed() < Duration::from_secs(30), "{:?}", req);
+        match outcome {
+            Ok(list) => {
+                prop_assert!(!list.is_empty());
+                for c in list.iter().filter(|c| c.memory_bits <= 1 << 26) {
+                    let f = c.build().map_err(|e| TestCaseError::fail(format!("{c}: {e}")))?;
+                    prop_assert_eq!(f.memory_bits(), c.memory_bits, "{}", c);
+                }
+            }
+            Err(PlanError::NoCandidate(why)) => prop_assert!(!why.is_empty()),
+            Err(e) => prop_assert!(e.param().is_some(), "{e}"),
+        }
+    }
+}
+
+/// The exclusions name the families as candidates do, one each.
+#[test]
+fn exclusions_and_candidates_share_family_names() {
+    let e = plan(&Requirements::count(10_000).memory_budget(1000)).unwrap_err();
+    let mut names: Vec<&str> = e.exclusions().iter().map(|x| x.family).collect();
+    let count = names.len();
+    names.sort_unstable();
+    names.dedup();
+    assert_eq!(names.len(), count, "{e}");
+    let reqs = [
+        Requirements::count(10_000)
+            .target_fpr(0.01)
+            .max_slack(u64::MAX),
+        Requirements::count(10_000)
+            .target_fpr(0.01)
+            .memory_budget(80_000)
+            .allow_false_negatives(true),
+        Requirements::count(10_000)
+            .memory_budget(100_000)
+            .allow_false_negatives(true),
+        Requirements::unbounded()
+            .memory_budget(1 << 20)
+            .distinct_items(1e5)
+            .allow_false_negatives(true),
+    ];
+    for r in reqs {
+        for c in plan(&r).unwrap() {
+            assert!(names.contains(&c.family()), "{c}");
+        }
+    }
 }

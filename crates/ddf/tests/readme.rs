@@ -8,10 +8,11 @@ const N: u64 = 1 << 16;
 
 /// Bits per element of `family`'s planned configuration at rate `p`.
 fn bits(family: &str, p: f64) -> f64 {
-    let req = if family == "partitioned Bloom" {
-        Requirements::unbounded().distinct_items(N as f64)
-    } else {
-        Requirements::count(N)
+    let req = match family {
+        "partitioned Bloom" => Requirements::unbounded().distinct_items(N as f64),
+        // Its slack, k generations, is beyond the default 1 % of the window.
+        "APBF" => Requirements::count(N).max_slack(u64::MAX),
+        _ => Requirements::count(N),
     };
     let list = plan(&req.target_fpr(p).max_accesses(1e12)).expect("valid requirements");
     let c = list

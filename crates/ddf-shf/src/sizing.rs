@@ -1,0 +1,128 @@
+//! Sizing without building (sliding-window paper §3.2): what a filter of
+//! window `w` and hash width `h` costs and gets wrong, and the `h` a target
+//! or a budget asks for.
+
+use crate::ring;
+use crate::{CompactShf, Shf};
+use ddf_core::{Goal, ParamError, Prediction};
+use ddf_theory::shf::{cshf_hash_bits, shf_hash_bits, shf_memory_bits, stored_hashes_fp};
+
+/// The narrowest `h` in 1..=64 whose false-positive probability
+/// `1 − (1 − 2^−h)^w` is at most `fp`.
+fn narrowest_for(window: u64, fp: f64) -> Result<u32, ParamError> {
+    let fp = ddf_param::ensure_probability("fp", fp)?;
+    (1..=64u32)
+        .find(|&h| stored_hashes_fp(f64::from(h), window as f64) <= fp)
+        .ok_or_else(|| {
+            ParamError::new(
+                "fp",
+                fp,
+                format!("a rate 64-bit hashes reach for a window of {window}"),
+            )
+        })
+}
+
+/// `⌊h⌋` capped at 64 when at least 1, for the widest hash a budget holds.
+fn widest(h: f64, budget: u64, window: u64) -> Result<u32, ParamError> {
+    if h >= 1.0 {
+        Ok(h.min(64.0) as u32)
+    } else {
+        Err(ParamError::new(
+            "memory_bits",
+            budget,
+            format!("enough bits for 1-bit hashes of a window of {window}"),
+        ))
+    }
+}
+
+impl Shf {
+    /// What [`new`](Shf::new)`(window, hash_bits)` predicts, without building
+    /// it (Theorem 3): `M = 2·w·h + w·log₂ w` bits, false-positive
+    /// probability `1 − (1 − 2^−h)^w` once the window is full, no misses, no
+    /// slack, four accesses (the ring slot, the dictionary probe, the new and
+    /// the evicted hash's counters). Fails as `new` does.
+    pub fn sizing(window: u64, hash_bits: u32) -> Result<Prediction, ParamError> {
+        ring::check(window, hash_bits)?;
+        let (h, w) = (f64::from(hash_bits), window as f64);
+        Ok(Prediction::exact_window(
+            shf_memory_bits(h, w).ceil() as u64,
+            stored_hashes_fp(h, w),
+            4.0,
+        ))
+    }
+
+    /// The hash width for `goal` over `window`: the narrowest that meets a
+    /// false-positive target, or the widest a budget holds (Algorithm 1's
+    /// SETUP, `h = ⌊M/(2w) − ½·log₂ w⌋`, at most 64).
+    pub fn hash_bits_for(window: u64, goal: Goal) -> Result<u32, ParamError> {
+        ring::check(window, 1)?;
+        match goal {
+            Goal::Fpr(fp) => narrowest_for(window, fp),
+            Goal::Budget(m) => widest(shf_hash_bits(m as f64, window as f64).floor(), m, window),
+        }
+    }
+}
+
+impl CompactShf {
+    /// What [`new`](CompactShf::new)`(window, hash_bits)` predicts, without
+    /// building it: `w·h` bits, the SHF's false-positive probability, no
+    /// misses, no slack; a lookup scans the ring's `w·h` bits word by word
+    /// and the insertion writes one slot, `⌈w·h/64⌉ + 1` accesses. Fails as
+    /// `new` does.
+    pub fn sizing(window: u64, hash_bits: u32) -> Result<Prediction, ParamError> {
+        ring::check(window, hash_bits)?;
+        let bits = window * u64::from(hash_bits);
+        Ok(Prediction::exact_window(
+            bits,
+            stored_hashes_fp(f64::from(hash_bits), window as f64),
+            bits.div_ceil(64) as f64 + 1.0,
+        ))
+    }
+
+    /// The hash width for `goal` over `window`: the narrowest that meets a
+    /// false-positive target, or the widest a budget holds (`h = ⌊M/w⌋`, at
+    /// most 64).
+    pub fn hash_bits_for(window: u64, goal: Goal) -> Result<u32, ParamError> {
+        ring::check(window, 1)?;
+        match goal {
+            Goal::Fpr(fp) => narrowest_for(window, fp),
+            Goal::Budget(m) => widest(cshf_hash_bits(m as f64, window as f64).floor(), m, window),
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use ddf_core::DuplicateFilter;
+
+    #[test]
+    fn sizing_matches_the_built_filters() {
+        for (w, h) in [(1u64, 1u32), (1000, 17), (4096, 64)] {
+            let s = Shf::sizing(w, h).unwrap();
+            assert_eq!(s.memory_bits, Shf::new(w, h).unwrap().memory_bits());
+            let c = CompactShf::sizing(w, h).unwrap();
+            assert_eq!(c.memory_bits, CompactShf::new(w, h).unwrap().memory_bits());
+        }
+    }
+
+    #[test]
+    fn sizing_rejects_what_new_rejects() {
+        for (w, h) in [(0u64, 8u32), (1 << 32, 8), (10, 0), (10, 65)] {
+            let new = Shf::new(w, h).unwrap_err().param();
+            assert_eq!(Shf::sizing(w, h).unwrap_err().param(), new);
+            assert_eq!(CompactShf::sizing(w, h).unwrap_err().param(), new);
+        }
+    }
+
+    #[test]
+    fn hash_bits_meet_the_goal() {
+        let h = Shf::hash_bits_for(10_000, Goal::Fpr(0.001)).unwrap();
+        assert!(Shf::sizing(10_000, h).unwrap().fpr <= 0.001);
+        assert!(Shf::sizing(10_000, h - 1).unwrap().fpr > 0.001);
+        let h = CompactShf::hash_bits_for(10_000, Goal::Budget(200_000)).unwrap();
+        assert_eq!(h, 20);
+        assert!(Shf::hash_bits_for(10_000, Goal::Budget(100)).is_err());
+        assert!(Shf::hash_bits_for(10, Goal::Fpr(1e-300)).is_err());
+    }
+}

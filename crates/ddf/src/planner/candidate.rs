@@ -1,0 +1,364 @@
+//! A planned configuration: the family and parameters chosen, what the
+//! family's sizing predicts for them, and how to build it.
+
+use ddf_core::{DuplicateFilter, ParamError, TimedFilter};
+use std::fmt;
+
+/// A family and the parameters the planner chose for it.
+#[derive(Debug, Clone, PartialEq)]
+#[non_exhaustive]
+pub enum Config {
+    /// [`ExactWindow::new`](ddf_exact::ExactWindow::new)`(window)`.
+    #[cfg(feature = "exact")]
+    Exact {
+        /// `w`.
+        window: u64,
+    },
+    /// [`Shf::new`](ddf_shf::Shf::new)`(window, hash_bits)`.
+    #[cfg(feature = "shf")]
+    Shf {
+        /// `w`.
+        window: u64,
+        /// `h`.
+        hash_bits: u32,
+    },
+    /// [`CompactShf::new`](ddf_shf::CompactShf::new)`(window, hash_bits)`.
+    #[cfg(feature = "shf")]
+    CompactShf {
+        /// `w`.
+        window: u64,
+        /// `h`.
+        hash_bits: u32,
+    },
+    /// [`Apbf::new`](ddf_apbf::Apbf::new)`(k, l, m)`, with time-based
+    /// generations when `time_span` is set.
+    #[cfg(feature = "apbf")]
+    Apbf {
+        /// Slices per item, `k`.
+        k: u32,
+        /// Extra slices, `l`.
+        l: u32,
+        /// Bits per slice, `m`.
+        slice_bits: u64,
+        /// The time window `t`, if generations also close by time.
+        time_span: Option<u64>,
+    },
+    /// [`SlidingBloom::new`](ddf_sliding::SlidingBloom::new), or
+    /// [`with_time_span`](ddf_sliding::SlidingBloom::with_time_span) when
+    /// `capacity` is set.
+    #[cfg(feature = "sliding")]
+    Sliding {
+        /// The window `n` (insertions or time units).
+        window: u64,
+        /// The slack asked for.
+        slack: ddf_sliding::Slack,
+        /// The false-positive bound `ε`.
+        epsilon: f64,
+        /// Insertions per time window the table is sized for (time windows).
+        capacity: Option<u64>,
+    },
+    /// A [`Queue`](ddf_queue::Queue) of `subfilters` partitioned Bloom
+    /// filters of `slices × slice_bits`, rotated every `capacity` insertions.
+    #[cfg(all(feature = "queue", feature = "bloom"))]
+    QueuedBloom {
+        /// `L`.
+        subfilters: usize,
+        /// `c`.
+        capacity: u64,
+        /// Slices `k` of each subfilter.
+        slices: u32,
+        /// Bits per slice of each subfilter.
+        slice_bits: u64,
+    },
+    /// A [`Queue`](ddf_queue::Queue) of `subfilters` one-cell-per-row QHTs
+    /// ([`Qht::new`](ddf_qht::Qht::new)`(rows, 1, fingerprint_bits)`),
+    /// rotated every `capacity` insertions.
+    #[cfg(all(feature = "queue", feature = "qht"))]
+    QueuedQht {
+        /// `L`.
+        subfilters: usize,
+        /// `c`.
+        capacity: u64,
+        /// `N` of each subfilter.
+        rows: u64,
+        /// `s` of each subfilter.
+        fingerprint_bits: u32,
+    },
+    /// [`PartitionedBloom::new`](ddf_bloom::PartitionedBloom::new)`(slices, slice_bits)`.
+    #[cfg(feature = "bloom")]
+    Bloom {
+        /// `k`.
+        slices: u32,
+        /// `m`.
+        slice_bits: u64,
+    },
+    /// [`Qht::new`](ddf_qht::Qht::new)`(rows, buckets_per_row, fingerprint_bits)`.
+    #[cfg(feature = "qht")]
+    Qht {
+        /// `N`.
+        rows: u64,
+        /// `k`.
+        buckets_per_row: usize,
+        /// `s`.
+        fingerprint_bits: u32,
+    },
+}
+
+impl Config {
+    /// The family's name.
+    pub fn family(&self) -> &'static str {
+        match *self {
+            #[cfg(feature = "exact")]
+            Config::Exact { .. } => "exact window",
+            #[cfg(feature = "shf")]
+            Config::Shf { .. } => "SHF",
+            #[cfg(feature = "shf")]
+            Config::CompactShf { .. } => "compact SHF",
+            #[cfg(feature = "apbf")]
+            Config::Apbf { .. } => "APBF",
+            #[cfg(feature = "sliding")]
+            Config::Sliding { .. } => "sliding Bloom",
+            #[cfg(all(feature = "queue", feature = "bloom"))]
+            Config::QueuedBloom { .. } => "queued Bloom",
+            #[cfg(all(feature = "queue", feature = "qht"))]
+            Config::QueuedQht { .. } => "queued QHT",
+            #[cfg(feature = "bloom")]
+            Config::Bloom { .. } => "partitioned Bloom",
+            #[cfg(feature = "qht")]
+            Config::Qht { .. } => "QHT",
+        }
+    }
+}
+
+/// One configuration with what the theory predicts for it.
+#[derive(Debug, Clone, PartialEq)]
+#[non_exhaustive]
+pub struct Candidate {
+    /// The family and its parameters.
+    pub config: Config,
+    /// State bits of the new filter (its `memory_bits()`).
+    pub memory_bits: u64,
+    /// Predicted false-positive rate: the probability that an item not
+    /// seen within window + slack is reported, at the filter's worst point
+    /// (or its bound, for the sliding Bloom filter).
+    pub fpr: f64,
+    /// Predicted false-negative rate among duplicates within the window on
+    /// a uniform stream over the distinct items given (0 when guaranteed).
+    pub fnr: f64,
+    /// Whether items within the window can be missed.
+    pub false_negatives: bool,
+    /// How far beyond the window an item may still be reported, in the
+    /// window's unit.
+    pub slack: u64,
+    /// The window planned for, in its unit (insertions or time units);
+    /// `None` for the whole stream.
+    pub window: Option<u64>,
+    /// Expected memory accesses (words, cache lines or table slots) of one
+    /// `observe` of an unseen item.
+    pub accesses: f64,
+    /// The seed of the filter's own generators.
+    pub seed: u64,
+}
+
+impl Candidate {
+    /// The candidate for `config` with the family's prediction `p`.
+    #[cfg(any(
+        feature = "exact",
+        feature = "shf",
+        feature = "apbf",
+        feature = "sliding",
+        feature = "bloom",
+        feature = "qht"
+    ))]
+    pub(super) fn new(
+        config: Config,
+        p: ddf_core::Prediction,
+        window: Option<u64>,
+        seed: u64,
+    ) -> Self {
+        Candidate {
+            config,
+            memory_bits: p.memory_bits,
+            fpr: p.fpr,
+            fnr: p.fnr,
+            false_negatives: p.false_negatives,
+            slack: p.slack,
+            window,
+            accesses: p.accesses,
+            seed,
+        }
+    }
+
+    /// The family's name.
+    pub fn family(&self) -> &'static str {
+        self.config.family()
+    }
+
+    /// The age beyond which [`fpr`](Self::fpr) holds: window + slack, in
+    /// the window's unit (`None` for the whole stream).
+    pub fn reliable_after(&self) -> Option<u64> {
+        self.window.map(|w| w.saturating_add(self.slack))
+    }
+
+    /// Whether the filter's window is measured in time: build it with
+    /// [`build_timed`](Self::build_timed) and drive it with `observe_at`.
+    pub fn is_timed(&self) -> bool {
+        match self.config {
+            #[cfg(feature = "apbf")]
+            Config::Apbf { time_span, .. } => time_span.is_some(),
+            #[cfg(feature = "sliding")]
+            Config::Sliding { capacity, .. } => capacity.is_some(),
+            #[cfg(any(feature = "exact", feature = "shf", feature = "bloom", feature = "qht"))]
+            _ => false,
+        }
+    }
+
+    /// The filter, ready to use (a time-windowed one is driven by
+    /// insertion counts here; use [`build_timed`](Self::build_timed) for its clock).
+    pub fn build(&self) -> Result<Box<dyn DuplicateFilter + Send>, ParamError> {
+        match self.config {
+            #[cfg(feature = "exact")]
+            Config::Exact { window } => Ok(Box::new(ddf_exact::ExactWindow::new(window)?)),
+            #[cfg(feature = "shf")]
+            Config::Shf { window, hash_bits } => {
+                Ok(Box::new(ddf_shf::Shf::new(window, hash_bits)?))
+            }
+            #[cfg(feature = "shf")]
+            Config::CompactShf { window, hash_bits } => {
+                Ok(Box::new(ddf_shf::CompactShf::new(window, hash_bits)?))
+            }
+            #[cfg(all(feature = "queue", feature = "bloom"))]
+            Config::QueuedBloom {
+                subfilters,
+                capacity,
+                slices,
+                slice_bits,
+            } => Ok(Box::new(ddf_queue::Queue::new(
+                subfilters,
+                capacity,
+                |_| ddf_bloom::PartitionedBloom::new(slices, slice_bits),
+            )?)),
+            #[cfg(all(feature = "queue", feature = "qht"))]
+            Config::QueuedQht {
+                subfilters,
+                capacity,
+                rows,
+                fingerprint_bits,
+            } => {
+                let seed = self.seed;
+                Ok(Box::new(ddf_queue::Queue::new(
+                    subfilters,
+                    capacity,
+                    |i| {
+                        Ok(ddf_qht::Qht::new(rows, 1, fingerprint_bits)?
+                            .with_seed(seed.wrapping_add(i as u64)))
+                    },
+                )?))
+            }
+            #[cfg(feature = "bloom")]
+            Config::Bloom { slices, slice_bits } => Ok(Box::new(ddf_bloom::PartitionedBloom::new(
+                slices, slice_bits,
+            )?)),
+            #[cfg(feature = "qht")]
+            Config::Qht {
+                rows,
+                buckets_per_row,
+                fingerprint_bits,
+            } => Ok(Box::new(
+                ddf_qht::Qht::new(rows, buckets_per_row, fingerprint_bits)?.with_seed(self.seed),
+            )),
+            #[cfg(any(feature = "apbf", feature = "sliding"))]
+            _ => {
+                let f: Box<dyn DuplicateFilter + Send> = self.build_windowed()?;
+                Ok(f)
+            }
+        }
+    }
+
+    /// The filter behind [`TimedFilter`], for candidates whose window is
+    /// measured in time ([`is_timed`](Self::is_timed)); other candidates give a
+    /// [`ParamError`] naming `span`.
+    pub fn build_timed(&self) -> Result<Box<dyn TimedFilter + Send>, ParamError> {
+        if !self.is_timed() {
+            return Err(ParamError::new(
+                "span",
+                self.family(),
+                "a candidate planned for a time window",
+            ));
+        }
+        self.build_windowed()
+    }
+
+    /// The families that have a time mode, as [`TimedFilter`]s.
+    fn build_windowed(&self) -> Result<Box<dyn TimedFilter + Send>, ParamError> {
+        match self.config {
+            #[cfg(feature = "apbf")]
+            Config::Apbf {
+                k,
+                l,
+                slice_bits,
+                time_span,
+            } => {
+                let f = ddf_apbf::Apbf::new(k, l, slice_bits)?;
+                Ok(Box::new(match time_span {
+                    Some(t) => f.with_time_span(t)?,
+                    None => f,
+                }))
+            }
+            #[cfg(feature = "sliding")]
+            Config::Sliding {
+                window,
+                slack,
+                epsilon,
+                capacity,
+            } => {
+                let f = match capacity {
+                    Some(c) => {
+                        ddf_sliding::SlidingBloom::with_time_span(window, slack, c, epsilon)?
+                    }
+                    None => ddf_sliding::SlidingBloom::new(window, slack, epsilon)?,
+                };
+                Ok(Box::new(f.with_seed(self.seed)))
+            }
+            #[cfg(any(feature = "exact", feature = "shf", feature = "bloom", feature = "qht"))]
+            _ => Err(ParamError::new(
+                "span",
+                self.family(),
+                "a family with a time mode (APBF, sliding Bloom)",
+            )),
+        }
+    }
+}
+
+impl fmt::Display for Candidate {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        let unit = if self.is_timed() {
+            "time units"
+        } else {
+            "insertions"
+        };
+        write!(
+            f,
+            "{} {:?}: {} bits, FPR ≤ {:.3e} ",
+            self.family(),
+            self.config,
+            self.memory_bits,
+            self.fpr
+        )?;
+        match self.window {
+            Some(w) => write!(
+                f,
+                "for items older than {} {unit} (window {w} + slack {})",
+                w.saturating_add(self.slack),
+                self.slack
+            )?,
+            None => write!(f, "for items never seen")?,
+        }
+        if self.false_negatives {
+            write!(f, ", FNR {:.3e} (misses possible)", self.fnr)?;
+        } else {
+            write!(f, ", no misses")?;
+        }
+        write!(f, ", {:.1} accesses", self.accesses)
+    }
+}

@@ -1,0 +1,357 @@
+//! The planner: from what a user needs to ranked filter configurations that build.
+//!
+//! It is a thin layer. Each family crate exports a pure sizing function
+//! (`ExactWindow::sizing`, `Shf::sizing`, `Apbf::sizing`,
+//! `SlidingBloom::sizing`, `PartitionedBloom::sizing`, `Qht::sizing`,
+//! `ddf_queue::plan_for_window`) that checks parameters with the
+//! constructor's own rules and predicts memory, error rates, slack and
+//! accesses from `ddf-theory`, and a parameter chooser for a target or a
+//! budget. The planner turns [`Requirements`] into the units those functions
+//! take (`mod.rs`), asks every family compiled in (`families.rs`), keeps the
+//! candidates that meet every requirement and ranks them (`rank.rs`), and
+//! says per family why none qualified when none did ([`PlanError`]).
+//! [`Candidate`] and [`Config`] (`candidate.rs`) carry the choice and build it.
+//!
+//! **Bounded work.** Every sizing function bounds its own work and memory
+//! (documented on each); the planner calls each family a fixed number of
+//! times, so any requirements plan in bounded time.
+
+mod candidate;
+mod families;
+mod rank;
+
+pub use candidate::{Candidate, Config};
+pub use rank::{Exclusion, PlanError};
+
+use ddf_core::{Goal, ParamError};
+use ddf_param::ensure_probability;
+
+/// The largest window (items, or expected arrivals per time window) planned
+/// for: the state limit of every family.
+const MAX_WINDOW: u64 = ddf_param::MAX_STATE_BITS;
+
+/// The probability with which Poisson arrivals may overrun the capacity a
+/// time-windowed candidate is sized for, per time slice (a generation).
+const ARRIVAL_TAIL: f64 = 1e-9;
+
+/// Expected memory accesses per operation above which a candidate is left
+/// out unless the user raises the limit ([`Requirements::max_accesses`]).
+const DEFAULT_MAX_ACCESSES: f64 = 64.0;
+
+/// The seed of every candidate's own generators (and nothing else) unless
+/// [`Requirements::seed`] sets one.
+const DEFAULT_SEED: u64 = 0xddf0_5eed_0000_0001;
+
+/// The default slack, as a fraction of the window: `⌊w/100⌋` insertions
+/// (or `⌊t/100⌋` time units). See [`Requirements::max_slack`].
+const DEFAULT_SLACK_DIVISOR: u64 = 100;
+
+/// Which items a filter must answer for.
+#[derive(Debug, Clone, Copy, PartialEq)]
+pub enum Span {
+    /// The last `w` insertions.
+    Count(u64),
+    /// The last `span` units of the caller's clock, with `rate` expected
+    /// arrivals per unit (a Poisson stream is assumed for sizing).
+    Time {
+        /// The window `t`, in the caller's time unit.
+        span: u64,
+        /// Expected arrivals per time unit, `λ`.
+        rate: f64,
+    },
+    /// The whole stream (`w = ∞`).
+    Unbounded,
+}
+
+/// What a filter must do: the window, an error target or a memory budget
+/// (or both), whether items in the window may be missed, the slack allowed.
+///
+/// ```
+/// use ddf::{Requirements, plan};
+///
+/// // The last million events, at most 0.1% false positives for items older
+/// // than the window plus 1% (the default slack), no misses.
+/// let candidates = plan(&Requirements::count(1_000_000).target_fpr(0.001))?;
+/// let best = &candidates[0];
+/// assert!(best.fpr <= 0.001 && !best.false_negatives && best.slack <= 10_000);
+/// # Ok::<(), ddf::PlanError>(())
+/// ```
+#[derive(Debug, Clone, PartialEq)]
+pub struct Requirements {
+    span: Span,
+    target_fpr: Option<f64>,
+    memory_bits: Option<u64>,
+    false_negatives: bool,
+    max_slack: Option<u64>,
+    distinct_items: Option<f64>,
+    max_accesses: f64,
+    seed: u64,
+}
+
+impl Requirements {
+    fn with_span(span: Span) -> Self {
+        Requirements {
+            span,
+            target_fpr: None,
+            memory_bits: None,
+            false_negatives: false,
+            max_slack: None,
+            distinct_items: None,
+            max_accesses: DEFAULT_MAX_ACCESSES,
+            seed: DEFAULT_SEED,
+        }
+    }
+
+    /// A window of the last `window` insertions.
+    pub fn count(window: u64) -> Self {
+        Self::with_span(Span::Count(window))
+    }
+
+    /// A window of the last `span` time units with `rate` expected arrivals
+    /// per unit.
+    pub fn time(span: u64, rate: f64) -> Self {
+        Self::with_span(Span::Time { span, rate })
+    }
+
+    /// The whole stream.
+    pub fn unbounded() -> Self {
+        Self::with_span(Span::Unbounded)
+    }
+
+    /// The false-positive rate (an unseen item reported) not to exceed.
+    #[must_use]
+    pub fn target_fpr(mut self, fpr: f64) -> Self {
+        self.target_fpr = Some(fpr);
+        self
+    }
+
+    /// The state bits not to exceed.
+    #[must_use]
+    pub fn memory_budget(mut self, bits: u64) -> Self {
+        self.memory_bits = Some(bits);
+        self
+    }
+
+    /// Whether items within the window may be missed (false negatives).
+    /// Default: no.
+    #[must_use]
+    pub fn allow_false_negatives(mut self, allowed: bool) -> Self {
+        self.false_negatives = allowed;
+        self
+    }
+
+    /// How far beyond the window an item may still be reported, in the
+    /// window's unit: the false-positive target holds for items older than
+    /// window + slack.
+    ///
+    /// **Default: 1 % of the window** (`⌊w/100⌋` insertions, `⌊t/100⌋` time
+    /// units). Items in the slack may be reported with any probability, so
+    /// a user who reads "window `w`, FPR ≤ p" as a promise about every item
+    /// older than `w` is surprised by exactly the repeats whose gap falls in
+    /// `(w, w + slack]`; at 1 % that band is narrow on any stream whose gaps
+    /// are spread out, and every [`Candidate`] prints the age beyond which
+    /// its rate holds. The least-space choice of the sliding Bloom filter
+    /// (slack about 7 % of `w` at 0.1 %) and the APBF (slack `k`
+    /// generations, more than half the window) need a larger value, up to
+    /// `u64::MAX` for any slack.
+    #[must_use]
+    pub fn max_slack(mut self, slack: u64) -> Self {
+        self.max_slack = Some(slack);
+        self
+    }
+
+    /// The number of distinct items the stream draws from (uniformly), for
+    /// false-negative predictions and for unbounded filters that never forget.
+    #[must_use]
+    pub fn distinct_items(mut self, n: f64) -> Self {
+        self.distinct_items = Some(n);
+        self
+    }
+
+    /// The most memory accesses per operation accepted (default 64).
+    #[must_use]
+    pub fn max_accesses(mut self, accesses: f64) -> Self {
+        self.max_accesses = accesses;
+        self
+    }
+
+    /// Seeds the candidates' own generators (relocations, random
+    /// replacement), for runs that replay exactly.
+    #[must_use]
+    pub fn seed(mut self, seed: u64) -> Self {
+        self.seed = seed;
+        self
+    }
+
+    /// The window asked for.
+    pub fn span(&self) -> Span {
+        self.span
+    }
+
+    /// The slack accepted: the one set, else 1 % of the window.
+    pub fn slack_limit(&self) -> u64 {
+        self.max_slack.unwrap_or(match self.span {
+            Span::Count(w) => w / DEFAULT_SLACK_DIVISOR,
+            Span::Time { span, .. } => span / DEFAULT_SLACK_DIVISOR,
+            Span::Unbounded => 0,
+        })
+    }
+
+    fn validate(&self) -> Result<Need, ParamError> {
+        let target = self
+            .target_fpr
+            .map(|p| ensure_probability("target_fpr", p))
+            .transpose()?;
+        if let Some(m) = self.memory_bits {
+            ddf_param::ensure_range("memory_bits", m, 1..=ddf_param::MAX_STATE_BITS)?;
+        }
+        // What to size for: the target when there is one (least memory that
+        // meets it), else the budget (least error that fits).
+        let goal = match (target, self.memory_bits) {
+            (Some(p), _) => Goal::Fpr(p),
+            (None, Some(m)) => Goal::Budget(m),
+            (None, None) => {
+                return Err(ParamError::new(
+                    "target_fpr",
+                    "none",
+                    "a target false-positive rate or a memory budget (or both)",
+                ));
+            }
+        };
+        if let Some(n) = self.distinct_items
+            && !(n.is_finite() && n >= 1.0)
+        {
+            return Err(ParamError::new("distinct_items", n, "a finite count ≥ 1"));
+        }
+        if !(self.max_accesses.is_finite() && self.max_accesses >= 1.0) {
+            return Err(ParamError::new(
+                "max_accesses",
+                self.max_accesses,
+                "a finite number ≥ 1",
+            ));
+        }
+        let (items, time) = match self.span {
+            Span::Count(w) => (ddf_param::ensure_window(w, MAX_WINDOW)?, None),
+            Span::Time { span, rate } => {
+                ddf_param::ensure_positive("span", span)?;
+                let mean = span as f64 * rate;
+                if !(rate.is_finite() && rate > 0.0 && mean <= MAX_WINDOW as f64) {
+                    return Err(ParamError::new(
+                        "rate",
+                        rate,
+                        format!("a positive rate with at most 2^40 arrivals per span of {span}"),
+                    ));
+                }
+                let items = ddf_theory::stream::poisson_arrival_bound(mean, ARRIVAL_TAIL).ceil();
+                (items as u64, Some((span, rate)))
+            }
+            Span::Unbounded => (0, None),
+        };
+        Ok(Need {
+            goal,
+            items,
+            time,
+            unbounded: self.span == Span::Unbounded,
+            target,
+            budget: self.memory_bits,
+            distinct: self.distinct_items,
+            max_slack: self.slack_limit(),
+            seed: self.seed,
+        })
+    }
+}
+
+/// Validated requirements, in the units the sizing functions take.
+#[derive(Debug, Clone, Copy)]
+struct Need {
+    /// The target if given, else the budget.
+    #[cfg_attr(
+        not(any(
+            feature = "shf",
+            feature = "apbf",
+            feature = "sliding",
+            feature = "bloom"
+        )),
+        allow(dead_code)
+    )]
+    goal: Goal,
+    /// The count window, or the arrivals a time window is sized for
+    /// (unbounded: 0). Read only by the windowed families.
+    #[cfg_attr(
+        not(any(
+            feature = "exact",
+            feature = "shf",
+            feature = "apbf",
+            feature = "sliding"
+        )),
+        allow(dead_code)
+    )]
+    items: u64,
+    /// `(t, λ)` of a time window.
+    #[cfg_attr(
+        not(any(
+            feature = "exact",
+            feature = "shf",
+            feature = "apbf",
+            feature = "sliding"
+        )),
+        allow(dead_code)
+    )]
+    time: Option<(u64, f64)>,
+    /// Read by every family's adapter (none with no family compiled in).
+    #[cfg_attr(
+        not(any(
+            feature = "exact",
+            feature = "shf",
+            feature = "apbf",
+            feature = "sliding",
+            feature = "bloom",
+            feature = "qht"
+        )),
+        allow(dead_code)
+    )]
+    unbounded: bool,
+    target: Option<f64>,
+    budget: Option<u64>,
+    /// Read by the families whose predictions need it.
+    #[cfg_attr(not(any(feature = "bloom", feature = "qht")), allow(dead_code))]
+    distinct: Option<f64>,
+    /// The slack accepted ([`Requirements::slack_limit`]).
+    max_slack: u64,
+    #[cfg_attr(
+        not(any(
+            feature = "exact",
+            feature = "shf",
+            feature = "apbf",
+            feature = "sliding",
+            feature = "bloom",
+            feature = "qht"
+        )),
+        allow(dead_code)
+    )]
+    seed: u64,
+}
+
+/// The configurations that meet `req`, best first; never empty.
+///
+/// Every family compiled in is sized by its own sizing function — from the
+/// target false-positive rate when one is given, else to fill the memory
+/// budget — and kept if it meets every requirement: no false negatives
+/// unless allowed, slack at most [`Requirements::max_slack`] (default 1 %
+/// of the window), memory, rate, accesses. **Ranking:** with a target rate,
+/// least memory first; with a memory budget alone, least predicted error
+/// (`FPR + FNR`) first; ties go to fewer memory accesses.
+///
+/// **Read the rate with the slack:** a candidate's `fpr` holds for items
+/// last seen more than window + `slack` ago; its `Display` says so.
+///
+/// Fails with [`PlanError::Invalid`] naming the offending requirement when
+/// one is out of range or neither a target nor a budget is given, and with
+/// [`PlanError::NoCandidate`] listing, per family, the requirement that
+/// excluded it (for example an unbounded stream with no false negatives and
+/// no count of distinct items).
+pub fn plan(req: &Requirements) -> Result<Vec<Candidate>, PlanError> {
+    let need = req.validate()?;
+    let sized = families::size_all(&need);
+    rank::rank(req, &need, sized)
+}
