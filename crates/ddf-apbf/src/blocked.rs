@@ -296,6 +296,9 @@ impl fmt::Debug for Apbbf {
 /// clock and position; the state as words (whole cache lines).
 impl Snapshot for Apbbf {
     const KIND: u16 = snapshot::kind::APBBF;
+    // Layout 2 added the clock and overload counters; layout 1 is not read.
+    const VERSION: u16 = 2;
+    const OLDEST_VERSION: u16 = 2;
 
     fn encode_body(&self, out: &mut Encoder) {
         out.put_u64(self.core.segs.blocks);

@@ -2,7 +2,7 @@
 //! segments in a circular buffer, generations by count or time, Algorithm 1.
 
 use ddf_core::snapshot::{DecodeError, Decoder, Encoder};
-use ddf_core::{Digest, ParamError};
+use ddf_core::{Digest, ParamError, TimeClock};
 use ddf_hash::IndexedProbes;
 
 /// How the segments store items: a Bloom slice per segment (APBF) or a
@@ -152,6 +152,17 @@ macro_rules! age_filter_impls {
             fn insert_at(&mut self, digest: ddf_core::Digest, now: u64) {
                 self.core.insert(digest, now);
             }
+
+            /// 0 without time-based generations, which ignore the time.
+            fn clock_regressions(&self) -> u64 {
+                self.core.clock_regressions()
+            }
+
+            /// Generations that reached `g` insertions before their `τ` had
+            /// passed (0 without time-based generations).
+            fn generations_closed_early(&self) -> u64 {
+                self.core.closed_early()
+            }
         }
 
         impl ddf_core::Windowed for $filter {
@@ -185,10 +196,12 @@ pub(crate) struct Clock {
     pub(crate) period: u64,
     /// When the current generation opened (once `started`).
     pub(crate) opened: u64,
-    /// The latest time seen.
-    pub(crate) now: u64,
+    /// The latest time seen and the steps back.
+    pub(crate) time: TimeClock,
     /// Whether a generation has opened yet (the first insertion opens one).
     pub(crate) started: bool,
+    /// Generations closed by count before their period had passed.
+    pub(crate) closed_early: u64,
 }
 
 impl Clock {
@@ -196,7 +209,7 @@ impl Clock {
     #[inline]
     fn elapsed_periods(&self, now: u64) -> u64 {
         if self.started {
-            now.max(self.now).saturating_sub(self.opened) / self.period
+            self.time.peek(now).saturating_sub(self.opened) / self.period
         } else {
             0
         }
@@ -271,8 +284,9 @@ impl<S: Segments> AgeCore<S> {
         self.clock = Some(Clock {
             period,
             opened: 0,
-            now: 0,
+            time: TimeClock::new(),
             started: false,
+            closed_early: 0,
         });
         Ok(())
     }
@@ -369,8 +383,7 @@ impl<S: Segments> AgeCore<S> {
     #[inline]
     pub(crate) fn insert(&mut self, digest: Digest, now: u64) {
         if let Some(mut c) = self.clock {
-            let now = now.max(c.now);
-            c.now = now;
+            let now = c.time.advance(now);
             if c.started {
                 let periods = c.elapsed_periods(now);
                 if periods > 0 {
@@ -385,9 +398,12 @@ impl<S: Segments> AgeCore<S> {
                 c.opened = now;
             }
             if self.in_generation == self.generation {
+                // Full before its period has passed (a period that passed
+                // shifted above): closed early by count, and the next
+                // generation opens now.
                 self.shift();
-                // Closed early by count: the next generation opens now.
                 c.opened = now;
+                c.closed_early = c.closed_early.saturating_add(1);
             }
             self.clock = Some(c);
         } else if self.in_generation == self.generation {
@@ -400,7 +416,17 @@ impl<S: Segments> AgeCore<S> {
 
     /// The latest time seen (0 without a clock).
     pub(crate) fn now(&self) -> u64 {
-        self.clock.map_or(0, |c| c.now)
+        self.clock.map_or(0, |c| c.time.latest())
+    }
+
+    /// Insertions whose time was behind the latest (0 without a clock).
+    pub(crate) fn clock_regressions(&self) -> u64 {
+        self.clock.map_or(0, |c| c.time.regressions())
+    }
+
+    /// Generations closed by count before their period passed (0 without a clock).
+    pub(crate) fn closed_early(&self) -> u64 {
+        self.clock.map_or(0, |c| c.closed_early)
     }
 
     pub(crate) fn clear(&mut self) {
@@ -409,8 +435,9 @@ impl<S: Segments> AgeCore<S> {
         self.in_generation = 0;
         if let Some(c) = &mut self.clock {
             c.opened = 0;
-            c.now = 0;
+            c.time = TimeClock::new();
             c.started = false;
+            c.closed_early = 0;
         }
     }
 
@@ -425,8 +452,9 @@ impl<S: Segments> AgeCore<S> {
                 out.put_bool(true);
                 out.put_u64(c.period);
                 out.put_u64(c.opened);
-                out.put_u64(c.now);
+                c.time.encode(out);
                 out.put_bool(c.started);
+                out.put_u64(c.closed_early);
             }
         }
         out.put_u64(self.base as u64);
@@ -452,8 +480,9 @@ impl StateFields {
             Some(Clock {
                 period: input.u64("period")?,
                 opened: input.u64("opened")?,
-                now: input.u64("now")?,
+                time: TimeClock::decode(input)?,
                 started: input.bool("started")?,
+                closed_early: input.u64("generations closed early")?,
             })
         } else {
             None
@@ -486,10 +515,15 @@ impl StateFields {
                     "0, or (k + l)·period above 2^62",
                 ));
             }
-            if c.started && c.opened > c.now {
+            if c.started && c.opened > c.time.latest() {
                 return Err(DecodeError::invalid("opened", "after the latest time seen"));
             }
-            if !c.started && (c.opened != 0 || c.now != 0 || self.in_generation != 0) {
+            if !c.started
+                && (c.opened != 0
+                    || c.time != TimeClock::new()
+                    || c.closed_early != 0
+                    || self.in_generation != 0)
+            {
                 return Err(DecodeError::invalid(
                     "started",
                     "a clock that never started has no time",

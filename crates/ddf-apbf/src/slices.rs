@@ -113,7 +113,10 @@ impl Segments for Slices {
 /// are forgotten after at most `(l + k)·τ`. Above capacity, a full
 /// generation closes early, as in the count-based filter: the
 /// false-positive rate stays at its design value, and the window shrinks to
-/// the last `l` generations, which then last less than `τ`. Pauses make
+/// the last `l` generations, which then last less than `τ`; each such close
+/// is counted ([`generations_closed_early`](ddf_core::TimedFilter::generations_closed_early)),
+/// and an item is missed within `t` only if a generation closed early since
+/// its latest occurrence. Memory never changes. Pauses make
 /// several periods pass at once: up to `k + l` shifts, all applied at the
 /// next insertion.
 #[derive(Clone, PartialEq, Eq)]
@@ -234,6 +237,9 @@ impl fmt::Debug for Apbf {
 /// the `(k + l)·m` bits as words.
 impl Snapshot for Apbf {
     const KIND: u16 = snapshot::kind::APBF;
+    // Layout 2 added the clock and overload counters; layout 1 is not read.
+    const VERSION: u16 = 2;
+    const OLDEST_VERSION: u16 = 2;
 
     fn encode_body(&self, out: &mut Encoder) {
         out.put_u64(self.core.segs.m);
@@ -263,6 +269,38 @@ impl Snapshot for Apbf {
 mod tests {
     use super::*;
     use ddf_core::{DuplicateFilter, Window, Windowed};
+
+    #[test]
+    fn overload_closes_generations_early_and_counts_them() {
+        use ddf_core::{Digest, TimedFilter};
+        let mut f = Apbf::new(4, 5, 2_000).unwrap().with_time_span(50).unwrap();
+        let (g, tau) = (f.generation(), f.period().unwrap());
+        assert_eq!(tau, 10);
+        let bits = f.memory_bits();
+        // Exactly g items per period: no early close.
+        for i in 0..20 * g {
+            f.insert_at(Digest::mixed(i), i * tau / g);
+        }
+        assert_eq!(
+            (f.generations_closed_early(), f.clock_regressions()),
+            (0, 0)
+        );
+        // Twice the rate over 20 periods: about one early close per period.
+        let start = f.core.now() + 10 * tau;
+        for i in 0..40 * g {
+            f.insert_at(Digest::mixed(i + (1 << 40)), start + i * tau / (2 * g));
+        }
+        let closed = f.generations_closed_early();
+        assert!((19..=40).contains(&closed), "{closed} early closes");
+        assert_eq!(f.memory_bits(), bits);
+        f.insert_at(Digest::mixed(1), 0);
+        assert_eq!(f.clock_regressions(), 1);
+        f.clear();
+        assert_eq!(
+            (f.generations_closed_early(), f.clock_regressions()),
+            (0, 0)
+        );
+    }
 
     #[test]
     fn parameters_are_checked() {

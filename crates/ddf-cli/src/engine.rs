@@ -98,7 +98,9 @@ pub(crate) fn build(c: &Candidate) -> Result<Filter, String> {
 pub(crate) fn exact(window: Window) -> Result<Filter, String> {
     let f = match window {
         Window::Count(w) => ddf::ExactWindow::new(w),
-        Window::Time(t) => ddf::ExactWindow::with_time_span(t),
+        // Exact over a time span holds every record within it: no cap, so
+        // its memory follows the arrival rate (the help says so).
+        Window::Time(t) => ddf::ExactWindow::with_time_span(t, u64::MAX),
         Window::Unbounded => Ok(ddf::ExactWindow::unbounded()),
     };
     Ok(Filter::from(f.map_err(|e| {

@@ -132,14 +132,39 @@ pub trait Windowed {
 /// A filter whose window is measured in the caller's time.
 ///
 /// The filter never reads a clock: the caller passes `now` (any unit, say
-/// milliseconds), so runs replay exactly. Timestamps must not decrease; a
-/// `now` earlier than the latest one seen is treated as the latest, so a clock
-/// that steps back never revives expired items nor expires fresh ones early.
+/// milliseconds), so runs replay exactly.
+///
+/// # Time going backwards
+///
+/// Timestamps should not decrease. When one does, the filter *clamps* it:
+/// `contains_at(d, now)` and `insert_at(d, now)` with `now` earlier than the
+/// latest time seen act exactly as at the latest time seen, so a clock that
+/// steps back never revives expired items nor expires fresh ones early. Each
+/// insertion that arrived with such a `now` is counted in
+/// [`clock_regressions`](Self::clock_regressions) (queries count nothing:
+/// they have no side effects). The mechanism is [`TimeClock`](crate::TimeClock);
+/// `timed_conformance!` checks that verdicts after a backwards step are those
+/// of the clamped time.
+///
+/// # Overload
+///
+/// A timed filter is sized for a rate: at most `g` items per generation of
+/// `τ` time units (each type says what its `g` and `τ` are). Its memory never
+/// grows beyond [`memory_bits`](DuplicateFilter::memory_bits) as reported at
+/// construction, whatever the rate. When a generation reaches `g` items
+/// before its `τ` has passed, the filter closes it early — the effective
+/// window shortens to the last generations' worth of items — and counts it in
+/// [`generations_closed_early`](Self::generations_closed_early). The promise
+/// "no false negative within `t`" therefore holds for every item with no
+/// early close since its latest occurrence; in particular, for every item
+/// while at most `g` items arrive per generation. The false-positive bound
+/// holds at any rate, since no generation holds more than `g` items.
 pub trait TimedFilter: DuplicateFilter {
-    /// Detect at time `now`. No side effects.
+    /// Detect at time `now` (clamped to the latest time seen). No side effects.
     fn contains_at(&self, digest: Digest, now: u64) -> bool;
 
-    /// Insert at time `now`.
+    /// Insert at time `now` (clamped to the latest time seen, and counted in
+    /// [`clock_regressions`](Self::clock_regressions) if earlier).
     fn insert_at(&mut self, digest: Digest, now: u64);
 
     /// Detect, then insert, at time `now`.
@@ -149,6 +174,16 @@ pub trait TimedFilter: DuplicateFilter {
         self.insert_at(digest, now);
         Verdict::from_seen(seen)
     }
+
+    /// Insertions since construction or `clear` whose `now` was earlier than
+    /// the latest time seen (and so were clamped to it).
+    fn clock_regressions(&self) -> u64;
+
+    /// Generations closed by reaching their capacity before their time span
+    /// had passed, since construction or `clear`: each one may have shortened
+    /// the effective window (0 while arrivals stay within the sized rate, and
+    /// always 0 without a time window).
+    fn generations_closed_early(&self) -> u64;
 }
 
 impl<F: DuplicateFilter + ?Sized> DuplicateFilter for Box<F> {
@@ -196,5 +231,11 @@ impl<F: TimedFilter + ?Sized> TimedFilter for Box<F> {
     }
     fn observe_at(&mut self, digest: Digest, now: u64) -> Verdict {
         (**self).observe_at(digest, now)
+    }
+    fn clock_regressions(&self) -> u64 {
+        (**self).clock_regressions()
+    }
+    fn generations_closed_early(&self) -> u64 {
+        (**self).generations_closed_early()
     }
 }

@@ -4,6 +4,7 @@
 #![forbid(unsafe_code)]
 
 pub mod batch;
+mod clock;
 mod deduper;
 mod ext;
 mod filter;
@@ -14,6 +15,7 @@ pub mod speed;
 #[cfg(feature = "testing")]
 pub mod testing;
 
+pub use clock::TimeClock;
 pub use ddf_hash::{Digest, KeyedSipHasher, PortableHasher, digest};
 pub use ddf_param::ParamError;
 pub use deduper::Deduper;

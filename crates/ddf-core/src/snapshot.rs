@@ -28,7 +28,12 @@
 //! - A snapshot written by a release is read by every later release: a
 //!   decoder keeps reading every older layout of its kind (bodies
 //!   `1..=VERSION`), and an envelope change adds a new `FORMAT_VERSION`
-//!   while the old one stays readable.
+//!   while the old one stays readable. This holds from the first published
+//!   release on. Until then (0.1 is unpublished) a kind may drop an old
+//!   layout by raising [`Snapshot::OLDEST_VERSION`]; the bytes are then
+//!   refused with [`DecodeError::UnsupportedVersion`], never misread. The
+//!   timed kinds (exact window, APBF, APBBF, queue, sliding Bloom) did so at
+//!   layout 2, when they gained the overload and clock counters.
 //! - Any change to the bytes a kind writes for the same state (a field
 //!   added, reordered, widened, or a different encoding of the payload)
 //!   bumps that kind's `VERSION`; any change to the envelope bumps
@@ -558,7 +563,7 @@ impl<'a> Decoder<'a> {
 }
 
 fn check_version<F: Snapshot>(version: u16) -> Result<(), DecodeError> {
-    if version == 0 || version > F::VERSION {
+    if version < F::OLDEST_VERSION.max(1) || version > F::VERSION {
         Err(DecodeError::UnsupportedVersion {
             kind: F::KIND,
             version,
@@ -678,6 +683,11 @@ pub trait Snapshot: Sized {
     /// The layout version of the body this build writes. Bump it when the
     /// body changes, and keep reading older versions where possible.
     const VERSION: u16 = 1;
+    /// The oldest layout version this build reads. It stays 1 once a release
+    /// is published; before that (ddf 0.1 is unpublished) a kind may drop a
+    /// layout by raising it, and such bytes are refused with
+    /// [`DecodeError::UnsupportedVersion`], never misread.
+    const OLDEST_VERSION: u16 = 1;
 
     /// Writes parameters, clock and payload.
     fn encode_body(&self, out: &mut Encoder);

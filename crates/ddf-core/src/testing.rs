@@ -191,6 +191,90 @@ where
     }
 }
 
+/// Time going backwards is clamped: a filter fed timestamps that sometimes
+/// step back gives the verdicts and `contains_at` answers of one fed the
+/// running maximum, and counts each step back in `clock_regressions`
+/// (queries count nothing); `clear` resets both counters.
+pub fn timed_steps_back_are_clamped<F, M>(make: M, c: &Conformance, max_gap: u64)
+where
+    F: TimedFilter + Debug,
+    M: Fn() -> F,
+{
+    let (mut jittery, mut clamped) = (make(), make());
+    let times = timestamps(c, 3, max_gap);
+    let mut rng = SplitMix64::new(c.seed ^ 0x6261_636b);
+    let (mut latest, mut steps_back) = (0u64, 0u64);
+    for (i, (d, now)) in c.stream(3).into_iter().zip(times).enumerate() {
+        // One item in four arrives with a time up to twice the largest gap
+        // behind the latest (or at 0).
+        let given = if rng.below(4) == 0 {
+            now.saturating_sub(rng.below(2 * max_gap.saturating_add(1)) + 1)
+        } else {
+            now
+        };
+        if given < latest {
+            steps_back += 1;
+        }
+        latest = latest.max(given);
+        assert_eq!(
+            jittery.contains_at(d, given),
+            clamped.contains_at(d, latest),
+            "contains_at at a time behind the latest is not the clamped answer at item {i}"
+        );
+        assert_eq!(
+            jittery.observe_at(d, given),
+            clamped.observe_at(d, latest),
+            "observe_at at a time behind the latest is not the clamped verdict at item {i}"
+        );
+        assert_eq!(
+            jittery.clock_regressions(),
+            steps_back,
+            "clock_regressions miscounted at item {i}"
+        );
+    }
+    assert_eq!(
+        clamped.clock_regressions(),
+        0,
+        "a monotone clock counted regressions"
+    );
+    assert_eq!(
+        jittery.generations_closed_early(),
+        clamped.generations_closed_early(),
+        "clamped and jittery runs closed different generations early"
+    );
+    jittery.clear();
+    assert_eq!(
+        (
+            jittery.clock_regressions(),
+            jittery.generations_closed_early()
+        ),
+        (0, 0),
+        "clear kept the clock counters"
+    );
+}
+
+/// Overload never grows the state: a burst of many distinct items at one
+/// instant (far beyond any sized rate) leaves `memory_bits` at most what the
+/// fresh filter reported, at every step.
+pub fn timed_burst_keeps_memory<F, M>(make: M, c: &Conformance)
+where
+    F: TimedFilter + Debug,
+    M: Fn() -> F,
+{
+    let mut f = make();
+    let bound = f.memory_bits();
+    let burst = 8 * c.stream_len as u64;
+    for i in 0..burst {
+        f.observe_at(Digest::mixed(i ^ 0x0b5e_55ed), 1);
+        assert!(
+            f.memory_bits() <= bound,
+            "memory grew to {} bits (constructed with {bound}) after {} burst items",
+            f.memory_bits(),
+            i + 1
+        );
+    }
+}
+
 /// A snapshot taken mid-stream carries the filter's clock: the restored
 /// filter answers `contains_at` and `observe_at` exactly as the original on
 /// the timed continuation, for random streams and cut points.
@@ -731,12 +815,14 @@ macro_rules! conformance {
 
 /// The timed clauses for a [`TimedFilter`], one line per timed
 /// configuration, next to its [`conformance!`] line: `observe_at` is
-/// `contains_at` then `insert_at`, and snapshots carry the clock. Arrival
+/// `contains_at` then `insert_at`, snapshots carry the clock, a time behind
+/// the latest is answered as the latest and counted, and a burst far beyond
+/// any sized rate never grows `memory_bits`. Arrival
 /// gaps are drawn from `0..=max_gap`; pick it so the stream spans several
 /// windows.
 ///
 /// ```text
-/// ddf_core::timed_conformance!(exact_timed_clock, ExactWindow::with_time_span(50).unwrap(), 20);
+/// ddf_core::timed_conformance!(exact_timed_clock, ExactWindow::with_time_span(50, 40).unwrap(), 20);
 /// ```
 #[macro_export]
 macro_rules! timed_conformance {
@@ -765,6 +851,14 @@ macro_rules! timed_conformance {
             #[test]
             fn timed_snapshot_round_trips() {
                 $crate::testing::timed_snapshot_round_trips(|| $make, &$config, $max_gap);
+            }
+            #[test]
+            fn timed_steps_back_are_clamped() {
+                $crate::testing::timed_steps_back_are_clamped(|| $make, &$config, $max_gap);
+            }
+            #[test]
+            fn timed_burst_keeps_memory() {
+                $crate::testing::timed_burst_keeps_memory(|| $make, &$config);
             }
         }
     };

@@ -5,7 +5,8 @@
 
 use ddf_core::snapshot::{self, DecodeError, Decoder, Encoder, Snapshot};
 use ddf_core::{
-    Digest, DuplicateFilter, ParamError, Prediction, TimedFilter, Verdict, Window, Windowed,
+    Digest, DuplicateFilter, ParamError, Prediction, TimeClock, TimedFilter, Verdict, Window,
+    Windowed,
 };
 use ddf_hash::MixState;
 use std::collections::hash_map::Entry;
@@ -31,6 +32,17 @@ struct Slot {
 /// is popped and its count decremented, the key removed at zero. Lookup is a
 /// dictionary probe. Both are O(1) expected.
 ///
+/// Over a time span the window holds as many items as arrive in it, so the
+/// filter takes a `capacity`: the FIFO never holds more than `capacity`
+/// items, and [`memory_bits`](DuplicateFilter::memory_bits) is Theorem 1's
+/// count for a full FIFO from construction on. When an item arrives with the
+/// FIFO full of live items, the oldest is expired early and counted
+/// ([`generations_closed_early`](TimedFilter::generations_closed_early):
+/// each item is its own generation). So no item within the span is missed
+/// while at most `capacity` items arrive per span; above that rate the window
+/// shortens to the last `capacity` items, and a miss within the span happens
+/// only after an early expiry since the item's latest occurrence.
+///
 /// `K` is the key type: [`Digest`] when used as a [`DuplicateFilter`], any
 /// `Hash + Eq + Clone` type (item ids, strings) as ground truth. `S` hashes
 /// keys for the dictionary; the default [`MixState`] is fast and unkeyed, fine
@@ -41,8 +53,14 @@ pub struct ExactWindow<K = Digest, S = MixState> {
     /// Items of the window, oldest first, with their timestamps in time mode.
     fifo: VecDeque<(K, u64)>,
     dict: HashMap<K, Slot, S>,
-    /// The latest timestamp seen (time mode), so time never runs backwards.
-    now: u64,
+    /// The latest timestamp seen and the steps back (time mode only), so
+    /// time never runs backwards.
+    clock: TimeClock,
+    /// The most items the FIFO holds (time mode; the window for count
+    /// windows, unused for the set).
+    capacity: u64,
+    /// Items expired before their time because the FIFO was full.
+    closed_early: u64,
 }
 
 impl<K: Hash + Eq + Clone> ExactWindow<K> {
@@ -52,9 +70,12 @@ impl<K: Hash + Eq + Clone> ExactWindow<K> {
     }
 
     /// An exact filter over the last `span` time units (`t ≥ 1`), driven by
-    /// [`observe_key_at`](Self::observe_key_at) or [`TimedFilter`].
-    pub fn with_time_span(span: u64) -> Result<Self, ParamError> {
-        Self::with_hasher(Window::Time(span), MixState)
+    /// [`observe_key_at`](Self::observe_key_at) or [`TimedFilter`], holding
+    /// at most `capacity` (`≥ 1`) items: exact while at most `capacity`
+    /// items arrive per `span`. `u64::MAX` means no cap (ground truth; its
+    /// `memory_bits` is then `u64::MAX`, the honest bound).
+    pub fn with_time_span(span: u64, capacity: u64) -> Result<Self, ParamError> {
+        Self::with_hasher_capped(Window::Time(span), capacity, MixState)
     }
 
     /// An exact set over the whole stream (`w = ∞`); its memory grows with
@@ -64,21 +85,62 @@ impl<K: Hash + Eq + Clone> ExactWindow<K> {
             window: Window::Unbounded,
             fifo: VecDeque::new(),
             dict: HashMap::default(),
-            now: 0,
+            clock: TimeClock::new(),
+            capacity: u64::MAX,
+            closed_early: 0,
         }
     }
 }
 
 impl<K: Hash + Eq + Clone, S: BuildHasher> ExactWindow<K, S> {
-    /// An exact filter for `window` with the dictionary hasher `hasher`.
+    /// An exact filter for `window` with the dictionary hasher `hasher`; a
+    /// time window holds any number of items (see
+    /// [`with_hasher_capped`](Self::with_hasher_capped)).
     pub fn with_hasher(window: Window, hasher: S) -> Result<Self, ParamError> {
+        Self::with_hasher_capped(window, u64::MAX, hasher)
+    }
+
+    /// As [`with_hasher`](Self::with_hasher), a time window holding at most
+    /// `capacity` (`≥ 1`) items (ignored by count windows, whose capacity is
+    /// their window, and by the set).
+    pub fn with_hasher_capped(
+        window: Window,
+        capacity: u64,
+        hasher: S,
+    ) -> Result<Self, ParamError> {
         check_window(window)?;
+        let capacity = match window {
+            Window::Time(_) if capacity == 0 => {
+                return Err(ParamError::new("capacity", 0, "at least 1 item"));
+            }
+            Window::Time(_) => capacity,
+            Window::Count(w) => w,
+            Window::Unbounded => u64::MAX,
+        };
         Ok(ExactWindow {
             window,
             fifo: VecDeque::new(),
             dict: HashMap::with_hasher(hasher),
-            now: 0,
+            clock: TimeClock::new(),
+            capacity,
+            closed_early: 0,
         })
+    }
+
+    /// The most items the window holds: `w` for a count window, the
+    /// capacity of a time window (`u64::MAX` for none, and for the set).
+    pub fn capacity(&self) -> u64 {
+        self.capacity
+    }
+
+    /// Items expired early because a time window's FIFO was full.
+    pub fn expired_early(&self) -> u64 {
+        self.closed_early
+    }
+
+    /// Time-window insertions whose time was behind the latest one seen.
+    pub fn clock_regressions(&self) -> u64 {
+        self.clock.regressions()
     }
 
     /// The window this filter answers for.
@@ -108,21 +170,21 @@ impl<K: Hash + Eq + Clone, S: BuildHasher> ExactWindow<K, S> {
     /// How often `key` occurs in the window (0 if absent), at the latest time seen.
     pub fn count(&self, key: &K) -> u64 {
         match self.dict.get(key) {
-            Some(slot) if self.live(slot, self.now) => slot.count,
+            Some(slot) if self.live(slot, self.clock.latest()) => slot.count,
             _ => 0,
         }
     }
 
     fn live(&self, slot: &Slot, now: u64) -> bool {
         match self.window {
-            Window::Time(span) => now.max(self.now) - slot.latest < span,
+            Window::Time(span) => self.clock.peek(now) - slot.latest < span,
             _ => true,
         }
     }
 
     /// Whether `key` occurs in the window at the latest time seen.
     pub fn contains_key(&self, key: &K) -> bool {
-        self.contains_key_at(key, self.now)
+        self.contains_key_at(key, self.clock.latest())
     }
 
     /// Whether `key` occurs in the window at time `now` (time mode; other
@@ -133,7 +195,7 @@ impl<K: Hash + Eq + Clone, S: BuildHasher> ExactWindow<K, S> {
 
     /// Records `key` at the latest time seen.
     pub fn insert_key(&mut self, key: K) {
-        self.insert_key_at(key, self.now);
+        self.insert_key_at(key, self.clock.latest());
     }
 
     /// Records `key` at time `now` (time mode; other modes ignore `now`).
@@ -145,12 +207,22 @@ impl<K: Hash + Eq + Clone, S: BuildHasher> ExactWindow<K, S> {
     /// before: one dictionary probe serves both, since after expiring stale
     /// items a key is in the dictionary exactly when it is live.
     fn record(&mut self, key: K, now: u64) -> bool {
-        let now = now.max(self.now);
-        self.now = now;
+        // Count windows and the set ignore time; their clock stays at 0.
+        let mut at = 0;
+        // Whether the key was live before an early expiry (which may be its own).
+        let mut live_before = None;
         if let Window::Time(span) = self.window {
-            self.expire(|&(_, ts)| now - ts >= span);
+            at = self.clock.advance(now);
+            self.expire(|&(_, ts)| at - ts >= span);
+            if self.fifo.len() as u64 >= self.capacity {
+                // Full of live items: the oldest leaves before its time.
+                live_before = Some(self.dict.contains_key(&key));
+                self.pop_oldest();
+                self.closed_early = self.closed_early.saturating_add(1);
+            }
         }
-        let seen = match self.dict.entry(key.clone()) {
+        let now = at;
+        let present = match self.dict.entry(key.clone()) {
             Entry::Occupied(mut e) => {
                 let slot = e.get_mut();
                 slot.count += 1;
@@ -174,12 +246,12 @@ impl<K: Hash + Eq + Clone, S: BuildHasher> ExactWindow<K, S> {
                 self.pop_oldest();
             }
         }
-        seen
+        live_before.unwrap_or(present)
     }
 
     /// Detect, then insert, `key`.
     pub fn observe_key(&mut self, key: K) -> Verdict {
-        self.observe_key_at(key, self.now)
+        self.observe_key_at(key, self.clock.latest())
     }
 
     /// Detect, then insert, `key` at time `now`.
@@ -208,19 +280,21 @@ impl<K: Hash + Eq + Clone, S: BuildHasher> ExactWindow<K, S> {
     pub fn clear_all(&mut self) {
         self.fifo.clear();
         self.dict.clear();
-        self.now = 0;
+        self.clock = TimeClock::new();
+        self.closed_early = 0;
     }
 
     /// State bits as Theorem 1 counts them, with keys of `key_bits` bits
     /// (`log2 |Γ|`): `w·(⌈log2 w⌉ + 2·key_bits)` for a count window (the FIFO
     /// and the dictionary of keys and counters, sized for a full window); for
-    /// time windows and the unbounded set, the same per stored item for the
-    /// items held now (time windows also keep a 64-bit timestamp per item).
+    /// a time window the same for a full FIFO of `capacity` items, each with
+    /// a 64-bit timestamp too (fixed from construction; `u64::MAX` without a
+    /// cap); for the unbounded set, `key_bits` per item held now.
     pub fn theorem1_bits(&self, key_bits: u64) -> u64 {
         match self.window {
             Window::Count(w) => count_window_bits(w, key_bits).unwrap_or(u64::MAX),
             Window::Time(_) => {
-                let n = self.fifo.len() as u64;
+                let n = self.capacity;
                 n.saturating_mul(counter_bits(n) + 2 * key_bits + 64)
             }
             Window::Unbounded => (self.dict.len() as u64).saturating_mul(key_bits),
@@ -309,6 +383,17 @@ impl TimedFilter for ExactWindow<Digest, MixState> {
     fn observe_at(&mut self, digest: Digest, now: u64) -> Verdict {
         self.observe_key_at(digest, now)
     }
+
+    /// 0 for count windows and the set, which ignore time.
+    fn clock_regressions(&self) -> u64 {
+        self.clock.regressions()
+    }
+
+    /// Items a full time window expired before their time (each item is
+    /// its own generation).
+    fn generations_closed_early(&self) -> u64 {
+        self.closed_early
+    }
 }
 
 impl<K: Hash + Eq + Clone, S: BuildHasher> Windowed for ExactWindow<K, S> {
@@ -321,11 +406,16 @@ const MODE_COUNT: u8 = 0;
 const MODE_TIME: u8 = 1;
 const MODE_UNBOUNDED: u8 = 2;
 
-/// Body: mode (u8), window parameter (u64), clock (u64), then the items as
+/// Body: mode (u8), window parameter (u64), capacity (u64, time mode; 0
+/// otherwise), latest time and clock regressions (u64 each, 0 outside time
+/// mode), early expiries (u64), then the items as
 /// length-prefixed words — oldest first, `key, timestamp` pairs in time mode,
 /// sorted keys for the unbounded set (its dictionary has no order).
 impl Snapshot for ExactWindow<Digest, MixState> {
     const KIND: u16 = snapshot::kind::EXACT_WINDOW;
+    // Layout 2 added the clock and overload counters; layout 1 is not read.
+    const VERSION: u16 = 2;
+    const OLDEST_VERSION: u16 = 2;
 
     fn encode_body(&self, out: &mut Encoder) {
         let (mode, param) = match self.window {
@@ -335,7 +425,9 @@ impl Snapshot for ExactWindow<Digest, MixState> {
         };
         out.put_u8(mode);
         out.put_u64(param);
-        out.put_u64(self.now);
+        out.put_u64(if mode == MODE_TIME { self.capacity } else { 0 });
+        self.clock.encode(out);
+        out.put_u64(self.closed_early);
         let words: Vec<u64> = match self.window {
             Window::Count(_) => self.fifo.iter().map(|(k, _)| k.get()).collect(),
             Window::Time(_) => self
@@ -355,11 +447,20 @@ impl Snapshot for ExactWindow<Digest, MixState> {
     fn decode_body(input: &mut Decoder<'_>, _version: u16) -> Result<Self, DecodeError> {
         let mode = input.u8("mode")?;
         let param = input.u64("window")?;
-        let now = input.u64("clock")?;
+        let capacity = input.u64("capacity")?;
+        let clock = TimeClock::decode(input)?;
+        let closed_early = input.u64("early expiries")?;
+        let now = clock.latest();
+        if mode != MODE_TIME && (capacity != 0 || clock != TimeClock::new() || closed_early != 0) {
+            return Err(DecodeError::invalid(
+                "capacity",
+                "capacity, clock and early expiries belong to time windows",
+            ));
+        }
         let words = input.words("items")?;
         let mut f = match mode {
             MODE_COUNT => ExactWindow::new(param)?,
-            MODE_TIME => ExactWindow::with_time_span(param)?,
+            MODE_TIME => ExactWindow::with_time_span(param, capacity)?,
             MODE_UNBOUNDED if param == 0 => ExactWindow::unbounded(),
             MODE_UNBOUNDED => {
                 return Err(DecodeError::invalid(
@@ -382,10 +483,10 @@ impl Snapshot for ExactWindow<Digest, MixState> {
                 }
             }
             MODE_TIME => {
-                if words.len() % 2 != 0 {
+                if words.len() % 2 != 0 || (words.len() / 2) as u64 > capacity {
                     return Err(DecodeError::invalid(
                         "items",
-                        "time-window items come in key, timestamp pairs",
+                        "time-window items come in key, timestamp pairs, at most capacity of them",
                     ));
                 }
                 let mut last = 0;
@@ -413,7 +514,8 @@ impl Snapshot for ExactWindow<Digest, MixState> {
                 }
             }
         }
-        f.now = now;
+        f.clock = clock;
+        f.closed_early = closed_early;
         Ok(f)
     }
 }
@@ -426,7 +528,9 @@ mod tests {
     fn bad_windows_are_param_errors() {
         assert_eq!(ExactWindow::<u64>::new(0).unwrap_err().param(), "window");
         assert_eq!(
-            ExactWindow::<u64>::with_time_span(0).unwrap_err().param(),
+            ExactWindow::<u64>::with_time_span(0, 10)
+                .unwrap_err()
+                .param(),
             "time_span"
         );
     }
@@ -459,7 +563,7 @@ mod tests {
 
     #[test]
     fn time_window_uses_half_open_span() {
-        let mut f = ExactWindow::<u64>::with_time_span(10).unwrap();
+        let mut f = ExactWindow::<u64>::with_time_span(10, 100).unwrap();
         f.observe_key_at(1, 100);
         assert!(f.contains_key_at(&1, 109));
         assert!(!f.contains_key_at(&1, 110));
@@ -468,6 +572,32 @@ mod tests {
         assert!(f.contains_key_at(&2, 105));
         assert_eq!(f.observe_key_at(1, 111), Verdict::Unseen);
         assert_eq!(f.observe_key_at(1, 111), Verdict::Duplicate);
+    }
+
+    #[test]
+    fn a_full_time_window_expires_early_and_counts() {
+        assert_eq!(
+            ExactWindow::<u64>::with_time_span(10, 0)
+                .unwrap_err()
+                .param(),
+            "capacity"
+        );
+        let mut f = ExactWindow::<u64>::with_time_span(100, 3).unwrap();
+        let bits = f.theorem1_bits(64);
+        for k in 0..3 {
+            f.observe_key_at(k, k);
+        }
+        assert_eq!(f.expired_early(), 0);
+        // A fourth item within the span pushes the oldest out early.
+        assert_eq!(f.observe_key_at(3, 5), Verdict::Unseen);
+        assert_eq!((f.expired_early(), f.len()), (1, 3));
+        assert!(!f.contains_key_at(&0, 5) && f.contains_key_at(&1, 5));
+        // The key pushed out is its own: seen before the expiry, as contains says.
+        assert!(f.contains_key_at(&1, 6));
+        assert_eq!(f.observe_key_at(1, 6), Verdict::Duplicate);
+        assert_eq!(f.theorem1_bits(64), bits);
+        f.observe_key_at(9, 1);
+        assert_eq!(f.clock_regressions(), 1);
     }
 
     #[test]

@@ -11,9 +11,9 @@ proptest! {
     #![proptest_config(ProptestConfig::with_cases(256))]
 
     #[test]
-    fn constructors(window in size(), span in size()) {
+    fn constructors(window in size(), span in size(), capacity in size()) {
         check(ExactWindow::new(window), &["window"])?;
-        check(ExactWindow::with_time_span(span), &["time_span"])?;
+        check(ExactWindow::with_time_span(span, capacity), &["time_span", "capacity"])?;
         check(Ok(ExactWindow::unbounded()), &[])?;
         for w in [Window::Count(window), Window::Time(span), Window::Unbounded] {
             check(

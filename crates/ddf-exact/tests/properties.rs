@@ -23,7 +23,7 @@ proptest! {
         t in 1u64..50,
         events in prop::collection::vec((0u64..20, 0u64..8), 0..300),
     ) {
-        let mut f = ExactWindow::<u64>::with_time_span(t).unwrap();
+        let mut f = ExactWindow::<u64>::with_time_span(t, 300).unwrap();
         let mut now = 0;
         let mut seen: Vec<(u64, u64)> = Vec::new();
         for &(k, gap) in &events {
@@ -41,8 +41,8 @@ proptest! {
     ) {
         // `observe_key_at` answers from the same probe that records the key;
         // a clock that jumps backwards must not change its answer.
-        let mut fast = ExactWindow::<u64>::with_time_span(t).unwrap();
-        let mut slow = ExactWindow::<u64>::with_time_span(t).unwrap();
+        let mut fast = ExactWindow::<u64>::with_time_span(t, 300).unwrap();
+        let mut slow = ExactWindow::<u64>::with_time_span(t, 300).unwrap();
         for &(k, now) in &events {
             let expected = slow.contains_key_at(&k, now);
             slow.insert_key_at(k, now);

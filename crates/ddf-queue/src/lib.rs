@@ -5,7 +5,8 @@
 
 use ddf_core::snapshot::{self, DecodeError, Decoder, Encoder, Snapshot};
 use ddf_core::{
-    Digest, DuplicateFilter, ParamError, Prediction, TimedFilter, Verdict, Window, Windowed,
+    Digest, DuplicateFilter, ParamError, Prediction, TimeClock, TimedFilter, Verdict, Window,
+    Windowed,
 };
 use ddf_param::{ensure_positive, ensure_range};
 use ddf_theory::queue::{
@@ -27,14 +28,26 @@ struct Slices {
     span: u64,
     /// When the newest subfilter started.
     started: u64,
-    /// The latest time seen.
-    now: u64,
+    /// The latest time seen and the steps back.
+    time: TimeClock,
+    /// Rotations because the newest subfilter was full before its slice ended.
+    closed_early: u64,
 }
 
 impl Slices {
+    /// A slicing of `span` per subfilter, before any insertion.
+    fn new(span: u64) -> Self {
+        Slices {
+            span,
+            started: 0,
+            time: TimeClock::new(),
+            closed_early: 0,
+        }
+    }
+
     /// Rotations that reaching time `now` would cause, at most `limit`.
     fn due(&self, now: u64, limit: usize) -> usize {
-        let elapsed = now.max(self.now) - self.started;
+        let elapsed = self.time.peek(now) - self.started;
         usize::try_from(elapsed / self.span)
             .unwrap_or(usize::MAX)
             .min(limit)
@@ -57,11 +70,16 @@ impl Slices {
 /// [`DuplicateFilter::clear`]: no allocation after construction. The item is
 /// hashed once; every subfilter sees the same digest.
 ///
-/// With [`with_time_span`](Self::with_time_span) the queue also rotates when
-/// the newest subfilter has covered `s = ⌈t/(L − 1)⌉` time units, so every
-/// item seen within the last `t` is remembered while at most `c·(L − 1)`
-/// items arrive per `t`; above that rate the capacity rotation shortens the
-/// memory to the last `c·(L − 1)` items.
+/// With [`with_time_span`](Self::with_time_span) the queue rotates when the
+/// newest subfilter has covered `s = ⌈t/(L − 1)⌉` time units, so every item
+/// seen within the last `t` is remembered while at most `c` items arrive per
+/// slice `s`. Above that rate a full subfilter rotates early, at the next
+/// insertion, and the rotation is counted
+/// ([`generations_closed_early`](TimedFilter::generations_closed_early)):
+/// memory and each subfilter's load stay as sized (so its false-positive
+/// rate stays that of a subfilter of `c` items), and the memory shortens to
+/// the last `L − 1` subfilters of `c` items; an item is missed within `t`
+/// only if a rotation was early since its latest occurrence.
 #[derive(Debug, Clone)]
 pub struct Queue<F> {
     /// A ring: `newest`, then older ones at increasing indices (mod `L`).
@@ -277,11 +295,7 @@ impl<F: DuplicateFilter> Queue<F> {
         ensure_range("subfilters", subfilters, 2..=MAX_SUBFILTERS)?;
         ensure_positive("time_span", span)?;
         let mut queue = Self::new(subfilters, capacity, make)?;
-        queue.slices = Some(Slices {
-            span: span.div_ceil(subfilters as u64 - 1),
-            started: 0,
-            now: 0,
-        });
+        queue.slices = Some(Slices::new(span.div_ceil(subfilters as u64 - 1)));
         Ok(queue)
     }
 
@@ -315,27 +329,41 @@ impl<F: DuplicateFilter> Queue<F> {
         self.filled = 0;
     }
 
-    /// Counts one insertion into the newest subfilter; rotates at `c`.
+    /// Counts one insertion into the newest subfilter; rotates at `c`
+    /// (count windows: a time window rotates a full subfilter at the next
+    /// insertion, [`rotate_if_full`](Self::rotate_if_full)).
     fn count_insertion(&mut self) {
         self.filled += 1;
-        if self.filled == self.capacity {
+        if self.filled == self.capacity && self.slices.is_none() {
             self.rotate();
-            if let Some(s) = &mut self.slices {
-                s.started = s.now;
-            }
         }
+    }
+
+    /// Time windows: rotates the newest subfilter early if it already took
+    /// `c` insertions within its slice, so no subfilter exceeds `c`; the
+    /// new slice starts now. Whether it rotated.
+    fn rotate_if_full(&mut self) -> bool {
+        if self.filled < self.capacity {
+            return false;
+        }
+        self.rotate();
+        if let Some(s) = &mut self.slices {
+            s.started = s.time.latest();
+            s.closed_early = s.closed_early.saturating_add(1);
+        }
+        true
     }
 
     /// Moves the clock to `now`, rotating once per elapsed time slice.
     fn advance(&mut self, now: u64) {
-        let Some(s) = self.slices else { return };
-        let now = now.max(s.now);
+        let Some(mut s) = self.slices else { return };
+        let now = s.time.advance(now);
         let due = s.due(now, self.subfilters.len());
         for _ in 0..due {
             self.rotate();
         }
-        let s = self.slices.as_mut().expect("checked above");
-        s.now = now;
+        self.slices = Some(s);
+        let s = self.slices.as_mut().expect("set above");
         if due == self.subfilters.len() {
             // Everything expired: restart the slicing at the present.
             s.started = now;
@@ -351,12 +379,19 @@ impl<F: DuplicateFilter> DuplicateFilter for Queue<F> {
     }
 
     fn insert(&mut self, digest: Digest) {
+        self.rotate_if_full();
         self.subfilters[self.newest].insert(digest);
         self.count_insertion();
     }
 
     /// Asks the older subfilters, then observes in the newest (fused there).
     fn observe(&mut self, digest: Digest) -> Verdict {
+        if self.filled == self.capacity {
+            // Time windows only: answer before the early rotation.
+            let seen = self.contains(digest);
+            self.insert(digest);
+            return Verdict::from_seen(seen);
+        }
         let older = (1..self.subfilters.len()).any(|age| self.aged(age).contains(digest));
         let newest = self.subfilters[self.newest].observe(digest);
         self.count_insertion();
@@ -366,10 +401,11 @@ impl<F: DuplicateFilter> DuplicateFilter for Queue<F> {
     /// The subfilters' state; the queue's own counters are not counted, as
     /// in the paper.
     fn memory_bits(&self) -> u64 {
+        // Saturating: a decoded subfilter may report any size.
         self.subfilters
             .iter()
             .map(DuplicateFilter::memory_bits)
-            .sum()
+            .fold(0u64, u64::saturating_add)
     }
 
     fn clear(&mut self) {
@@ -379,11 +415,7 @@ impl<F: DuplicateFilter> DuplicateFilter for Queue<F> {
         self.newest = 0;
         self.filled = 0;
         if let Some(s) = &mut self.slices {
-            *s = Slices {
-                span: s.span,
-                started: 0,
-                now: 0,
-            };
+            *s = Slices::new(s.span);
         }
     }
 }
@@ -404,6 +436,17 @@ impl<F: DuplicateFilter> TimedFilter for Queue<F> {
     fn observe_at(&mut self, digest: Digest, now: u64) -> Verdict {
         self.advance(now);
         self.observe(digest)
+    }
+
+    /// 0 without a time span.
+    fn clock_regressions(&self) -> u64 {
+        self.slices.map_or(0, |s| s.time.regressions())
+    }
+
+    /// Rotations of a subfilter that took `c` insertions before its slice
+    /// `s` ended (0 without a time span).
+    fn generations_closed_early(&self) -> u64 {
+        self.slices.map_or(0, |s| s.closed_early)
     }
 }
 
@@ -441,10 +484,13 @@ pub fn subfilter_kind(body: &Decoder<'_>) -> Result<u16, DecodeError> {
 }
 
 /// Body: `L`, `c`, the newest index, insertions into it, the time slicing
-/// (flag, span, start, clock), then the `L` subfilters in storage order,
+/// (flag, span, start, latest time, clock regressions, early rotations), then the `L` subfilters in storage order,
 /// each as a nested snapshot.
 impl<F: DuplicateFilter + Snapshot> Snapshot for Queue<F> {
     const KIND: u16 = snapshot::kind::QUEUE;
+    // Layout 2 added the clock and overload counters; layout 1 is not read.
+    const VERSION: u16 = 2;
+    const OLDEST_VERSION: u16 = 2;
 
     fn encode_body(&self, out: &mut Encoder) {
         out.put_u64(self.subfilters.len() as u64);
@@ -452,14 +498,11 @@ impl<F: DuplicateFilter + Snapshot> Snapshot for Queue<F> {
         out.put_u64(self.newest as u64);
         out.put_u64(self.filled);
         out.put_bool(self.slices.is_some());
-        let s = self.slices.unwrap_or(Slices {
-            span: 0,
-            started: 0,
-            now: 0,
-        });
+        let s = self.slices.unwrap_or(Slices::new(0));
         out.put_u64(s.span);
         out.put_u64(s.started);
-        out.put_u64(s.now);
+        s.time.encode(out);
+        out.put_u64(s.closed_early);
         for f in &self.subfilters {
             out.put_nested(f);
         }
@@ -471,14 +514,20 @@ impl<F: DuplicateFilter + Snapshot> Snapshot for Queue<F> {
         let capacity = ensure_positive("capacity", input.u64("capacity")?)?;
         let newest = input.u64("newest")?;
         let filled = input.u64("filled")?;
-        if newest >= l as u64 || filled >= capacity {
+        let timed = input.bool("time slicing")?;
+        // A count window rotates at `c`; a time window rotates a full
+        // subfilter at the next insertion, so it may hold exactly `c`.
+        let most = if timed { capacity } else { capacity - 1 };
+        if newest >= l as u64 || filled > most {
             return Err(DecodeError::invalid(
                 "queue clock",
                 "newest index or fill outside the queue",
             ));
         }
-        let timed = input.bool("time slicing")?;
-        let (span, started, now) = (input.u64("span")?, input.u64("started")?, input.u64("now")?);
+        let (span, started) = (input.u64("span")?, input.u64("started")?);
+        let time = TimeClock::decode(input)?;
+        let closed_early = input.u64("generations closed early")?;
+        let now = time.latest();
         let slices = if timed {
             if span == 0 || started > now || now - started >= span.saturating_mul(l as u64) || l < 2
             {
@@ -487,9 +536,14 @@ impl<F: DuplicateFilter + Snapshot> Snapshot for Queue<F> {
                     "span, start and clock inconsistent",
                 ));
             }
-            Some(Slices { span, started, now })
+            Some(Slices {
+                span,
+                started,
+                time,
+                closed_early,
+            })
         } else {
-            if span != 0 || started != 0 || now != 0 {
+            if span != 0 || started != 0 || time != TimeClock::new() || closed_early != 0 {
                 return Err(DecodeError::invalid(
                     "time slicing",
                     "set on a queue without a time span",
@@ -572,6 +626,33 @@ mod tests {
         assert!(!q.contains(d(1_000)));
         assert_eq!(q.window(), Window::Count(15));
         assert_eq!(q.slack(), 5);
+    }
+
+    #[test]
+    fn a_full_subfilter_rotates_early_at_the_next_insertion() {
+        // Slices of 10 units, c = 4.
+        let mut q = Queue::with_time_span(3, 4, 20, |_| ExactWindow::new(4)).unwrap();
+        let d = Digest::mixed;
+        for i in 0..4 {
+            q.observe_at(d(i), 0);
+        }
+        // Exactly c in the slice: nothing rotates yet.
+        assert_eq!(q.generations_closed_early(), 0);
+        let bits = q.memory_bits();
+        // The fifth item within the slice rotates early and is counted.
+        assert_eq!(q.observe_at(d(100), 1), Verdict::Unseen);
+        assert_eq!(q.generations_closed_early(), 1);
+        assert!(q.contains_at(d(0), 1));
+        // Two more early rotations (at items 203 and 207) push item 0 out
+        // inside its 20 units.
+        for i in 0..8 {
+            q.observe_at(d(200 + i), 2);
+        }
+        assert_eq!(q.generations_closed_early(), 3);
+        assert!(!q.contains_at(d(0), 2));
+        assert_eq!(q.memory_bits(), bits);
+        q.observe_at(d(1), 0);
+        assert_eq!(q.clock_regressions(), 1);
     }
 
     #[test]

@@ -26,14 +26,12 @@ conformance!(
 conformance!(
     timed_queue,
     // Untimed calls never advance the clock: only the capacity rotates.
-    Queue::with_time_span(3, 50, 1_000, |_| Ok(ExactWindow::unbounded())).unwrap(),
-    Conformance::default()
-        .promise(Promise::LastInsertions(100))
-        .growing_memory(true)
+    Queue::with_time_span(3, 50, 1_000, |_| ExactWindow::new(50)).unwrap(),
+    Conformance::default().promise(Promise::LastInsertions(100))
 );
 // With timestamps: subfilters also rotate when their time slot ends.
 ddf_core::timed_conformance!(
     timed_queue_clock,
-    Queue::with_time_span(3, 50, 1_000, |_| Ok(ExactWindow::unbounded())).unwrap(),
+    Queue::with_time_span(3, 50, 1_000, |_| ExactWindow::new(50)).unwrap(),
     100
 );

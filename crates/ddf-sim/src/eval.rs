@@ -280,7 +280,8 @@ impl Truth {
 fn ground_truth(window: Window) -> ExactWindow<u64> {
     let built = match window {
         Window::Count(w) => ExactWindow::new(w),
-        Window::Time(t) => ExactWindow::with_time_span(t),
+        // No cap: the ground truth holds every item of the span.
+        Window::Time(t) => ExactWindow::with_time_span(t, u64::MAX),
         Window::Unbounded => Ok(ExactWindow::unbounded()),
     };
     // A zero window would mean "nothing is ever a duplicate": an exact set of
@@ -492,7 +493,7 @@ mod tests {
         assert_eq!((r.false_positives, r.false_negatives), (0, 0));
 
         let cfg = EvalConfig::new(Window::Time(300), 50_000);
-        let mut exact = ExactWindow::with_time_span(300).unwrap();
+        let mut exact = ExactWindow::with_time_span(300, u64::MAX).unwrap();
         let mut arrivals = Arrivals::poisson(1.5, 3).unwrap();
         let r = evaluate_timed(
             &mut exact,

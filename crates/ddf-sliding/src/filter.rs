@@ -3,7 +3,9 @@
 use crate::plan::{CELLS_PER_BUCKET, Clock, Plan, Request, Sizing, Slack};
 use crate::table::{Ages, EntryKey, Slot, Table};
 use ddf_core::batch::{self, Prefetch};
-use ddf_core::{Digest, DuplicateFilter, ParamError, TimedFilter, Verdict, Window, Windowed};
+use ddf_core::{
+    Digest, DuplicateFilter, ParamError, TimeClock, TimedFilter, Verdict, Window, Windowed,
+};
 use ddf_hash::{Fingerprinter, SplitMix64, ZeroPolicy};
 
 /// Seed of the relocation generator unless [`SlidingBloom::with_seed`] sets one.
@@ -41,8 +43,20 @@ pub struct SlidingBloom {
     /// `in_generation · quota mod generation_capacity`: the scan's share of
     /// a bucket earned and not yet spent (derived, so not in snapshots).
     scan_credit: u64,
-    /// The latest timestamp seen (time windows).
-    latest: u64,
+    /// The latest timestamp seen and the steps back (time windows).
+    clock: TimeClock,
+    /// The time generation `⌊now/⌈t/c⌉⌋` the current generation belongs to
+    /// (time windows): `generation − closed_early` (derived, so not in
+    /// snapshots).
+    epoch: u64,
+    /// Generations closed at capacity before their time had passed.
+    closed_early: u64,
+    /// Time windows: active entries per generation, generation `G` at
+    /// `G mod (c + 1)` (empty for count windows; derived from the table, so
+    /// not in snapshots).
+    active: Vec<u64>,
+    /// Their sum: the active entries, at most `(c + 1)·g`.
+    active_total: u64,
     /// Insertions since construction or `clear`.
     insertions: u64,
     seed: u64,
@@ -90,10 +104,16 @@ impl SlidingBloom {
     /// units (at least 1: generations are whole units).
     ///
     /// The table is sized for `capacity` insertions per `span` arriving at a
-    /// steady rate (`⌈capacity/c⌉` per generation of `⌈span/c⌉` units). More
-    /// insertions than that never cost an item: once the table cannot place
-    /// an entry it goes to the stash, which then grows
-    /// ([`stash_len`](Self::stash_len), [`memory_bits`](DuplicateFilter::memory_bits)).
+    /// steady rate: `g = ⌈capacity/c⌉` per generation of `τ = ⌈span/c⌉`
+    /// units ([`generation_capacity`](Self::generation_capacity)). When an
+    /// insertion would make more than the `(c + 1)·g` active entries the
+    /// table was sized for, the current generation is closed early
+    /// ([`generations_closed_early`](TimedFilter::generations_closed_early)),
+    /// as the APBF closes a full generation: memory and the false-positive
+    /// bound hold at any rate, and above the rate the effective window
+    /// shortens to the last `c + 1` generations. A generation may take more
+    /// than `g` items when the ones before it took fewer, so random arrivals
+    /// (Poisson, say) at the sized mean rate rarely close one.
     pub fn with_time_span(
         span: u64,
         slack: Slack,
@@ -130,6 +150,10 @@ impl SlidingBloom {
         let fingerprinter = Fingerprinter::new(plan.remainder_bits, ZeroPolicy::Rehash)?;
         let table = Table::new(&plan);
         let ages = table.ages(0, plan.tag_modulus, plan.generations as u32);
+        let active = match plan.request.clock {
+            Clock::Count => Vec::new(),
+            Clock::Time => vec![0; plan.generations as usize + 1],
+        };
         Ok(SlidingBloom {
             table,
             plan,
@@ -139,7 +163,11 @@ impl SlidingBloom {
             ages,
             in_generation: 0,
             scan_credit: 0,
-            latest: 0,
+            clock: TimeClock::new(),
+            epoch: 0,
+            closed_early: 0,
+            active,
+            active_total: 0,
             insertions: 0,
             seed: DEFAULT_SEED,
             rng: SplitMix64::new(DEFAULT_SEED),
@@ -188,9 +216,17 @@ impl SlidingBloom {
     }
 
     /// The absolute index of the current generation (insertions divided by
-    /// the generation length, or `now` divided by it for time windows).
+    /// the generation length; for time windows `⌊now/τ⌋` plus the
+    /// generations closed early).
     pub fn generation(&self) -> u64 {
         self.generation
+    }
+
+    /// The insertions per generation the table is sized for, `g`: `⌈n/c⌉`
+    /// (count windows) or `⌈capacity/c⌉` (time windows, whose active
+    /// entries never exceed `(c + 1)·g`).
+    pub fn generation_capacity(&self) -> u64 {
+        self.plan.generation_capacity
     }
 
     /// Bits of the stored remainder `r`.
@@ -324,7 +360,9 @@ impl SlidingBloom {
     fn generations_ahead(&self, now: u64) -> u64 {
         match self.plan.request.clock {
             Clock::Count => 0,
-            Clock::Time => (now / self.plan.generation_len).saturating_sub(self.generation),
+            Clock::Time => {
+                (self.clock.peek(now) / self.plan.generation_len).saturating_sub(self.epoch)
+            }
         }
     }
 
@@ -347,12 +385,45 @@ impl SlidingBloom {
     /// Stream at the current generation: detect, then record.
     #[inline]
     fn observe_now(&mut self, digest: Digest) -> bool {
+        if self.plan.request.clock == Clock::Time && self.active_total >= self.plan.max_active {
+            // The table holds all the active entries it was sized for before
+            // the generation's time is up: answer as the filter stands, then
+            // close the generation, which retires the oldest one's entries.
+            // A close may retire an empty generation: close until there is
+            // room (at most c + 1 closes retire every entry).
+            let seen = self.contains_ahead(digest, 0);
+            while self.active_total >= self.plan.max_active {
+                self.closed_early = self.closed_early.saturating_add(1);
+                self.end_generation();
+            }
+            self.record_now(digest);
+            return seen;
+        }
+        self.record_now(digest)
+    }
+
+    /// Records `digest` in the current generation; whether it was active.
+    #[inline]
+    fn record_now(&mut self, digest: Digest) -> bool {
         let slot = self.slot(digest);
         let ages = self.ages();
-        let seen = self
-            .table
-            .upsert(slot, self.tag, &ages, &mut self.rng)
-            .is_some_and(|old| ages.is_active(old));
+        let old = self.table.upsert(slot, self.tag, &ages, &mut self.rng);
+        let seen = old.is_some_and(|old| ages.is_active(old));
+        if !self.active.is_empty() {
+            // A refreshed entry moves to the current generation; a new one
+            // (or one revived from a stale cell) adds to it.
+            let m = self.active.len() as u64;
+            let current = (self.generation % m) as usize;
+            match old {
+                Some(old) if seen => {
+                    let age = u64::from(ages.age(old)) % m;
+                    let from = ((self.generation % m + m - age) % m) as usize;
+                    self.active[from] -= 1;
+                }
+                _ => self.active_total += 1,
+            }
+            self.active[current] += 1;
+        }
         self.after_insertion(&ages);
         seen
     }
@@ -392,6 +463,13 @@ impl SlidingBloom {
             self.table.scan_step(&ages);
         }
         self.table.sweep_stash(&ages);
+        if !self.active.is_empty() {
+            // Generation `G − c` leaves the active ones; its slot becomes
+            // the new current generation's.
+            let leaving = ((self.generation + 1) % self.active.len() as u64) as usize;
+            self.active_total -= self.active[leaving];
+            self.active[leaving] = 0;
+        }
         self.in_generation = 0;
         self.scan_credit = 0;
         self.generation += 1;
@@ -402,22 +480,25 @@ impl SlidingBloom {
         });
     }
 
-    /// Moves the time clock to `now` (time windows).
+    /// Moves the time clock to `now` (time windows), clamped to the latest
+    /// time seen.
     fn advance_to(&mut self, now: u64) {
-        let now = now.max(self.latest);
-        self.latest = now;
+        let now = self.clock.advance(now);
         let target = now / self.plan.generation_len;
-        if target <= self.generation {
+        if target <= self.epoch {
             return;
         }
-        let ahead = target - self.generation;
+        let ahead = target - self.epoch;
+        self.epoch = target;
         if ahead > self.plan.generations {
-            // Every entry is stale at `target`: skip the generations between.
+            // Every entry is stale `ahead` generations on: skip the ones between.
             self.table.clear_entries();
+            self.active.fill(0);
+            self.active_total = 0;
             self.in_generation = 0;
             self.scan_credit = 0;
-            self.generation = target;
-            self.set_tag((target % u64::from(self.plan.tag_modulus)) as u32);
+            self.generation = self.generation.saturating_add(ahead);
+            self.set_tag((self.generation % u64::from(self.plan.tag_modulus)) as u32);
         } else {
             for _ in 0..ahead {
                 self.end_generation();
@@ -431,7 +512,11 @@ impl SlidingBloom {
         self.set_tag(0);
         self.in_generation = 0;
         self.scan_credit = 0;
-        self.latest = 0;
+        self.clock = TimeClock::new();
+        self.epoch = 0;
+        self.closed_early = 0;
+        self.active.fill(0);
+        self.active_total = 0;
         self.insertions = 0;
         self.rng = SplitMix64::new(self.seed);
     }
@@ -441,7 +526,8 @@ impl SlidingBloom {
         ClockState {
             generation: self.generation,
             in_generation: self.in_generation,
-            latest: self.latest,
+            clock: self.clock,
+            closed_early: self.closed_early,
             insertions: self.insertions,
             seed: self.seed,
             rng: self.rng.state(),
@@ -461,15 +547,32 @@ impl SlidingBloom {
             plan_of.plan.tag_modulus,
             plan_of.plan.generations as u32,
         );
+        // Active entries per generation, counted from the table.
+        let mut active = plan_of.active.clone();
+        let mut active_total = 0;
+        if !active.is_empty() {
+            let m = active.len() as u64;
+            for (_, t) in table.entries() {
+                if ages.is_active(t) {
+                    let age = u64::from(ages.age(t)) % m;
+                    active[((clock.generation % m + m - age) % m) as usize] += 1;
+                    active_total += 1;
+                }
+            }
+        }
         SlidingBloom {
             table,
+            active,
+            active_total,
             generation: clock.generation,
             tag,
             ages,
             in_generation: clock.in_generation,
             scan_credit: (u128::from(clock.in_generation) * u128::from(plan_of.plan.scan_quota)
                 % u128::from(plan_of.plan.generation_capacity)) as u64,
-            latest: clock.latest,
+            clock: clock.clock,
+            epoch: clock.generation - clock.closed_early,
+            closed_early: clock.closed_early,
             insertions: clock.insertions,
             seed: clock.seed,
             rng: SplitMix64::new(clock.rng),
@@ -483,7 +586,9 @@ impl SlidingBloom {
 pub(crate) struct ClockState {
     pub(crate) generation: u64,
     pub(crate) in_generation: u64,
-    pub(crate) latest: u64,
+    pub(crate) clock: TimeClock,
+    /// At most `generation` (checked by the decoder).
+    pub(crate) closed_early: u64,
     pub(crate) insertions: u64,
     pub(crate) seed: u64,
     pub(crate) rng: u64,
@@ -545,7 +650,7 @@ impl Prefetch for SlidingBloom {
 impl TimedFilter for SlidingBloom {
     /// Detect at time `now` (time windows; count windows ignore `now`).
     fn contains_at(&self, digest: Digest, now: u64) -> bool {
-        self.contains_ahead(digest, self.generations_ahead(now.max(self.latest)))
+        self.contains_ahead(digest, self.generations_ahead(now))
     }
 
     /// Insert at time `now` (time windows; count windows ignore `now`).
@@ -558,6 +663,17 @@ impl TimedFilter for SlidingBloom {
             self.advance_to(now);
         }
         Verdict::from_seen(self.observe_now(digest))
+    }
+
+    /// 0 for count windows, which ignore `now`.
+    fn clock_regressions(&self) -> u64 {
+        self.clock.regressions()
+    }
+
+    /// Generations that reached `⌈capacity/c⌉` insertions before their
+    /// `⌈t/c⌉` time units had passed (0 for count windows).
+    fn generations_closed_early(&self) -> u64 {
+        self.closed_early
     }
 }
 
@@ -631,5 +747,61 @@ mod tests {
         assert_eq!(f.occupied_cells(), 1);
         // A clock stepping back counts as the latest time.
         assert_eq!(f.observe_at(Digest::mixed(2), 10), Verdict::Duplicate);
+    }
+
+    #[test]
+    fn overload_closes_generations_early_and_keeps_memory() {
+        // Issue 13's reproducer: sized for 1,000 per 1,000 units, fed 2 per unit.
+        let mut f = SlidingBloom::with_time_span(1000, Slack::LeastSpace, 1000, 0.01).unwrap();
+        let bits = f.memory_bits();
+        for i in 0..20_000u64 {
+            f.observe_at(Digest::mixed(i), i / 2);
+            if i % 997 == 0 {
+                assert!(f.active_entries() <= f.max_active());
+            }
+        }
+        assert_eq!(f.memory_bits(), bits);
+        assert_eq!(f.stash_len(), 0);
+        assert!(f.active_entries() <= f.max_active());
+        // Twice the items the table was sized for: a generation of active
+        // entries retires early about every g insertions beyond the rate.
+        let closed = f.generations_closed_early();
+        let time_generations = 10_000 / f.generation_len();
+        assert!(
+            closed >= time_generations / 2 && closed <= 3 * time_generations,
+            "{closed}"
+        );
+        // No early close at the sized rate (one per unit, g per τ).
+        let mut g = SlidingBloom::with_time_span(1000, Slack::LeastSpace, 1000, 0.01).unwrap();
+        assert!(g.generation_capacity() >= g.generation_len());
+        for i in 0..20_000u64 {
+            g.observe_at(Digest::mixed(i), i);
+        }
+        assert_eq!(g.generations_closed_early(), 0);
+    }
+
+    #[test]
+    fn an_early_close_shortens_the_window_only_for_older_items() {
+        let mut f = SlidingBloom::with_time_span(1000, Slack::LeastSpace, 100, 0.01).unwrap();
+        let g = f.generation_capacity();
+        let c = f.generations();
+        let x = Digest::mixed(u64::MAX);
+        f.insert_at(x, 0);
+        // A burst at time 1 closes generations early until x's has left
+        // the last c + 1: x is forgotten though it is 1 unit old, and the
+        // counter says why.
+        let mut i = 0;
+        while f.generations_closed_early() < c + 1 {
+            assert!(i < 10 * (c + 1) * g, "no early close after {i} burst items");
+            f.insert_at(Digest::mixed(i), 1);
+            i += 1;
+        }
+        assert!(i >= f.max_active(), "closed early after only {i} items");
+        let own = f.entry_key(x);
+        assert!(!f.contains_at(x, 1) || f.entries().any(|(k, a)| k == own && a <= c as u32));
+        assert_eq!(f.clock_regressions(), 0);
+        f.insert_at(x, 0);
+        assert_eq!(f.clock_regressions(), 1);
+        assert!(f.contains_at(x, 1));
     }
 }

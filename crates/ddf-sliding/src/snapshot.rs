@@ -4,6 +4,7 @@ use crate::filter::{ClockState, SlidingBloom};
 use crate::plan::{CELLS_PER_BUCKET, Clock, Plan, Request, Slack};
 use crate::table::{EntryKey, Table};
 use ddf_bits::CellRows;
+use ddf_core::TimeClock;
 use ddf_core::snapshot::{self, DecodeError, Decoder, Encoder, Snapshot};
 use std::collections::BTreeSet;
 
@@ -14,11 +15,15 @@ const SLACK_LEAST_SPACE: u8 = 1;
 
 /// Body: the request (clock, window, slack, capacity, generations asked for,
 /// epsilon), the derived geometry (c, buckets, remainder and tag bits, checked
-/// against a rebuild), the clock (generation, insertions in it, latest time,
+/// against a rebuild), the clock (generation, insertions in it, generations closed early,
+/// latest time, clock regressions,
 /// insertions, seed, generator, scan position), the cells as words and the
 /// stash as sorted `(bucket, remainder, tag)` triples.
 impl Snapshot for SlidingBloom {
     const KIND: u16 = snapshot::kind::SLIDING_BLOOM;
+    // Layout 2 added the clock and overload counters; layout 1 is not read.
+    const VERSION: u16 = 2;
+    const OLDEST_VERSION: u16 = 2;
 
     fn encode_body(&self, out: &mut Encoder) {
         let plan = self.plan();
@@ -50,7 +55,9 @@ impl Snapshot for SlidingBloom {
         for v in [
             clock.generation,
             clock.in_generation,
-            clock.latest,
+            clock.closed_early,
+            clock.clock.latest(),
+            clock.clock.regressions(),
             clock.insertions,
             clock.seed,
             clock.rng,
@@ -130,7 +137,8 @@ impl Snapshot for SlidingBloom {
         let state = ClockState {
             generation: input.u64("generation")?,
             in_generation: input.u64("insertions in generation")?,
-            latest: input.u64("latest time")?,
+            closed_early: input.u64("generations closed early")?,
+            clock: TimeClock::decode(input)?,
             insertions: input.u64("insertions")?,
             seed: input.u64("seed")?,
             rng: input.u64("generator")?,
@@ -140,10 +148,14 @@ impl Snapshot for SlidingBloom {
             Clock::Count => {
                 state.generation == state.insertions / plan.generation_len
                     && state.in_generation == state.insertions % plan.generation_len
-                    && state.latest == 0
+                    && state.clock == TimeClock::new()
+                    && state.closed_early == 0
             }
             Clock::Time => {
-                state.generation == state.latest / plan.generation_len
+                // The generation is the time generation plus the early closes.
+                state.closed_early <= state.generation
+                    && state.generation - state.closed_early
+                        == state.clock.latest() / plan.generation_len
                     && state.in_generation <= state.insertions
             }
         };

@@ -181,6 +181,38 @@ proptest! {
             last.insert(id, now);
         }
     }
+
+    #[test]
+    fn overload_keeps_memory_and_misses_only_after_early_closes(
+        span in 1u64..500,
+        capacity in 1u64..300,
+        gaps in prop::collection::vec(0u64..4, 1..3000),
+        alphabet in 1u64..400,
+        seed in any::<u64>(),
+    ) {
+        // Gaps of 0–3 units against capacities down to 1 per span: most
+        // streams are far above the sized rate.
+        let mut f = SlidingBloom::with_time_span(span, Slack::LeastSpace, capacity, 1.0 / 256.0).unwrap();
+        let bits = f.memory_bits();
+        let mut rng = ddf_hash::SplitMix64::new(seed);
+        let mut now = 0u64;
+        let mut last: HashMap<u64, (u64, u64)> = HashMap::new();
+        for &gap in &gaps {
+            now += gap;
+            let id = rng.below(alphabet);
+            let closed_before = f.generations_closed_early();
+            let v = f.observe_at(Digest::mixed(id), now);
+            if let Some(&(ts, closed_then)) = last.get(&id) {
+                prop_assert!(
+                    now - ts >= span || v == Verdict::Duplicate || closed_before > closed_then,
+                    "false negative at time {now} without an early close since {ts}"
+                );
+            }
+            last.insert(id, (now, f.generations_closed_early()));
+            prop_assert!(f.memory_bits() == bits && f.stash_len() == 0);
+        }
+        prop_assert!(f.active_entries() <= f.max_active());
+    }
 }
 
 #[test]

@@ -76,8 +76,15 @@ macro_rules! clocked {
         let _ = $now;
         DuplicateFilter::observe($f, $d)
     }};
+    (untimed, $f:expr, $counter:ident()) => {{
+        let _ = $f;
+        0
+    }};
     ($mode:ident, $f:expr, $call:ident($d:expr, $now:expr)) => {
         TimedFilter::$call($f, $d, $now)
+    };
+    ($mode:ident, $f:expr, $counter:ident()) => {
+        TimedFilter::$counter($f)
     };
 }
 
@@ -213,6 +220,18 @@ macro_rules! filter_enum {
             fn observe_at(&mut self, digest: Digest, now: u64) -> Verdict {
                 match *self {
                     $( #[cfg($($cfg)*)] Filter::$variant(ref mut f) => clocked!($mode, f, observe_at(digest, now)), )*
+                }
+            }
+            /// 0 for an untimed variant, which has no clock.
+            fn clock_regressions(&self) -> u64 {
+                match *self {
+                    $( #[cfg($($cfg)*)] Filter::$variant(ref f) => clocked!($mode, f, clock_regressions()), )*
+                }
+            }
+            /// 0 for an untimed variant, which has no time generations.
+            fn generations_closed_early(&self) -> u64 {
+                match *self {
+                    $( #[cfg($($cfg)*)] Filter::$variant(ref f) => clocked!($mode, f, generations_closed_early()), )*
                 }
             }
         }

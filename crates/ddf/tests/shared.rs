@@ -114,7 +114,7 @@ fn shard_filters(kind: usize, seed: u64) -> (Shared<Filter>, Window) {
                 .with_seed(s)
                 .into(),
             2 => ddf::Apbf::with_window(300, 0.01)?.into(),
-            3 => ddf::ExactWindow::with_time_span(200)?.into(),
+            3 => ddf::ExactWindow::with_time_span(200, u64::MAX)?.into(),
             // Generations also close after `g` insertions: size them for
             // far more than the ~1 arrival per time unit a shard sees here,
             // so that time alone expires items (the promise's condition).

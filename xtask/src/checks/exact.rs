@@ -120,7 +120,8 @@ fn time_window(ctx: &Ctx) -> Outcome {
     let seeds = ctx.seeds(5, 2);
     let span = 30_000;
     let reports = run_seeds(&seeds, threads(), |seed| {
-        let mut filter = ExactWindow::with_time_span(span).expect("span ≥ 1");
+        // No cap: the check is of exactness at any rate.
+        let mut filter = ExactWindow::with_time_span(span, u64::MAX).expect("span ≥ 1");
         let mut arrivals = Arrivals::poisson(3.0, seed ^ 1).expect("mean gap > 0");
         let cfg = EvalConfig::new(Window::Time(span), items);
         let mut src = Uniform::new(1 << 16, seed).expect("U ≥ 1");

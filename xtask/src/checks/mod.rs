@@ -10,6 +10,7 @@ mod bounds;
 mod common;
 mod cuckoo;
 mod exact;
+mod overload;
 mod plan;
 mod queue;
 mod quotient;
@@ -42,5 +43,6 @@ pub(crate) fn all() -> Vec<Check> {
     all.extend(plan::checks());
     all.extend(shared::checks());
     all.extend(adversary::checks());
+    all.extend(overload::checks());
     all
 }

@@ -16,7 +16,10 @@ pub fn every_kind() -> Result<Vec<(&'static str, Filter)>, ParamError> {
     use ddf::sliding::Slack;
     Ok(vec![
         ("exact-count", ddf::ExactWindow::new(64)?.into()),
-        ("exact-time", ddf::ExactWindow::with_time_span(40)?.into()),
+        (
+            "exact-time",
+            ddf::ExactWindow::with_time_span(40, 1_000)?.into(),
+        ),
         ("qht", ddf::Qht::new(64, 4, 8)?.with_seed(SEED).into()),
         ("qhtd", ddf::Qhtd::new(64, 4, 8)?.with_seed(SEED).into()),
         ("qqhtd", ddf::Qqhtd::new(64, 4, 8)?.with_seed(SEED).into()),
