@@ -3,6 +3,14 @@
 #![cfg_attr(docsrs, feature(doc_cfg))]
 #![forbid(unsafe_code)]
 
+/// The core items a user of this crate alone needs (from `ddf-core`): the
+/// filter traits, the verdict, the hashing `Deduper` front and the errors.
+#[doc(no_inline)]
+pub use ddf_core::{
+    DecodeError, Deduper, Digest, DuplicateFilter, KeyedSipHasher, ParamError, Snapshot,
+    TimedFilter, Verdict, Window, Windowed, digest,
+};
+
 mod blocked;
 mod core;
 mod sizing;

@@ -3,10 +3,18 @@
 #![cfg_attr(docsrs, feature(doc_cfg))]
 #![forbid(unsafe_code)]
 
+/// The core items a user of this crate alone needs (from `ddf-core`): the
+/// filter traits, the verdict, the hashing `Deduper` front and the errors.
+#[doc(no_inline)]
+pub use ddf_core::{
+    DecodeError, Deduper, Digest, DuplicateFilter, KeyedSipHasher, ParamError, Snapshot,
+    TimedFilter, Verdict, Window, Windowed, digest,
+};
+
 use ddf_bits::{CellRows, RowRules};
 use ddf_core::batch::{self, Prefetch};
-use ddf_core::snapshot::{self, DecodeError, Decoder, Encoder, Snapshot};
-use ddf_core::{Digest, DuplicateFilter, ParamError, Verdict};
+use ddf_core::snapshot::{self, Decoder, Encoder};
+
 pub use ddf_hash::ZeroPolicy;
 use ddf_hash::{Fingerprinter, SeededRng};
 use std::fmt;

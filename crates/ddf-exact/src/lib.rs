@@ -3,11 +3,16 @@
 #![cfg_attr(docsrs, feature(doc_cfg))]
 #![forbid(unsafe_code)]
 
-use ddf_core::snapshot::{self, DecodeError, Decoder, Encoder, Snapshot};
-use ddf_core::{
-    Digest, DuplicateFilter, ParamError, Prediction, TimeClock, TimedFilter, Verdict, Window,
-    Windowed,
+/// The core items a user of this crate alone needs (from `ddf-core`): the
+/// filter traits, the verdict, the hashing `Deduper` front and the errors.
+#[doc(no_inline)]
+pub use ddf_core::{
+    DecodeError, Deduper, Digest, DuplicateFilter, KeyedSipHasher, ParamError, Snapshot,
+    TimedFilter, Verdict, Window, Windowed, digest,
 };
+
+use ddf_core::snapshot::{self, Decoder, Encoder};
+use ddf_core::{Prediction, TimeClock};
 use ddf_hash::MixState;
 use std::collections::hash_map::Entry;
 use std::collections::{HashMap, VecDeque};

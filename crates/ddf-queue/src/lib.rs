@@ -3,11 +3,16 @@
 #![cfg_attr(docsrs, feature(doc_cfg))]
 #![forbid(unsafe_code)]
 
-use ddf_core::snapshot::{self, DecodeError, Decoder, Encoder, Snapshot};
-use ddf_core::{
-    Digest, DuplicateFilter, ParamError, Prediction, TimeClock, TimedFilter, Verdict, Window,
-    Windowed,
+/// The core items a user of this crate alone needs (from `ddf-core`): the
+/// filter traits, the verdict, the hashing `Deduper` front and the errors.
+#[doc(no_inline)]
+pub use ddf_core::{
+    DecodeError, Deduper, Digest, DuplicateFilter, KeyedSipHasher, ParamError, Snapshot,
+    TimedFilter, Verdict, Window, Windowed, digest,
 };
+
+use ddf_core::snapshot::{self, Decoder, Encoder};
+use ddf_core::{Prediction, TimeClock};
 use ddf_param::{ensure_positive, ensure_range};
 use ddf_theory::queue::{
     SubfilterModel, capacity_for_window, fnr_queue, fpr_queue, optimal_subfilters,
@@ -472,15 +477,39 @@ impl<F> Windowed for Queue<F> {
 /// `F` from it. Fails if the body ends before the first subfilter.
 pub fn subfilter_kind(body: &Decoder<'_>) -> Result<u16, DecodeError> {
     let mut d = body.clone();
-    // `L`, `c`, newest, filled, then the slicing flag and its three fields.
-    for field in ["subfilters", "capacity", "newest", "filled"] {
-        d.u64(field)?;
-    }
-    d.bool("time slicing")?;
-    for field in ["span", "started", "now"] {
-        d.u64(field)?;
-    }
+    Header::read(&mut d)?;
     d.u16("subfilter")
+}
+
+/// The fields before the subfilters, as written (checked by `decode_body`).
+struct Header {
+    subfilters: u64,
+    capacity: u64,
+    newest: u64,
+    filled: u64,
+    timed: bool,
+    span: u64,
+    started: u64,
+    time: TimeClock,
+    closed_early: u64,
+}
+
+impl Header {
+    /// Reads the fields in the order `encode_body` writes them; the one
+    /// place that knows the layout of a queue body's head.
+    fn read(input: &mut Decoder<'_>) -> Result<Self, DecodeError> {
+        Ok(Header {
+            subfilters: input.u64("subfilters")?,
+            capacity: input.u64("capacity")?,
+            newest: input.u64("newest")?,
+            filled: input.u64("filled")?,
+            timed: input.bool("time slicing")?,
+            span: input.u64("span")?,
+            started: input.u64("started")?,
+            time: TimeClock::decode(input)?,
+            closed_early: input.u64("generations closed early")?,
+        })
+    }
 }
 
 /// Body: `L`, `c`, the newest index, insertions into it, the time slicing
@@ -509,12 +538,19 @@ impl<F: DuplicateFilter + Snapshot> Snapshot for Queue<F> {
     }
 
     fn decode_body(input: &mut Decoder<'_>, _version: u16) -> Result<Self, DecodeError> {
-        let l = input.u64("subfilters")?;
+        let Header {
+            subfilters: l,
+            capacity,
+            newest,
+            filled,
+            timed,
+            span,
+            started,
+            time,
+            closed_early,
+        } = Header::read(input)?;
         let l = ensure_range("subfilters", l, 1..=MAX_SUBFILTERS as u64)? as usize;
-        let capacity = ensure_positive("capacity", input.u64("capacity")?)?;
-        let newest = input.u64("newest")?;
-        let filled = input.u64("filled")?;
-        let timed = input.bool("time slicing")?;
+        let capacity = ensure_positive("capacity", capacity)?;
         // A count window rotates at `c`; a time window rotates a full
         // subfilter at the next insertion, so it may hold exactly `c`.
         let most = if timed { capacity } else { capacity - 1 };
@@ -524,9 +560,6 @@ impl<F: DuplicateFilter + Snapshot> Snapshot for Queue<F> {
                 "newest index or fill outside the queue",
             ));
         }
-        let (span, started) = (input.u64("span")?, input.u64("started")?);
-        let time = TimeClock::decode(input)?;
-        let closed_early = input.u64("generations closed early")?;
         let now = time.latest();
         let slices = if timed {
             if span == 0 || started > now || now - started >= span.saturating_mul(l as u64) || l < 2

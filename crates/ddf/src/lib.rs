@@ -72,3 +72,9 @@ pub use ddf_queue::Queue;
 pub use ddf_sliding as sliding;
 #[cfg(feature = "sliding")]
 pub use ddf_sliding::{Slack, SlidingBloom};
+
+/// The repository's front page (`README.md` at the root), compiled and run as
+/// a doc test so its example stays true for a user who depends on `ddf`.
+#[cfg(doctest)]
+#[doc = include_str!("../../../README.md")]
+pub struct RepositoryReadme;

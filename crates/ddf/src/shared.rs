@@ -369,7 +369,7 @@ impl ShardedPlan {
 ///
 /// let p = plan_sharded(&Requirements::count(100_000).target_fpr(0.001), 8, 1e-6)?;
 /// assert!(p.miss_bound <= 1e-6 && !p.candidates.is_empty());
-/// # Ok::<(), ddf::ParamError>(())
+/// # Ok::<(), ddf::PlanError>(())
 /// ```
 pub fn plan_sharded(
     req: &Requirements,

@@ -221,14 +221,14 @@ impl Candidate {
     /// count filter.
     ///
     /// ```
-    /// use ddf::{Requirements, TimedFilter, Verdict, digest, plan};
+    /// use ddf::{Deduper, Requirements, Verdict, plan};
     ///
     /// // The last 60 seconds, about 100 arrivals a second, 0.1 % false positives.
     /// let best = &plan(&Requirements::time(60, 100.0).target_fpr(0.001))?[0];
-    /// let mut filter = best.build()?;
-    /// assert!(filter.is_timed());
-    /// assert_eq!(filter.observe_at(digest(&"a"), 0), Verdict::Unseen);
-    /// assert_eq!(filter.observe_at(digest(&"a"), 59), Verdict::Duplicate);
+    /// let mut seen = Deduper::new(best.build()?);
+    /// assert!(seen.filter().is_timed());
+    /// assert_eq!(seen.observe_at("a", 0), Verdict::Unseen);
+    /// assert_eq!(seen.observe_at("a", 59), Verdict::Duplicate);
     /// # Ok::<(), Box<dyn std::error::Error>>(())
     /// ```
     pub fn build(&self) -> Result<Filter, ParamError> {

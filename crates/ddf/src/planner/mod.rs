@@ -43,7 +43,7 @@ const DEFAULT_MAX_ACCESSES: f64 = 64.0;
 const DEFAULT_SEED: u64 = 0xddf0_5eed_0000_0001;
 
 /// The default slack, as a fraction of the window: `⌊w/100⌋` insertions
-/// (or `⌊t/100⌋` time units). See [`Requirements::max_slack`].
+/// (or `max(⌊t/100⌋, 1)` time units). See [`Requirements::max_slack`].
 const DEFAULT_SLACK_DIVISOR: u64 = 100;
 
 /// Which items a filter must answer for.
@@ -144,8 +144,8 @@ impl Requirements {
     /// window's unit: the false-positive target holds for items older than
     /// window + slack.
     ///
-    /// **Default: 1 % of the window** (`⌊w/100⌋` insertions, `⌊t/100⌋` time
-    /// units). Items in the slack may be reported with any probability, so
+    /// **Default: 1 % of the window** (`⌊w/100⌋` insertions, `max(⌊t/100⌋, 1)`
+    /// time units, since a time filter's generations are whole units). Items in the slack may be reported with any probability, so
     /// a user who reads "window `w`, FPR ≤ p" as a promise about every item
     /// older than `w` is surprised by exactly the repeats whose gap falls in
     /// `(w, w + slack]`; at 1 % that band is narrow on any stream whose gaps
@@ -204,7 +204,8 @@ impl Requirements {
     pub fn slack_limit(&self) -> u64 {
         self.max_slack.unwrap_or(match self.span {
             Span::Count(w) => w / DEFAULT_SLACK_DIVISOR,
-            Span::Time { span, .. } => span / DEFAULT_SLACK_DIVISOR,
+            // A time filter's generations are whole units: 1 unit at least.
+            Span::Time { span, .. } => (span / DEFAULT_SLACK_DIVISOR).max(1),
             Span::Unbounded => 0,
         })
     }
