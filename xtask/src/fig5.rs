@@ -66,7 +66,7 @@ impl Family {
                     .with_zero_policy(ZeroPolicy::MapToOne)
                     .with_seed(seed),
             ),
-            Family::Sbf => Box::new(StableBloom::from_memory(bits, 2, 2, 0.02)?.with_seed(seed)),
+            Family::Sbf => Box::new(StableBloom::with_memory(bits, 2, 2, 0.02)?.with_seed(seed)),
         })
     }
 

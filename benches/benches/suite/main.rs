@@ -421,11 +421,11 @@ fn filters(s: &mut Suite<'_>, size: Size) {
         f,
     );
 
-    let mut f = StableBloom::from_memory(m, 2, 2, 0.02).expect("valid");
+    let mut f = StableBloom::with_memory(m, 2, 2, 0.02).expect("valid");
     s.prefill(&mut f, m, seed);
     s.measure(size, Meta::filter("StableBloom", "d=2 K=2 fp=0.02", 3), f);
 
-    let mut f = A2::from_memory(m, 0.1).expect("valid");
+    let mut f = A2::with_memory(m, 0.1).expect("valid");
     let lines = f.probes() + 1;
     let config = format!("k={} n={} fp=0.1", f.probes(), f.capacity());
     let items = 2 * f.capacity();
@@ -433,7 +433,7 @@ fn filters(s: &mut Suite<'_>, size: Size) {
     s.measure(size, Meta::filter("A2", config, lines), f);
 
     let w = 6000 * x;
-    let mut f = BlockDecayingBloom::from_memory(m, w).expect("valid");
+    let mut f = BlockDecayingBloom::with_memory(m, w).expect("valid");
     let lines = f.probes();
     let config = format!("w={w} d={} k={}", f.counter_bits(), f.probes());
     s.prefill(&mut f, 2 * w, seed);

@@ -183,7 +183,7 @@ fn check_shape(block_bits: u32, bits_per_block: u32) -> Result<u32, ParamError> 
 /// A generation is `g = ⌊blocks·c/k⌋` items, where `c` is the number of
 /// items that fill a part of `B/b` bits to ½; the window is `l·g`, the
 /// slack `k·g`, and time-based generations work as for
-/// [`Apbf`](crate::Apbf::with_time_span).
+/// [`Apbf`](crate::Apbf::timed).
 #[derive(Clone, PartialEq, Eq)]
 pub struct Apbbf {
     core: AgeCore<Blocks>,

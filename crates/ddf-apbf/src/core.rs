@@ -52,7 +52,7 @@ macro_rules! age_filter_impls {
             /// `τ = ⌈t/l⌉`, so the window is `l·τ ≥ t` while at most `g` items
             /// arrive per `τ` (see the type's documentation for what happens
             /// above that rate).
-            pub fn with_time_span(mut self, span: u64) -> Result<Self, ddf_core::ParamError> {
+            pub fn timed(mut self, span: u64) -> Result<Self, ddf_core::ParamError> {
                 self.core.set_time_span(span)?;
                 Ok(self)
             }

@@ -58,7 +58,7 @@ impl Apbf {
         )
     }
 
-    /// What `new(k, l, m)?.with_time_span(span)` predicts while at most `g`
+    /// What `new(k, l, m)?.timed(span)` predicts while at most `g`
     /// items arrive per generation period `τ = ⌈t/l⌉`: as
     /// [`sizing`](Self::sizing), with a slack of `k·τ` time units.
     pub fn sizing_timed(k: u32, l: u32, m: u64, span: u64) -> Result<Prediction, ParamError> {

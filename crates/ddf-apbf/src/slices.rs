@@ -104,7 +104,7 @@ impl Segments for Slices {
 /// [`ddf_theory::apbf::peak_npws`]). The false-positive rate peaks just
 /// before a shift ([`ddf_theory::apbf::false_positive`]).
 ///
-/// **Time-based generations** ([`with_time_span`](Self::with_time_span)):
+/// **Time-based generations** ([`timed`](Self::timed)):
 /// a generation also closes once `τ = ⌈t/l⌉` time units have passed since
 /// it opened, by the caller's clock ([`TimedFilter`](ddf_core::TimedFilter)); a query at a later
 /// time sees the generations that time has closed, even before the next
@@ -273,7 +273,7 @@ mod tests {
     #[test]
     fn overload_closes_generations_early_and_counts_them() {
         use ddf_core::{Digest, TimedFilter};
-        let mut f = Apbf::new(4, 5, 2_000).unwrap().with_time_span(50).unwrap();
+        let mut f = Apbf::new(4, 5, 2_000).unwrap().timed(50).unwrap();
         let (g, tau) = (f.generation(), f.period().unwrap());
         assert_eq!(tau, 10);
         let bits = f.memory_bits();
@@ -319,11 +319,7 @@ mod tests {
             "npws"
         );
         assert_eq!(
-            Apbf::new(3, 3, 100)
-                .unwrap()
-                .with_time_span(0)
-                .unwrap_err()
-                .param(),
+            Apbf::new(3, 3, 100).unwrap().timed(0).unwrap_err().param(),
             "time_span"
         );
     }

@@ -15,7 +15,7 @@ conformance!(
 // Without timestamps every insertion happens at time 0: generations close by count.
 conformance!(
     apbf_timed,
-    Apbf::new(4, 6, 2_000).unwrap().with_time_span(100).unwrap(),
+    Apbf::new(4, 6, 2_000).unwrap().timed(100).unwrap(),
     Conformance::default()
         .promise(Promise::LastInsertions(6 * 346))
         .budget_bits(20_000)
@@ -30,10 +30,7 @@ conformance!(
 );
 conformance!(
     apbbf_line,
-    Apbbf::new(3, 5, 8, 512, 8)
-        .unwrap()
-        .with_time_span(1_000)
-        .unwrap(),
+    Apbbf::new(3, 5, 8, 512, 8).unwrap().timed(1_000).unwrap(),
     Conformance::default()
         .promise(Promise::LastInsertions(5 * 117))
         .budget_bits(8 * 8 * 512)
@@ -41,14 +38,11 @@ conformance!(
 // With timestamps: generations close by time as well as by count.
 ddf_core::timed_conformance!(
     apbf_timed_clock,
-    Apbf::new(4, 6, 2_000).unwrap().with_time_span(100).unwrap(),
+    Apbf::new(4, 6, 2_000).unwrap().timed(100).unwrap(),
     20
 );
 ddf_core::timed_conformance!(
     apbbf_timed_clock,
-    Apbbf::new(3, 5, 8, 512, 8)
-        .unwrap()
-        .with_time_span(1_000)
-        .unwrap(),
+    Apbbf::new(3, 5, 8, 512, 8).unwrap().timed(1_000).unwrap(),
     200
 );

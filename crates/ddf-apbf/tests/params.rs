@@ -32,10 +32,10 @@ proptest! {
         span in size(),
     ) {
         if let Some(f) = check(Apbf::new(k, l, m), NAMES)? {
-            check(f.with_time_span(span), NAMES)?;
+            check(f.timed(span), NAMES)?;
         }
         if let Some(f) = check(Apbf::with_window(window, fp), NAMES)? {
-            check(f.with_time_span(span), NAMES)?;
+            check(f.timed(span), NAMES)?;
         }
         check(Apbf::with_window_and_npws(window, fp, npws), NAMES)?;
     }
@@ -51,7 +51,7 @@ proptest! {
         span in size(),
     ) {
         if let Some(f) = check(Apbbf::new(k, l, blocks, block_bits, b), NAMES)? {
-            check(f.with_time_span(span), NAMES)?;
+            check(f.timed(span), NAMES)?;
         }
         check(Apbbf::with_window(window, k, l, block_bits, b), NAMES)?;
     }

@@ -53,7 +53,7 @@ proptest! {
         events in prop::collection::vec((0u64..60, 0u64..40), 0..600),
     ) {
         let m = 400u64;
-        let mut f = Apbf::new(k, l, m).unwrap().with_time_span(span).unwrap();
+        let mut f = Apbf::new(k, l, m).unwrap().timed(span).unwrap();
         let g = f.generation();
         let period = span.div_ceil(u64::from(l));
         let mut now = 0u64;
@@ -76,7 +76,7 @@ proptest! {
     /// Queries see the generations time has closed, with no insertion in between.
     #[test]
     fn timed_queries_age_without_insertions(k in 1u32..5, l in 1u32..6, span in 1u64..1000) {
-        let mut f = Apbbf::new(k, l, 64, 512, 8).unwrap().with_time_span(span).unwrap();
+        let mut f = Apbbf::new(k, l, 64, 512, 8).unwrap().timed(span).unwrap();
         let d = Digest::mixed(42);
         f.insert_at(d, 10);
         let period = span.div_ceil(u64::from(l));
@@ -109,7 +109,7 @@ proptest! {
     ) {
         if let Ok(f) = Apbf::new(k, l, m) {
             prop_assert!(f.generation() >= 1);
-            let _ = f.with_time_span(span);
+            let _ = f.timed(span);
         }
         if let Ok(f) = Apbbf::new(k, l, blocks, block_bits, b) {
             prop_assert!(f.generation() >= 1);

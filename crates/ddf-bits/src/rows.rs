@@ -5,7 +5,7 @@ use crate::packed::{Iter, MAX_CELL_BITS, PackedArray};
 use crate::swar::Lanes;
 use ddf_param::{ParamError, checked_mul, ensure_positive, ensure_range};
 
-/// `rows` rows of `k` cells (`buckets_per_row`, the QHT paper's `k`) of
+/// `rows` rows of `k` cells (`cells_per_row`, the QHT paper's `k`) of
 /// `width` bits (`cell_bits`, 1..=32) each, stored row-major and contiguous
 /// in a [`PackedArray`]. A cell holding 0 is empty.
 ///
@@ -67,21 +67,21 @@ impl std::fmt::Display for RowViolation {
 impl std::error::Error for RowViolation {}
 
 impl CellRows {
-    /// The largest `buckets_per_row` accepted.
+    /// The largest `cells_per_row` accepted.
     ///
     /// A lookup scans its whole row, so rows are meant to be short (the QHT
     /// paper evaluates `k` from 1 to 16); 4096 cells of 32 bits is already a
     /// 16 KiB row, and a larger `k` is almost surely a mix-up with `rows`.
     pub const MAX_BUCKETS_PER_ROW: usize = 4096;
 
-    /// `rows` rows of `buckets_per_row` empty cells of `cell_bits` bits.
+    /// `rows` rows of `cells_per_row` empty cells of `cell_bits` bits.
     ///
     /// Fails with a [`ParamError`] naming the parameter unless `rows ≥ 1`,
-    /// `buckets_per_row` is in `1..=4096` ([`MAX_BUCKETS_PER_ROW`](Self::MAX_BUCKETS_PER_ROW)),
+    /// `cells_per_row` is in `1..=4096` ([`MAX_BUCKETS_PER_ROW`](Self::MAX_BUCKETS_PER_ROW)),
     /// `cell_bits` is in `1..=32`, and the state `rows · k · width` is at most
     /// [`MAX_STATE_BITS`](ddf_param::MAX_STATE_BITS) (reported against `rows`).
-    pub fn new(rows: u64, buckets_per_row: usize, cell_bits: u32) -> Result<Self, ParamError> {
-        let (cells, k) = Self::check(rows, buckets_per_row, cell_bits)?;
+    pub fn new(rows: u64, cells_per_row: usize, cell_bits: u32) -> Result<Self, ParamError> {
+        let (cells, k) = Self::check(rows, cells_per_row, cell_bits)?;
         Ok(Self::build(
             PackedArray::with_params("rows", cells, cell_bits)?,
             rows,
@@ -89,22 +89,22 @@ impl CellRows {
         ))
     }
 
-    /// The number of rows of `buckets_per_row` cells of `cell_bits` bits that
+    /// The number of rows of `cells_per_row` cells of `cell_bits` bits that
     /// fit in `memory_bits` bits: `floor(M / (k·width))`, the sizing rule of
     /// fingerprint tables built from a memory budget (QHT paper, Algorithm 1
     /// SETUP; cuckoo filters likewise).
     ///
-    /// Fails with a [`ParamError`] naming `buckets_per_row` or `cell_bits`
+    /// Fails with a [`ParamError`] naming `cells_per_row` or `cell_bits`
     /// when they are out of range (as in [`new`](Self::new)), or naming
     /// `memory_bits` when not even one row fits.
     pub fn rows_for_memory(
         memory_bits: u64,
-        buckets_per_row: usize,
+        cells_per_row: usize,
         cell_bits: u32,
     ) -> Result<u64, ParamError> {
         let k = ensure_range(
-            "buckets_per_row",
-            buckets_per_row,
+            "cells_per_row",
+            cells_per_row,
             1..=Self::MAX_BUCKETS_PER_ROW,
         )?;
         let width = ensure_range("cell_bits", cell_bits, 1..=MAX_CELL_BITS)?;
@@ -123,11 +123,11 @@ impl CellRows {
     /// snapshots; fails as [`new`](Self::new) and [`BitArray::from_words`] do.
     pub fn from_words(
         rows: u64,
-        buckets_per_row: usize,
+        cells_per_row: usize,
         cell_bits: u32,
         words: Vec<u64>,
     ) -> Result<Self, ParamError> {
-        let (cells, k) = Self::check(rows, buckets_per_row, cell_bits)?;
+        let (cells, k) = Self::check(rows, cells_per_row, cell_bits)?;
         Ok(Self::build(
             PackedArray::restore("rows", cells, cell_bits, words)?,
             rows,
@@ -136,15 +136,11 @@ impl CellRows {
     }
 
     /// Validates the parameters; returns the total cell count and `k`.
-    fn check(
-        rows: u64,
-        buckets_per_row: usize,
-        cell_bits: u32,
-    ) -> Result<(u64, usize), ParamError> {
+    fn check(rows: u64, cells_per_row: usize, cell_bits: u32) -> Result<(u64, usize), ParamError> {
         let rows = ensure_positive("rows", rows)?;
         let k = ensure_range(
-            "buckets_per_row",
-            buckets_per_row,
+            "cells_per_row",
+            cells_per_row,
             1..=Self::MAX_BUCKETS_PER_ROW,
         )?;
         ensure_range("cell_bits", cell_bits, 1..=MAX_CELL_BITS)?;
@@ -180,7 +176,7 @@ impl CellRows {
     /// The cells per row, the QHT paper's `k`.
     #[inline]
     #[must_use]
-    pub const fn buckets_per_row(&self) -> usize {
+    pub const fn cells_per_row(&self) -> usize {
         self.k
     }
 
@@ -583,8 +579,8 @@ mod tests {
     fn parameter_errors() {
         let param = |r: Result<CellRows, ParamError>| r.unwrap_err().param();
         assert_eq!(param(CellRows::new(0, 4, 8)), "rows");
-        assert_eq!(param(CellRows::new(10, 0, 8)), "buckets_per_row");
-        assert_eq!(param(CellRows::new(10, 4097, 8)), "buckets_per_row");
+        assert_eq!(param(CellRows::new(10, 0, 8)), "cells_per_row");
+        assert_eq!(param(CellRows::new(10, 4097, 8)), "cells_per_row");
         assert_eq!(param(CellRows::new(10, 4, 0)), "cell_bits");
         assert_eq!(param(CellRows::new(10, 4, 33)), "cell_bits");
         // rows · k overflows 64 bits.
@@ -752,10 +748,7 @@ mod tests {
         assert_eq!(CellRows::rows_for_memory(65_536, 16, 6), Ok(682));
         let param = |r: Result<u64, ParamError>| r.unwrap_err().param();
         assert_eq!(param(CellRows::rows_for_memory(11, 4, 3)), "memory_bits");
-        assert_eq!(
-            param(CellRows::rows_for_memory(99, 0, 3)),
-            "buckets_per_row"
-        );
+        assert_eq!(param(CellRows::rows_for_memory(99, 0, 3)), "cells_per_row");
         assert_eq!(param(CellRows::rows_for_memory(99, 1, 33)), "cell_bits");
 
         let strict = RowRules {

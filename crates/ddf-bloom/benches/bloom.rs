@@ -45,19 +45,19 @@ fn benches(c: &mut Criterion) {
     bench_filter(
         c,
         "bloom/sbf-1Mbit",
-        StableBloom::from_memory(M, 2, 2, 0.02).expect("valid"),
+        StableBloom::with_memory(M, 2, 2, 0.02).expect("valid"),
         200_000,
     );
     bench_filter(
         c,
         "bloom/a2-1Mbit",
-        A2::from_memory(M, 0.1).expect("valid"),
+        A2::with_memory(M, 0.1).expect("valid"),
         200_000,
     );
     bench_filter(
         c,
         "bloom/bdbf-1Mbit",
-        BlockDecayingBloom::from_memory(M, 6_000).expect("valid"),
+        BlockDecayingBloom::with_memory(M, 6_000).expect("valid"),
         50_000,
     );
 }

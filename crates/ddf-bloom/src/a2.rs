@@ -88,8 +88,8 @@ impl A2 {
     /// the optimal `k` for the per-buffer rate `1 − √(1 − fp)` and the largest
     /// capacity that keeps it ([`ddf_theory::a2::buffer_capacity`]).
     ///
-    /// The QHT paper's configuration is `from_memory(M, 0.1)`.
-    pub fn from_memory(memory_bits: u64, fp: f64) -> Result<Self, ParamError> {
+    /// The QHT paper's configuration is `with_memory(M, 0.1)`.
+    pub fn with_memory(memory_bits: u64, fp: f64) -> Result<Self, ParamError> {
         let fp = ensure_probability("fp", fp)?;
         let m = memory_bits / 2;
         let p = buffer_fp_for(fp);
@@ -267,7 +267,7 @@ mod tests {
         assert_eq!(A2::new(100, 2, 0).unwrap_err().param(), "capacity");
         assert_eq!(A2::with_window(1, 0.1).unwrap_err().param(), "window");
         assert_eq!(A2::with_window(100, 1.5).unwrap_err().param(), "fp");
-        assert_eq!(A2::from_memory(4, 0.1).unwrap_err().param(), "memory_bits");
+        assert_eq!(A2::with_memory(4, 0.1).unwrap_err().param(), "memory_bits");
     }
 
     #[test]
@@ -278,7 +278,7 @@ mod tests {
         let (n, m, k) = (5_000.0, f.buffer_bits() as f64, 5.0);
         assert!(phase_fp(n, n, m, k) <= 0.1);
         assert!(phase_fp(n, n, m - 1.0, k) > 0.1);
-        let g = A2::from_memory(1_000_000, 0.1).unwrap();
+        let g = A2::with_memory(1_000_000, 0.1).unwrap();
         assert_eq!((g.buffer_bits(), g.probes()), (500_000, 5));
         let n = g.capacity() as f64;
         assert!(phase_fp(n, n, 5e5, 5.0) <= 0.1 && phase_fp(n + 1.0, n + 1.0, 5e5, 5.0) > 0.1);

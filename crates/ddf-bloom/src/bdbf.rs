@@ -82,8 +82,8 @@ impl BlockDecayingBloom {
     /// `m = ⌊M/d⌋` counters. Needs `2 ≤ d ≤ 32`, that is roughly
     /// `w/ln 2 < M ≤ 1024·w/ln 2`.
     ///
-    /// The QHT paper's configuration is `from_memory(M, 6000)`.
-    pub fn from_memory(memory_bits: u64, window: u64) -> Result<Self, ParamError> {
+    /// The QHT paper's configuration is `with_memory(M, 6000)`.
+    pub fn with_memory(memory_bits: u64, window: u64) -> Result<Self, ParamError> {
         let w = ddf_param::ensure_window(window, 1 << 62)?;
         let d = ddf_theory::bdbf::counter_bits(memory_bits as f64, w as f64).max(2.0);
         if d > f64::from(MAX_COUNTER_BITS) {
@@ -306,7 +306,7 @@ mod tests {
             "counters"
         );
         assert_eq!(
-            BlockDecayingBloom::from_memory(1 << 40, 10)
+            BlockDecayingBloom::with_memory(1 << 40, 10)
                 .unwrap_err()
                 .param(),
             "memory_bits"
@@ -321,7 +321,7 @@ mod tests {
             (1_000_000, 11, 6, 1000),
             (8_000_000, 31, 1, 6000),
         ] {
-            let f = BlockDecayingBloom::from_memory(mem, 6000).unwrap();
+            let f = BlockDecayingBloom::with_memory(mem, 6000).unwrap();
             assert_eq!(
                 (
                     f.counter_bits(),

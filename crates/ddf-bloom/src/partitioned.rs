@@ -36,7 +36,7 @@ fn check_items(items: f64) -> Result<f64, ParamError> {
         Ok(items)
     } else {
         Err(ParamError::new(
-            "capacity",
+            "items",
             items,
             "a finite number of items ≥ 0",
         ))
@@ -129,14 +129,14 @@ impl PartitionedBloom {
         Ok((k, m))
     }
 
-    /// A filter for `capacity` distinct items at a false-positive rate of at
+    /// A filter for `items` distinct items at a false-positive rate of at
     /// most `fp` (strictly between 0 and 1): `k = ⌈log₂(1/fp)⌉` slices,
-    /// each the smallest that is at most half full after `capacity`
+    /// each the smallest that is at most half full after `items`
     /// insertions (APBF paper §4.1, Table 1).
-    pub fn with_capacity(capacity: u64, fp: f64) -> Result<Self, ParamError> {
+    pub fn with_items(items: u64, fp: f64) -> Result<Self, ParamError> {
         let fp = ensure_probability("fp", fp)?;
-        let capacity = ensure_range("capacity", capacity, 1..=ddf_param::MAX_STATE_BITS)?;
-        Self::new(slices_for(fp)?, half_full_slice_bits(capacity as f64))
+        let items = ensure_range("items", items, 1..=ddf_param::MAX_STATE_BITS)?;
+        Self::new(slices_for(fp)?, half_full_slice_bits(items as f64))
     }
 
     /// The number of slices, `k`.
@@ -280,7 +280,7 @@ mod tests {
             );
         }
         let (k, m) = PartitionedBloom::parameters_for(1e4, Goal::Fpr(0.001)).unwrap();
-        let built = PartitionedBloom::with_capacity(10_000, 0.001).unwrap();
+        let built = PartitionedBloom::with_items(10_000, 0.001).unwrap();
         assert_eq!((k, m), (built.slices(), built.slice_bits()));
         let s = PartitionedBloom::sizing(k, m, 1e4).unwrap();
         assert_eq!(s.memory_bits, built.memory_bits());
@@ -304,20 +304,18 @@ mod tests {
             "slice_bits"
         );
         assert_eq!(
-            PartitionedBloom::with_capacity(10, 1.0)
-                .unwrap_err()
-                .param(),
+            PartitionedBloom::with_items(10, 1.0).unwrap_err().param(),
             "fp"
         );
         assert_eq!(
-            PartitionedBloom::with_capacity(0, 0.1).unwrap_err().param(),
-            "capacity"
+            PartitionedBloom::with_items(0, 0.1).unwrap_err().param(),
+            "items"
         );
     }
 
     #[test]
     fn capacity_sizing_follows_table1() {
-        let f = PartitionedBloom::with_capacity(1000, 0.01).unwrap();
+        let f = PartitionedBloom::with_items(1000, 0.01).unwrap();
         assert_eq!(f.slices(), 7);
         // m = 1444: (1 − 1/1444)^1000 ≥ ½ > (1 − 1/1443)^1000.
         assert_eq!(f.slice_bits(), 1444);

@@ -72,8 +72,8 @@ impl StableBloom {
     /// formula solved for `fp` ([`ddf_theory::stable_bloom::decrements_for_fp`]),
     /// rounded up, and at least 1.
     ///
-    /// The QHT paper's configuration is `from_memory(M, 2, 2, 0.02)`.
-    pub fn from_memory(
+    /// The QHT paper's configuration is `with_memory(M, 2, 2, 0.02)`.
+    pub fn with_memory(
         memory_bits: u64,
         cell_bits: u32,
         probes: u32,
@@ -261,11 +261,11 @@ mod tests {
             "cells"
         );
         assert_eq!(
-            StableBloom::from_memory(4, 2, 2, 0.02).unwrap_err().param(),
+            StableBloom::with_memory(4, 2, 2, 0.02).unwrap_err().param(),
             "memory_bits"
         );
         assert_eq!(
-            StableBloom::from_memory(1000, 2, 2, 0.0)
+            StableBloom::with_memory(1000, 2, 2, 0.0)
                 .unwrap_err()
                 .param(),
             "fp"
@@ -275,7 +275,7 @@ mod tests {
     #[test]
     fn qht_configuration() {
         // 10^6 bits, 2 bits per cell, 2 probes, 2 %: P = ⌈38.36⌉.
-        let f = StableBloom::from_memory(1_000_000, 2, 2, 0.02).unwrap();
+        let f = StableBloom::with_memory(1_000_000, 2, 2, 0.02).unwrap();
         assert_eq!(
             (f.cells(), f.cell_bits(), f.probes(), f.decrements()),
             (500_000, 2, 2, 39)

@@ -9,10 +9,10 @@ proptest! {
     #![proptest_config(ProptestConfig::with_cases(256))]
 
     #[test]
-    fn partitioned(slices in width(), slice_bits in size(), capacity in size(), fp in probability()) {
-        let names = &["slices", "slice_bits", "capacity", "fp"];
+    fn partitioned(slices in width(), slice_bits in size(), items in size(), fp in probability()) {
+        let names = &["slices", "slice_bits", "items", "fp"];
         check(PartitionedBloom::new(slices, slice_bits), names)?;
-        check(PartitionedBloom::with_capacity(capacity, fp), names)?;
+        check(PartitionedBloom::with_items(items, fp), names)?;
     }
 
     #[test]
@@ -26,7 +26,7 @@ proptest! {
     ) {
         let names = &["cells", "cell_bits", "probes", "decrements", "memory_bits", "fp"];
         check(StableBloom::new(cells, cell_bits, probes, decrements), names)?;
-        check_budget(StableBloom::from_memory(memory, cell_bits, probes, fp), memory, names)?;
+        check_budget(StableBloom::with_memory(memory, cell_bits, probes, fp), memory, names)?;
     }
 
     #[test]
@@ -41,7 +41,7 @@ proptest! {
         let names = &["buffer_bits", "probes", "capacity", "window", "memory_bits", "fp"];
         check(A2::new(buffer_bits, probes, capacity), names)?;
         check(A2::with_window(window, fp), names)?;
-        check_budget(A2::from_memory(memory, fp), memory, names)?;
+        check_budget(A2::with_memory(memory, fp), memory, names)?;
     }
 
     #[test]
@@ -54,6 +54,6 @@ proptest! {
     ) {
         let names = &["window", "counters", "counter_bits", "probes", "memory_bits"];
         check(BlockDecayingBloom::new(window, counters, counter_bits, probes), names)?;
-        check_budget(BlockDecayingBloom::from_memory(memory, window), memory, names)?;
+        check_budget(BlockDecayingBloom::with_memory(memory, window), memory, names)?;
     }
 }

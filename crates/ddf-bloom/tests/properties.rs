@@ -75,13 +75,13 @@ proptest! {
         fp in -0.5f64..1.5,
     ) {
         let _ = PartitionedBloom::new(c, a);
-        let _ = PartitionedBloom::with_capacity(d, fp);
+        let _ = PartitionedBloom::with_items(d, fp);
         let _ = StableBloom::new(a, b, c, d);
-        let _ = StableBloom::from_memory(a, b, c, fp);
+        let _ = StableBloom::with_memory(a, b, c, fp);
         let _ = A2::new(a, c, d);
         let _ = A2::with_window(d, fp);
-        let _ = A2::from_memory(a, fp);
+        let _ = A2::with_memory(a, fp);
         let _ = BlockDecayingBloom::new(d, a, b, c);
-        let _ = BlockDecayingBloom::from_memory(a, d);
+        let _ = BlockDecayingBloom::with_memory(a, d);
     }
 }

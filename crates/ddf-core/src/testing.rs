@@ -873,7 +873,7 @@ macro_rules! timed_conformance {
 /// proptest! {
 ///     #[test]
 ///     fn qht_new(rows in params::size(), k in params::count_usize(), s in params::width()) {
-///         params::check(Qht::new(rows, k, s), &["rows", "buckets_per_row", "fingerprint_bits"])?;
+///         params::check(Qht::new(rows, k, s), &["rows", "cells_per_row", "fingerprint_bits"])?;
 ///     }
 /// }
 /// ```

@@ -190,7 +190,7 @@ impl StreamingCuckoo {
 
     /// The cells per bucket `b`.
     pub fn cells_per_bucket(&self) -> usize {
-        self.cells.buckets_per_row()
+        self.cells.cells_per_row()
     }
 
     /// The fingerprint width `f` in bits.
@@ -224,9 +224,14 @@ impl StreamingCuckoo {
         self.dropped
     }
 
-    /// The table (bucket `i` is row `i`), for inspection.
-    pub fn cells(&self) -> &CellRows {
+    /// The table of cells (bucket `i` is row `i`), for inspection.
+    pub fn table(&self) -> &CellRows {
         &self.cells
+    }
+
+    /// The number of cells (rows × cells per row).
+    pub fn cells(&self) -> u64 {
+        self.cells.rows() * self.cells.cells_per_row() as u64
     }
 
     /// The two candidate buckets of `digest` and its fingerprint.
@@ -276,7 +281,7 @@ impl StreamingCuckoo {
             self.dropped = self.dropped.saturating_add(1);
             return;
         }
-        let b = self.cells.buckets_per_row() as u64;
+        let b = self.cells.cells_per_row() as u64;
         let mut bucket = if self.rng.next_u64() >> 63 == 0 {
             first
         } else {
@@ -337,7 +342,7 @@ fn check_params(
 fn rename(e: ParamError, cells: &'static str) -> ParamError {
     let param = match e.param() {
         "rows" => "buckets",
-        "buckets_per_row" => cells,
+        "cells_per_row" => cells,
         "cell_bits" => "fingerprint_bits",
         other => other,
     };
@@ -558,8 +563,8 @@ mod tests {
         for x in 0..1000 {
             f.insert(d(x));
         }
-        assert_eq!(f.cells().count_occupied(3), 1);
-        let stored: usize = (0..16).map(|i| f.cells().count_occupied(i)).sum();
+        assert_eq!(f.table().count_occupied(3), 1);
+        let stored: usize = (0..16).map(|i| f.table().count_occupied(i)).sum();
         assert_eq!(stored as u64 + f.dropped(), 1000);
         let g = StreamingCuckoo::new(16, 1, 8).unwrap();
         assert_eq!(g.clone().with_max_kicks(0).unwrap().max_kicks(), 0);
@@ -587,12 +592,12 @@ mod tests {
         let mut f = fill(StreamingCuckoo::new(1, 1, 8).unwrap().stream_rule());
         assert_eq!(f.stream_rule(), StreamRule::LookupFirst);
         let key = (0..1000).map(d).find(|&x| f.contains(x)).unwrap();
-        let (before, table) = (f.dropped(), f.cells().as_words().to_vec());
+        let (before, table) = (f.dropped(), f.table().as_words().to_vec());
         for _ in 0..12 {
             assert_eq!(f.observe(key), Verdict::Duplicate);
         }
         assert_eq!(f.dropped(), before);
-        assert_eq!(f.cells().as_words(), &table[..]);
+        assert_eq!(f.table().as_words(), &table[..]);
         // The paper's rule stores the repeat again and drops one per sighting.
         let mut g = fill(StreamRule::InsertAlways);
         let before = g.dropped();
@@ -612,7 +617,7 @@ mod tests {
         }
         let back = StreamingCuckoo::from_bytes(&f.to_bytes()).unwrap();
         assert_eq!(back.stream_rule(), StreamRule::InsertAlways);
-        assert_eq!(back.cells().as_words(), f.cells().as_words());
+        assert_eq!(back.table().as_words(), f.table().as_words());
         // A version 1 body: the same fields without the rule byte.
         let mut body = Encoder::new();
         body.put_u64(f.buckets());
@@ -622,11 +627,11 @@ mod tests {
         body.put_u32(f.max_kicks());
         body.put_rng(&f.rng);
         body.put_u64(f.dropped());
-        body.put_words(f.cells().as_words());
+        body.put_words(f.table().as_words());
         let v1 = snapshot::seal(StreamingCuckoo::KIND, 1, 0, &[], &body.into_bytes());
         let old = StreamingCuckoo::from_bytes(&v1).unwrap();
         assert_eq!(old.stream_rule(), StreamRule::InsertAlways);
-        assert_eq!(old.cells().as_words(), f.cells().as_words());
+        assert_eq!(old.table().as_words(), f.table().as_words());
         // An unknown rule byte is refused by name.
         let mut bad = Encoder::new();
         bad.put_u64(4);

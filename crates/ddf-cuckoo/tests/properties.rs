@@ -47,13 +47,13 @@ proptest! {
             } else {
                 let before = f.clone();
                 f.insert(d);
-                prop_assert_eq!(f.cells().as_words(), before.cells().as_words());
+                prop_assert_eq!(f.table().as_words(), before.table().as_words());
                 prop_assert_eq!(f.dropped(), before.dropped());
                 continue;
             }
             f.insert(d);
         }
-        let stored: usize = (0..buckets).map(|i| f.cells().count_occupied(i)).sum();
+        let stored: usize = (0..buckets).map(|i| f.table().count_occupied(i)).sum();
         prop_assert_eq!(stored as u64 + f.dropped(), stores);
         prop_assert!(stored as u64 <= buckets * b as u64);
     }
@@ -73,7 +73,7 @@ proptest! {
             for d in kept {
                 let (i1, i2, fp) = f.locate(d);
                 prop_assert_eq!(f.alternate(i1, fp), i2);
-                prop_assert!(f.cells().find(i1, fp).is_some() || f.cells().find(i2, fp).is_some());
+                prop_assert!(f.table().find(i1, fp).is_some() || f.table().find(i2, fp).is_some());
             }
         }
     }

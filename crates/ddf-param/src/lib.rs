@@ -168,15 +168,15 @@ mod tests {
 
     #[test]
     fn range_error_names_parameter_and_range() {
-        let err = ensure_range("buckets_per_row", 0u32, 1..=64).unwrap_err();
-        assert_eq!(err.param(), "buckets_per_row");
+        let err = ensure_range("cells_per_row", 0u32, 1..=64).unwrap_err();
+        assert_eq!(err.param(), "cells_per_row");
         assert_eq!(err.value(), "0");
         assert_eq!(err.expected(), "1..=64");
         assert_eq!(
             err.to_string(),
-            "invalid buckets_per_row = 0: expected 1..=64"
+            "invalid cells_per_row = 0: expected 1..=64"
         );
-        assert_eq!(ensure_range("buckets_per_row", 64u32, 1..=64), Ok(64));
+        assert_eq!(ensure_range("cells_per_row", 64u32, 1..=64), Ok(64));
     }
 
     #[test]

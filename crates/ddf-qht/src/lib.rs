@@ -17,7 +17,7 @@ mod sizing;
 mod sqf;
 
 pub use ddf_hash::ZeroPolicy;
-pub use quotient::{Distinct, Duplicates, Insertion, Qht, Qhtd, Qqhtd, Queue, QuotientFilter};
+pub use quotient::{Distinct, Duplicates, Fifo, Insertion, Qht, Qhtd, Qqhtd, QuotientFilter};
 pub use sqf::Sqf;
 
 #[cfg(feature = "serde")]

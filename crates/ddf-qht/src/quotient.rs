@@ -15,7 +15,7 @@ mod sealed {
 
 /// How a [`QuotientFilter`] stores an element once it has looked it up: the
 /// difference between QHT, QHTD and QQHTD. Implemented by [`Distinct`],
-/// [`Duplicates`] and [`Queue`] only.
+/// [`Duplicates`] and [`Fifo`] only.
 pub trait Insertion: sealed::Sealed + Copy + fmt::Debug + Send + Sync + 'static {
     /// The snapshot kind code of the filter.
     const KIND: u16;
@@ -42,11 +42,11 @@ pub enum Duplicates {}
 /// QQHTD's rule (§5.2, Algorithm 2): every element's fingerprint is pushed
 /// onto its row as onto a FIFO queue of `k` cells, the oldest falling out.
 #[derive(Debug, Clone, Copy)]
-pub enum Queue {}
+pub enum Fifo {}
 
 impl sealed::Sealed for Distinct {}
 impl sealed::Sealed for Duplicates {}
-impl sealed::Sealed for Queue {}
+impl sealed::Sealed for Fifo {}
 
 impl Insertion for Distinct {
     const KIND: u16 = snapshot::kind::QHT;
@@ -57,7 +57,7 @@ impl Insertion for Distinct {
     fn insert(cells: &mut CellRows, rng: &mut SplitMix64, row: u64, fp: u32, present: bool) {
         // A single cell holds `fp` afterwards whether it was found or not, so
         // write it unconditionally: no branch on the (unpredictable) lookup.
-        if !present || cells.buckets_per_row() == 1 {
+        if !present || cells.cells_per_row() == 1 {
             rows::store(cells, rng, row, fp);
         }
     }
@@ -74,7 +74,7 @@ impl Insertion for Duplicates {
     }
 }
 
-impl Insertion for Queue {
+impl Insertion for Fifo {
     const KIND: u16 = snapshot::kind::QQHTD;
     const NAME: &'static str = "QQHTD";
     const DISTINCT_ROWS: bool = false;
@@ -85,7 +85,7 @@ impl Insertion for Queue {
     }
 }
 
-/// A quotient hash table: `N` rows (`rows`) of `k` cells (`buckets_per_row`)
+/// A quotient hash table: `N` rows (`rows`) of `k` cells (`cells_per_row`)
 /// holding `s`-bit fingerprints (`fingerprint_bits`), `N·k·s` bits in all
 /// (QHT paper, §3.1 and Algorithm 1).
 ///
@@ -142,22 +142,18 @@ pub type Qhtd = QuotientFilter<Duplicates>;
 /// FIFO queue of `k` cells, newest first; every element's fingerprint is
 /// pushed and the oldest falls out. It makes no random choice. With `k = 1`
 /// it behaves exactly as a [`Qht`]. See [`QuotientFilter`].
-pub type Qqhtd = QuotientFilter<Queue>;
+pub type Qqhtd = QuotientFilter<Fifo>;
 
 impl<I: Insertion> QuotientFilter<I> {
-    /// A filter of `rows` rows (`N ≥ 1`) of `buckets_per_row` cells (`k`,
+    /// A filter of `rows` rows (`N ≥ 1`) of `cells_per_row` cells (`k`,
     /// `1..=min(4096, 2^s)`) of `fingerprint_bits` bits (`s`, 1..=32).
     ///
     /// Fails with a [`ParamError`] naming the parameter when one is out of
     /// range, when the state exceeds 2^40 bits, or when `⌈log₂ N⌉ + s > 64`
     /// (row and fingerprint must fit in one 64-bit digest).
-    pub fn new(
-        rows: u64,
-        buckets_per_row: usize,
-        fingerprint_bits: u32,
-    ) -> Result<Self, ParamError> {
-        let fingerprinter = check_params(rows, buckets_per_row, fingerprint_bits)?;
-        let cells = CellRows::new(rows, buckets_per_row, fingerprint_bits)?;
+    pub fn new(rows: u64, cells_per_row: usize, fingerprint_bits: u32) -> Result<Self, ParamError> {
+        let fingerprinter = check_params(rows, cells_per_row, fingerprint_bits)?;
+        let cells = CellRows::new(rows, cells_per_row, fingerprint_bits)?;
         Ok(Self::from_parts(cells, fingerprinter))
     }
 
@@ -175,13 +171,13 @@ impl<I: Insertion> QuotientFilter<I> {
     /// `memory_bits`) if not one row fits.
     pub fn with_memory(
         memory_bits: u64,
-        buckets_per_row: usize,
+        cells_per_row: usize,
         fingerprint_bits: u32,
     ) -> Result<Self, ParamError> {
         Fingerprinter::new(fingerprint_bits, ZeroPolicy::default())?;
-        check_buckets(buckets_per_row, fingerprint_bits)?;
-        let rows = CellRows::rows_for_memory(memory_bits, buckets_per_row, fingerprint_bits)?;
-        Self::new(rows, buckets_per_row, fingerprint_bits)
+        check_buckets(cells_per_row, fingerprint_bits)?;
+        let rows = CellRows::rows_for_memory(memory_bits, cells_per_row, fingerprint_bits)?;
+        Self::new(rows, cells_per_row, fingerprint_bits)
     }
 
     /// The same filter, empty, with its generator seeded by `seed`.
@@ -208,8 +204,8 @@ impl<I: Insertion> QuotientFilter<I> {
     }
 
     /// The cells per row `k`.
-    pub fn buckets_per_row(&self) -> usize {
-        self.cells.buckets_per_row()
+    pub fn cells_per_row(&self) -> usize {
+        self.cells.cells_per_row()
     }
 
     /// The fingerprint width `s` in bits.
@@ -232,9 +228,14 @@ impl<I: Insertion> QuotientFilter<I> {
         self.rng.seed()
     }
 
-    /// The table, for inspection.
-    pub fn cells(&self) -> &CellRows {
+    /// The table of cells, for inspection.
+    pub fn table(&self) -> &CellRows {
         &self.cells
+    }
+
+    /// The number of cells (rows × cells per row).
+    pub fn cells(&self) -> u64 {
+        self.cells.rows() * self.cells.cells_per_row() as u64
     }
 
     /// The row (quotient) and fingerprint of `digest`.
@@ -253,20 +254,20 @@ impl<I: Insertion> QuotientFilter<I> {
 /// Checks the parameters of [`QuotientFilter::new`] without allocating.
 pub(crate) fn check_params(
     rows: u64,
-    buckets_per_row: usize,
+    cells_per_row: usize,
     fingerprint_bits: u32,
 ) -> Result<Fingerprinter, ParamError> {
     let fingerprinter = Fingerprinter::new(fingerprint_bits, ZeroPolicy::default())?;
-    check_buckets(buckets_per_row, fingerprint_bits)?;
+    check_buckets(cells_per_row, fingerprint_bits)?;
     Digest::check_split("rows", rows, fingerprint_bits)?;
     Ok(fingerprinter)
 }
 
 /// `1 ≤ k ≤ 2^s` (Algorithm 1, SETUP) and at most the row length `CellRows` accepts.
-fn check_buckets(buckets_per_row: usize, fingerprint_bits: u32) -> Result<(), ParamError> {
+fn check_buckets(cells_per_row: usize, fingerprint_bits: u32) -> Result<(), ParamError> {
     let by_width = 1usize.checked_shl(fingerprint_bits).unwrap_or(usize::MAX);
     let max = by_width.min(CellRows::MAX_BUCKETS_PER_ROW);
-    ddf_param::ensure_range("buckets_per_row", buckets_per_row, 1..=max)?;
+    ddf_param::ensure_range("cells_per_row", cells_per_row, 1..=max)?;
     Ok(())
 }
 
@@ -332,7 +333,7 @@ impl<I: Insertion> fmt::Debug for QuotientFilter<I> {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
         f.debug_struct(I::NAME)
             .field("rows", &self.rows())
-            .field("buckets_per_row", &self.buckets_per_row())
+            .field("cells_per_row", &self.cells_per_row())
             .field("fingerprint_bits", &self.fingerprint_bits())
             .field("zero_policy", &self.zero_policy())
             .field("seed", &self.seed())
@@ -340,7 +341,7 @@ impl<I: Insertion> fmt::Debug for QuotientFilter<I> {
     }
 }
 
-/// Body: rows (u64), buckets per row (u32), fingerprint bits (u8), zero
+/// Body: rows (u64), cells per row (u32), fingerprint bits (u8), zero
 /// policy (u8), generator seed and state (u64 each), table words. Decoding
 /// checks the parameters as [`QuotientFilter::new`] does, and that every row
 /// could have been produced by the insertion rule.
@@ -349,7 +350,7 @@ impl<I: Insertion> Snapshot for QuotientFilter<I> {
 
     fn encode_body(&self, out: &mut Encoder) {
         out.put_u64(self.rows());
-        out.put_u32(self.buckets_per_row() as u32);
+        out.put_u32(self.cells_per_row() as u32);
         out.put_u8(self.fingerprint_bits() as u8);
         out.put_zero_policy(self.zero_policy());
         out.put_rng(&self.rng);
@@ -358,7 +359,7 @@ impl<I: Insertion> Snapshot for QuotientFilter<I> {
 
     fn decode_body(input: &mut Decoder<'_>, _version: u16) -> Result<Self, DecodeError> {
         let rows = input.u64("rows")?;
-        let k = input.u32("buckets_per_row")? as usize;
+        let k = input.u32("cells_per_row")? as usize;
         let bits = u32::from(input.u8("fingerprint_bits")?);
         let policy = input.zero_policy("zero_policy")?;
         let rng = input.rng("generator")?;
@@ -390,15 +391,15 @@ mod tests {
     fn parameters_are_checked() {
         let param = |r: Result<Qht, ParamError>| r.unwrap_err().param();
         assert_eq!(param(Qht::new(0, 4, 8)), "rows");
-        assert_eq!(param(Qht::new(10, 0, 8)), "buckets_per_row");
-        assert_eq!(param(Qht::new(10, 5, 2)), "buckets_per_row");
-        assert_eq!(param(Qht::new(10, 4097, 16)), "buckets_per_row");
+        assert_eq!(param(Qht::new(10, 0, 8)), "cells_per_row");
+        assert_eq!(param(Qht::new(10, 5, 2)), "cells_per_row");
+        assert_eq!(param(Qht::new(10, 4097, 16)), "cells_per_row");
         assert_eq!(param(Qht::new(10, 4, 0)), "fingerprint_bits");
         assert_eq!(param(Qht::new(10, 4, 33)), "fingerprint_bits");
         assert_eq!(param(Qht::new(u64::MAX, 1, 8)), "rows");
         assert_eq!(param(Qht::new(1 << 40, 1, 8)), "rows");
         assert_eq!(param(Qht::with_memory(7, 4, 2)), "memory_bits");
-        assert_eq!(param(Qht::with_memory(1000, 0, 2)), "buckets_per_row");
+        assert_eq!(param(Qht::with_memory(1000, 0, 2)), "cells_per_row");
         assert!(Qht::new(10, 4, 2).is_ok());
         assert!(Qht::new(1, 4096, 32).is_ok());
     }
@@ -424,8 +425,8 @@ mod tests {
             qht.observe(d(x));
             qhtd.observe(d(x));
         }
-        assert_eq!(qht.cells().row_iter(0).collect::<Vec<_>>(), [1, 0]);
-        assert_eq!(qhtd.cells().row_iter(0).collect::<Vec<_>>(), [1, 1]);
+        assert_eq!(qht.table().row_iter(0).collect::<Vec<_>>(), [1, 0]);
+        assert_eq!(qhtd.table().row_iter(0).collect::<Vec<_>>(), [1, 1]);
     }
 
     #[test]
@@ -461,7 +462,7 @@ mod tests {
             f.observe(d(x));
         }
         f.clear();
-        assert_eq!(f.cells().count_occupied(0), 0);
+        assert_eq!(f.table().count_occupied(0), 0);
         assert_eq!(f.rng, SeededRng::new(9));
         assert!(format!("{f:?}").starts_with("QHT { rows: 3"));
     }

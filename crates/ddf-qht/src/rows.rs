@@ -13,7 +13,7 @@ pub(crate) const DEFAULT_SEED: u64 = 0x0051_f0c5_eed5_0001;
 /// has a single cell, whose choice is forced).
 #[inline]
 pub(crate) fn store(cells: &mut CellRows, rng: &mut SplitMix64, row: u64, fp: u32) {
-    let k = cells.buckets_per_row();
+    let k = cells.cells_per_row();
     if k == 1 {
         // Empty or not, the single cell is the one to take.
         cells.set(row, 0, fp);

@@ -20,7 +20,7 @@ impl Qht {
         2f64.powi(fingerprint_bits as i32) - 1.0
     }
 
-    /// What [`new`](Qht::new)`(rows, buckets_per_row, fingerprint_bits)`
+    /// What [`new`](Qht::new)`(rows, cells_per_row, fingerprint_bits)`
     /// predicts once it has seen a long uniform stream over
     /// `distinct_items` items (`U ≥ 1`), without building it: `N·k·s` bits,
     /// `FPR_∞ = k/S` (Theorem 4.1) and `FNR_∞` (Theorem 4.2, for `U`), with
@@ -30,13 +30,13 @@ impl Qht {
     /// `distinct_items`) for `U` not finite and ≥ 1.
     pub fn sizing(
         rows: u64,
-        buckets_per_row: usize,
+        cells_per_row: usize,
         fingerprint_bits: u32,
         distinct_items: f64,
     ) -> Result<Prediction, ParamError> {
-        check_params(rows, buckets_per_row, fingerprint_bits)?;
+        check_params(rows, cells_per_row, fingerprint_bits)?;
         let rows = ddf_param::ensure_positive("rows", rows)?;
-        let cells = ddf_param::checked_mul("rows", rows, buckets_per_row as u64)?;
+        let cells = ddf_param::checked_mul("rows", rows, cells_per_row as u64)?;
         let bits = ddf_param::checked_mul("rows", cells, u64::from(fingerprint_bits))?;
         ddf_param::state_words("rows", bits)?;
         if !(distinct_items.is_finite() && distinct_items >= 1.0) {
@@ -47,7 +47,7 @@ impl Qht {
             ));
         }
         let values = Self::fingerprint_values(fingerprint_bits);
-        let k = buckets_per_row as f64;
+        let k = cells_per_row as f64;
         Ok(
             Prediction::exact_window(bits, fpr_inf(k, values), 1.0).with_misses(fnr_inf(
                 rows as f64,

@@ -60,24 +60,24 @@ impl Sqf {
     /// the 2^40-bit state ceiling.
     pub const MAX_Q: u32 = 40;
 
-    /// An SQF of `2^q` rows of `buckets_per_row` cells (`k`), remainder bits
+    /// An SQF of `2^q` rows of `cells_per_row` cells (`k`), remainder bits
     /// `r` and kept bits `r'` (`1 ≤ r' < r`, `σ = r' + ⌈log₂(r + 1)⌉ ≤ 32`,
     /// `q + r ≤ 64`, `1 ≤ k ≤ min(4096, 2^σ)`), as in the original.
-    pub fn new(q: u32, buckets_per_row: usize, r: u32, r_prime: u32) -> Result<Self, ParamError> {
+    pub fn new(q: u32, cells_per_row: usize, r: u32, r_prime: u32) -> Result<Self, ParamError> {
         ddf_param::ensure_range("q", q, 0..=Self::MAX_Q)?;
-        Self::with_rows(1 << q, buckets_per_row, r, r_prime)
+        Self::with_rows(1 << q, cells_per_row, r, r_prime)
     }
 
     /// An SQF with any number of rows `N ≥ 1`; otherwise as [`new`](Self::new).
     pub fn with_rows(
         rows: u64,
-        buckets_per_row: usize,
+        cells_per_row: usize,
         r: u32,
         r_prime: u32,
     ) -> Result<Self, ParamError> {
-        let (sigma, weight_bits) = check_remainder(buckets_per_row, r, r_prime)?;
+        let (sigma, weight_bits) = check_remainder(cells_per_row, r, r_prime)?;
         Digest::check_split("rows", rows, r)?;
-        let cells = CellRows::new(rows, buckets_per_row, sigma)?;
+        let cells = CellRows::new(rows, cells_per_row, sigma)?;
         Ok(Self::from_parts(cells, r, r_prime, weight_bits))
     }
 
@@ -94,12 +94,12 @@ impl Sqf {
     /// An SQF of at most `memory_bits` bits: `N = floor(M/(k·σ))` rows.
     pub fn with_memory(
         memory_bits: u64,
-        buckets_per_row: usize,
+        cells_per_row: usize,
         r: u32,
         r_prime: u32,
     ) -> Result<Self, ParamError> {
-        let rows = rows_for_memory(memory_bits, buckets_per_row, r, r_prime)?;
-        Self::with_rows(rows, buckets_per_row, r, r_prime)
+        let rows = rows_for_memory(memory_bits, cells_per_row, r, r_prime)?;
+        Self::with_rows(rows, cells_per_row, r, r_prime)
     }
 
     /// An SQF sized as the original is, with a power-of-two number of rows:
@@ -109,12 +109,12 @@ impl Sqf {
     /// [`with_memory`](Self::with_memory).
     pub fn with_memory_power_of_two(
         memory_bits: u64,
-        buckets_per_row: usize,
+        cells_per_row: usize,
         r: u32,
         r_prime: u32,
     ) -> Result<Self, ParamError> {
-        let rows = rows_for_memory(memory_bits, buckets_per_row, r, r_prime)?;
-        Self::new(63 - rows.leading_zeros(), buckets_per_row, r, r_prime)
+        let rows = rows_for_memory(memory_bits, cells_per_row, r, r_prime)?;
+        Self::new(63 - rows.leading_zeros(), cells_per_row, r, r_prime)
     }
 
     /// The same filter, empty, with its generator seeded by `seed`.
@@ -131,8 +131,8 @@ impl Sqf {
     }
 
     /// The cells per row `k`.
-    pub fn buckets_per_row(&self) -> usize {
-        self.cells.buckets_per_row()
+    pub fn cells_per_row(&self) -> usize {
+        self.cells.cells_per_row()
     }
 
     /// The remainder bits `r`.
@@ -160,9 +160,14 @@ impl Sqf {
         self.rng.seed()
     }
 
-    /// The table, for inspection.
-    pub fn cells(&self) -> &CellRows {
+    /// The table of cells, for inspection.
+    pub fn table(&self) -> &CellRows {
         &self.cells
+    }
+
+    /// The number of cells (rows × cells per row).
+    pub fn cells(&self) -> u64 {
+        self.cells.rows() * self.cells.cells_per_row() as u64
     }
 
     /// The code of ⊥'s stand-in, `(r' bits = 1, weight 0)`, which no
@@ -221,7 +226,7 @@ fn check_remainder(k: usize, r: u32, r_prime: u32) -> Result<(u32, u32), ParamEr
         ));
     }
     let max_k = (1usize << sigma).min(CellRows::MAX_BUCKETS_PER_ROW);
-    ddf_param::ensure_range("buckets_per_row", k, 1..=max_k)?;
+    ddf_param::ensure_range("cells_per_row", k, 1..=max_k)?;
     Ok((sigma, weight_bits))
 }
 
@@ -286,7 +291,7 @@ impl fmt::Debug for Sqf {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
         f.debug_struct("Sqf")
             .field("rows", &self.rows())
-            .field("buckets_per_row", &self.buckets_per_row())
+            .field("cells_per_row", &self.cells_per_row())
             .field("r", &self.r)
             .field("r_prime", &self.r_prime)
             .field("seed", &self.seed())
@@ -294,7 +299,7 @@ impl fmt::Debug for Sqf {
     }
 }
 
-/// Body: rows (u64), buckets per row (u32), `r` (u8), `r'` (u8), generator
+/// Body: rows (u64), cells per row (u32), `r` (u8), `r'` (u8), generator
 /// seed and state (u64 each), table words. Decoding checks the parameters as
 /// [`Sqf::with_rows`] does, and that rows hold distinct reachable
 /// fingerprints, filled in order.
@@ -303,7 +308,7 @@ impl Snapshot for Sqf {
 
     fn encode_body(&self, out: &mut Encoder) {
         out.put_u64(self.rows());
-        out.put_u32(self.buckets_per_row() as u32);
+        out.put_u32(self.cells_per_row() as u32);
         out.put_u8(self.r as u8);
         out.put_u8(self.r_prime as u8);
         out.put_rng(&self.rng);
@@ -312,7 +317,7 @@ impl Snapshot for Sqf {
 
     fn decode_body(input: &mut Decoder<'_>, _version: u16) -> Result<Self, DecodeError> {
         let rows = input.u64("rows")?;
-        let k = input.u32("buckets_per_row")? as usize;
+        let k = input.u32("cells_per_row")? as usize;
         let r = u32::from(input.u8("r")?);
         let r_prime = u32::from(input.u8("r_prime")?);
         let rng = input.rng("generator")?;
@@ -345,8 +350,8 @@ mod tests {
         assert_eq!(param(Sqf::new(10, 1, 4, 0)), "r_prime");
         assert_eq!(param(Sqf::new(10, 1, 4, 4)), "r_prime");
         assert_eq!(param(Sqf::new(10, 1, 40, 30)), "r_prime");
-        assert_eq!(param(Sqf::new(10, 9, 2, 1)), "buckets_per_row");
-        assert_eq!(param(Sqf::new(10, 0, 2, 1)), "buckets_per_row");
+        assert_eq!(param(Sqf::new(10, 9, 2, 1)), "cells_per_row");
+        assert_eq!(param(Sqf::new(10, 0, 2, 1)), "cells_per_row");
         assert_eq!(param(Sqf::with_rows(1 << 40, 1, 30, 1)), "rows");
         assert_eq!(param(Sqf::with_memory(5, 2, 2, 1)), "memory_bits");
         assert!(Sqf::new(10, 8, 2, 1).is_ok());
@@ -395,7 +400,7 @@ mod tests {
         for x in 0..1000 {
             f.observe(Digest::mixed(x));
         }
-        assert!((0..4).all(|r| f.cells().count_occupied(r) == 4));
+        assert!((0..4).all(|r| f.table().count_occupied(r) == 4));
         assert!((5000..6000).all(|x| f.contains(Digest::mixed(x))));
     }
 }

@@ -5,15 +5,8 @@ use ddf_core::testing::params::{check, check_budget, count_usize, size, width};
 use ddf_qht::{Qht, Qhtd, Qqhtd, Sqf};
 use proptest::prelude::*;
 
-const QHT: &[&str] = &["rows", "buckets_per_row", "fingerprint_bits", "memory_bits"];
-const SQF: &[&str] = &[
-    "q",
-    "rows",
-    "buckets_per_row",
-    "r",
-    "r_prime",
-    "memory_bits",
-];
+const QHT: &[&str] = &["rows", "cells_per_row", "fingerprint_bits", "memory_bits"];
+const SQF: &[&str] = &["q", "rows", "cells_per_row", "r", "r_prime", "memory_bits"];
 
 /// `q` for `Sqf::new`: small tables, or beyond the 2^40-row limit.
 fn q() -> impl Strategy<Value = u32> {

@@ -60,7 +60,7 @@ proptest! {
             prop_assert_eq!(f.observe(d), model.observe(row, fp));
         }
         for r in 0..rows {
-            let cells: Vec<u32> = f.cells().row_iter(r).collect();
+            let cells: Vec<u32> = f.table().row_iter(r).collect();
             prop_assert_eq!(&cells, &model.rows[r as usize]);
             let mut occupied: Vec<u32> = cells.iter().copied().filter(|&c| c != 0).collect();
             let before = occupied.len();
@@ -83,7 +83,7 @@ proptest! {
             prop_assert_eq!(f.observe(d), model.observe(row, fp));
         }
         for r in 0..rows {
-            prop_assert_eq!(f.cells().row_iter(r).collect::<Vec<_>>(), model.rows[r as usize].clone());
+            prop_assert_eq!(f.table().row_iter(r).collect::<Vec<_>>(), model.rows[r as usize].clone());
         }
     }
 
@@ -97,7 +97,7 @@ proptest! {
         let mut f = Qqhtd::new(rows, k.min(1 << bits), bits)
             .unwrap()
             .with_zero_policy(ZeroPolicy::Rehash);
-        let k = f.buckets_per_row();
+        let k = f.cells_per_row();
         let mut queues: Vec<VecDeque<u32>> = vec![VecDeque::new(); rows as usize];
         for d in digests(&items) {
             let (row, fp) = f.locate(d);
@@ -110,7 +110,7 @@ proptest! {
         for r in 0..rows {
             let mut expected: Vec<u32> = queues[r as usize].iter().copied().collect();
             expected.resize(k, 0);
-            prop_assert_eq!(f.cells().row_iter(r).collect::<Vec<_>>(), expected);
+            prop_assert_eq!(f.table().row_iter(r).collect::<Vec<_>>(), expected);
         }
     }
 
@@ -129,7 +129,7 @@ proptest! {
             prop_assert_eq!(f.observe(d), model.observe(row, fp));
         }
         for r in 0..rows {
-            prop_assert_eq!(f.cells().row_iter(r).collect::<Vec<_>>(), model.rows[r as usize].clone());
+            prop_assert_eq!(f.table().row_iter(r).collect::<Vec<_>>(), model.rows[r as usize].clone());
         }
     }
 

@@ -10,7 +10,7 @@
 //! | symbol | argument | meaning |
 //! | --- | --- | --- |
 //! | `N` | `rows` | rows of the table |
-//! | `k` | `buckets_per_row` | cells per row |
+//! | `k` | `cells_per_row` | cells per row |
 //! | `S` | `fingerprints` | distinct fingerprint values (`2^s − 1` for `s`-bit fingerprints with 0 kept for "empty", §3.2 and footnote 16) |
 //! | `U` | `alphabet_size` | items the uniform stream draws from (`U = |Γ|`) |
 //! | `m` | `m` | elements before the one judged (the judged one is the `(m+1)`-th) |
@@ -75,9 +75,9 @@ fn whole_cells(k: f64) -> Option<usize> {
 /// let expected = fpr_inf(k, s) * (1.0 - (-1f64).exp());
 /// assert!((fp_m(n * k, n, k, s) - expected).abs() < 1e-4);
 /// ```
-pub fn fp_m(m: f64, rows: f64, buckets_per_row: f64, fingerprints: f64) -> f64 {
-    let cells = rows * buckets_per_row;
-    fpr_inf(buckets_per_row, fingerprints) * one_minus_pow1m(1.0 / cells, m)
+pub fn fp_m(m: f64, rows: f64, cells_per_row: f64, fingerprints: f64) -> f64 {
+    let cells = rows * cells_per_row;
+    fpr_inf(cells_per_row, fingerprints) * one_minus_pow1m(1.0 / cells, m)
 }
 
 /// The exact `FP_m` of Algorithm 1 (first empty cell, else a random one) from
@@ -112,8 +112,8 @@ pub fn fp_m(m: f64, rows: f64, buckets_per_row: f64, fingerprints: f64) -> f64 {
 /// // k = 4: filling empty cells first makes young filters err more.
 /// assert!(fp_m_first_empty(4096.0, n, 4.0, s) > fp_m(4096.0, n, 4.0, s) + 0.02);
 /// ```
-pub fn fp_m_first_empty(m: f64, rows: f64, buckets_per_row: f64, fingerprints: f64) -> f64 {
-    let Some(k) = whole_cells(buckets_per_row) else {
+pub fn fp_m_first_empty(m: f64, rows: f64, cells_per_row: f64, fingerprints: f64) -> f64 {
+    let Some(k) = whole_cells(cells_per_row) else {
         return f64::NAN;
     };
     if !(fingerprints >= 1.0 && rows >= 1.0 && m >= 0.0) {
@@ -184,14 +184,14 @@ pub fn fp_m_first_empty(m: f64, rows: f64, buckets_per_row: f64, fingerprints: f
 /// let avg: f64 = (0..500).map(|m| fp_m(m as f64, n_rows, k, s)).sum::<f64>() / 500.0;
 /// assert!((fpr_n(500.0, n_rows, k, s) - avg).abs() < 1e-12);
 /// ```
-pub fn fpr_n(n: f64, rows: f64, buckets_per_row: f64, fingerprints: f64) -> f64 {
+pub fn fpr_n(n: f64, rows: f64, cells_per_row: f64, fingerprints: f64) -> f64 {
     if n < 1.0 {
         return 0.0;
     }
-    let cells = rows * buckets_per_row;
+    let cells = rows * cells_per_row;
     // (1/n)·Σ_{m<n} c^m = N·k·(1 − c^n)/n.
     let mean_survival = cells * one_minus_pow1m(1.0 / cells, n) / n;
-    fpr_inf(buckets_per_row, fingerprints) * (1.0 - mean_survival)
+    fpr_inf(cells_per_row, fingerprints) * (1.0 - mean_survival)
 }
 
 /// Theorem 4.1: the asymptotic false-positive rate of a QHT, `FPR_∞ = k/S`.
@@ -202,8 +202,8 @@ pub fn fpr_n(n: f64, rows: f64, buckets_per_row: f64, fingerprints: f64) -> f64 
 /// ```
 /// assert_eq!(ddf_theory::qht::fpr_inf(1.0, 4.0), 0.25);
 /// ```
-pub fn fpr_inf(buckets_per_row: f64, fingerprints: f64) -> f64 {
-    buckets_per_row / fingerprints
+pub fn fpr_inf(cells_per_row: f64, fingerprints: f64) -> f64 {
+    cells_per_row / fingerprints
 }
 
 /// The constants of §4.2: `a = (S − k)/(k(NS − 1))`, `b = k/S`,
@@ -257,9 +257,9 @@ fn power_gap(a: f64, delta: f64, t: f64) -> f64 {
 /// // Long after, the fingerprint is present only by chance: FN → 1 − k/S.
 /// assert!((fn_im(0.0, 1e8, n, k, s) - (1.0 - k / s)).abs() < 1e-9);
 /// ```
-pub fn fn_im(i: f64, m: f64, rows: f64, buckets_per_row: f64, fingerprints: f64) -> f64 {
+pub fn fn_im(i: f64, m: f64, rows: f64, cells_per_row: f64, fingerprints: f64) -> f64 {
     let t = (m - i).max(0.0);
-    let (a, b, _, delta) = abc(rows, buckets_per_row, fingerprints);
+    let (a, b, _, delta) = abc(rows, cells_per_row, fingerprints);
     (1.0 - b) * one_minus_pow1m(a, t) + a * b * power_gap(a, delta, t)
 }
 
@@ -297,8 +297,8 @@ fn one_minus_product(u: f64, v: f64) -> f64 {
 /// let sum: f64 = (1..=40).map(|i| q.powi(40 - i) / u * fn_im(i as f64, 40.0, n, k, s)).sum();
 /// assert!((fn_m(40.0, n, k, s, u) - sum).abs() < 1e-14);
 /// ```
-pub fn fn_m(m: f64, rows: f64, buckets_per_row: f64, fingerprints: f64, alphabet_size: f64) -> f64 {
-    let (a, b, one_minus_c, delta) = abc(rows, buckets_per_row, fingerprints);
+pub fn fn_m(m: f64, rows: f64, cells_per_row: f64, fingerprints: f64, alphabet_size: f64) -> f64 {
+    let (a, b, one_minus_c, delta) = abc(rows, cells_per_row, fingerprints);
     let u = 1.0 / alphabet_size;
     let g_q = geometric_sum(u, m);
     let g_qa = geometric_sum(one_minus_product(u, a), m);
@@ -331,17 +331,11 @@ fn double_geometric_sum(one_minus_x: f64, n: f64) -> f64 {
 /// let avg: f64 = (1..=300).map(|m| fn_m(m as f64, n, k, s, u)).sum::<f64>() / 300.0;
 /// assert!((fnr_n(300.0, n, k, s, u) - avg).abs() < 1e-12);
 /// ```
-pub fn fnr_n(
-    n: f64,
-    rows: f64,
-    buckets_per_row: f64,
-    fingerprints: f64,
-    alphabet_size: f64,
-) -> f64 {
+pub fn fnr_n(n: f64, rows: f64, cells_per_row: f64, fingerprints: f64, alphabet_size: f64) -> f64 {
     if n < 1.0 {
         return 0.0;
     }
-    let (a, b, one_minus_c, delta) = abc(rows, buckets_per_row, fingerprints);
+    let (a, b, one_minus_c, delta) = abc(rows, cells_per_row, fingerprints);
     let u = 1.0 / alphabet_size;
     let h_q = double_geometric_sum(u, n);
     let h_qa = double_geometric_sum(one_minus_product(u, a), n);
@@ -372,8 +366,8 @@ pub fn fnr_n(
 /// // A small alphabet is remembered better: fewer false negatives.
 /// assert!(fnr_inf(n, k, s, 5000.0) < fnr_inf(n, k, s, 1e7) - 0.3);
 /// ```
-pub fn fnr_inf(rows: f64, buckets_per_row: f64, fingerprints: f64, alphabet_size: f64) -> f64 {
-    let (a, b, one_minus_c, _) = abc(rows, buckets_per_row, fingerprints);
+pub fn fnr_inf(rows: f64, cells_per_row: f64, fingerprints: f64, alphabet_size: f64) -> f64 {
+    let (a, b, one_minus_c, _) = abc(rows, cells_per_row, fingerprints);
     let v = alphabet_size - 1.0;
     let d_a = 1.0 + v * a;
     let d_c = 1.0 + v * one_minus_c;
@@ -385,8 +379,8 @@ pub fn fnr_inf(rows: f64, buckets_per_row: f64, fingerprints: f64, alphabet_size
 /// ```
 /// assert_eq!(ddf_theory::qht::fnr_inf_limit(1.0, 4.0), 0.75);
 /// ```
-pub fn fnr_inf_limit(buckets_per_row: f64, fingerprints: f64) -> f64 {
-    1.0 - fpr_inf(buckets_per_row, fingerprints)
+pub fn fnr_inf_limit(cells_per_row: f64, fingerprints: f64) -> f64 {
+    1.0 - fpr_inf(cells_per_row, fingerprints)
 }
 
 /// Claim 4.1: the asymptotic error rate `ER_∞ = FPR_∞ + FNR_∞` of a QHT,
@@ -401,9 +395,8 @@ pub fn fnr_inf_limit(buckets_per_row: f64, fingerprints: f64) -> f64 {
 /// use ddf_theory::qht::er_inf;
 /// assert!((er_inf(1000.0, 1.0, 7.0, 2f64.powi(40)) - 1.0).abs() < 1e-8);
 /// ```
-pub fn er_inf(rows: f64, buckets_per_row: f64, fingerprints: f64, alphabet_size: f64) -> f64 {
-    fpr_inf(buckets_per_row, fingerprints)
-        + fnr_inf(rows, buckets_per_row, fingerprints, alphabet_size)
+pub fn er_inf(rows: f64, cells_per_row: f64, fingerprints: f64, alphabet_size: f64) -> f64 {
+    fpr_inf(cells_per_row, fingerprints) + fnr_inf(rows, cells_per_row, fingerprints, alphabet_size)
 }
 
 /// §4.5: Theorem 4.1's `FP_m` for a memory budget `M`, with `N = M/(k·log₂ S)`:
@@ -422,8 +415,8 @@ pub fn er_inf(rows: f64, buckets_per_row: f64, fingerprints: f64, alphabet_size:
 /// // Same k/S = 1/4: (k, S) = (1, 4) beats (4, 16).
 /// assert!(fp_m_for_memory(m, bits, 1.0, 4.0) < fp_m_for_memory(m, bits, 4.0, 16.0));
 /// ```
-pub fn fp_m_for_memory(m: f64, memory_bits: f64, buckets_per_row: f64, fingerprints: f64) -> f64 {
-    fpr_inf(buckets_per_row, fingerprints) * one_minus_pow1m(fingerprints.log2() / memory_bits, m)
+pub fn fp_m_for_memory(m: f64, memory_bits: f64, cells_per_row: f64, fingerprints: f64) -> f64 {
+    fpr_inf(cells_per_row, fingerprints) * one_minus_pow1m(fingerprints.log2() / memory_bits, m)
 }
 
 /// §4.5's tuning rule: for a target asymptotic false-positive rate `k/S`,
@@ -598,8 +591,8 @@ pub fn rates_over_prefixes(
 /// assert!((qhtd_fpr_inf(2.0, 8.0) - (1.0 - 49.0 / 64.0)).abs() < 1e-15);
 /// assert!(qhtd_fpr_inf(4.0, 15.0) < fpr_inf(4.0, 15.0));
 /// ```
-pub fn qhtd_fpr_inf(buckets_per_row: f64, fingerprints: f64) -> f64 {
-    one_minus_pow1m(1.0 / fingerprints, buckets_per_row)
+pub fn qhtd_fpr_inf(cells_per_row: f64, fingerprints: f64) -> f64 {
+    one_minus_pow1m(1.0 / fingerprints, cells_per_row)
 }
 
 /// §5.1: the asymptotic false-negative rate of a QHTD when `U ≫ N`,
@@ -609,8 +602,8 @@ pub fn qhtd_fpr_inf(buckets_per_row: f64, fingerprints: f64) -> f64 {
 /// use ddf_theory::qht::{qhtd_fnr_inf_limit, qhtd_fpr_inf};
 /// assert_eq!(qhtd_fnr_inf_limit(4.0, 15.0) + qhtd_fpr_inf(4.0, 15.0), 1.0);
 /// ```
-pub fn qhtd_fnr_inf_limit(buckets_per_row: f64, fingerprints: f64) -> f64 {
-    pow1m(1.0 / fingerprints, buckets_per_row)
+pub fn qhtd_fnr_inf_limit(cells_per_row: f64, fingerprints: f64) -> f64 {
+    pow1m(1.0 / fingerprints, cells_per_row)
 }
 
 /// `E[1 − (1 − 1/S)^min(R, k)]` for `R ~ Binomial(m, 1/N)`: the false-positive
@@ -645,8 +638,8 @@ fn fill_limited_fp(m: f64, rows: f64, k: usize, fingerprints: f64) -> f64 {
 /// assert_eq!(qhtd_fp_m(0.0, 100.0, 4.0, 15.0), 0.0);
 /// assert!((qhtd_fp_m(1e6, 100.0, 4.0, 15.0) - qhtd_fpr_inf(4.0, 15.0)).abs() < 1e-12);
 /// ```
-pub fn qhtd_fp_m(m: f64, rows: f64, buckets_per_row: f64, fingerprints: f64) -> f64 {
-    match whole_cells(buckets_per_row) {
+pub fn qhtd_fp_m(m: f64, rows: f64, cells_per_row: f64, fingerprints: f64) -> f64 {
+    match whole_cells(cells_per_row) {
         Some(k) if rows >= 1.0 && m >= 0.0 => fill_limited_fp(m, rows, k, fingerprints),
         _ => f64::NAN,
     }
@@ -673,9 +666,9 @@ pub fn qhtd_fp_m(m: f64, rows: f64, buckets_per_row: f64, fingerprints: f64) -> 
 /// assert_eq!(qhtd_fn_after(0.0, 100.0, 4.0, 15.0), 0.0);
 /// assert!((qhtd_fn_after(1e7, 100.0, 4.0, 15.0) - qhtd_fnr_inf_limit(4.0, 15.0)).abs() < 1e-12);
 /// ```
-pub fn qhtd_fn_after(t: f64, rows: f64, buckets_per_row: f64, fingerprints: f64) -> f64 {
-    qhtd_fnr_inf_limit(buckets_per_row, fingerprints)
-        * one_minus_pow1m(1.0 / (rows * buckets_per_row), t.max(0.0))
+pub fn qhtd_fn_after(t: f64, rows: f64, cells_per_row: f64, fingerprints: f64) -> f64 {
+    qhtd_fnr_inf_limit(cells_per_row, fingerprints)
+        * one_minus_pow1m(1.0 / (rows * cells_per_row), t.max(0.0))
 }
 
 /// The asymptotic false-negative rate of a QHTD on a uniform stream over `U`
@@ -694,10 +687,10 @@ pub fn qhtd_fn_after(t: f64, rows: f64, buckets_per_row: f64, fingerprints: f64)
 /// let limit = qhtd_fnr_inf_limit(4.0, 15.0);
 /// assert!((qhtd_fnr_inf(1024.0, 4.0, 15.0, 2f64.powi(50)) - limit).abs() < 1e-9);
 /// ```
-pub fn qhtd_fnr_inf(rows: f64, buckets_per_row: f64, fingerprints: f64, alphabet_size: f64) -> f64 {
-    let cells = rows * buckets_per_row;
+pub fn qhtd_fnr_inf(rows: f64, cells_per_row: f64, fingerprints: f64, alphabet_size: f64) -> f64 {
+    let cells = rows * cells_per_row;
     let remembered = 1.0 / (1.0 + (alphabet_size - 1.0) / cells);
-    qhtd_fnr_inf_limit(buckets_per_row, fingerprints) * (1.0 - remembered)
+    qhtd_fnr_inf_limit(cells_per_row, fingerprints) * (1.0 - remembered)
 }
 
 /// The exact `FP_m` of a QQHTD from an empty table on a stream of distinct
@@ -709,8 +702,8 @@ pub fn qhtd_fnr_inf(rows: f64, buckets_per_row: f64, fingerprints: f64, alphabet
 /// use ddf_theory::qht::{qhtd_fp_m, qqhtd_fp_m};
 /// assert_eq!(qqhtd_fp_m(500.0, 64.0, 4.0, 15.0), qhtd_fp_m(500.0, 64.0, 4.0, 15.0));
 /// ```
-pub fn qqhtd_fp_m(m: f64, rows: f64, buckets_per_row: f64, fingerprints: f64) -> f64 {
-    qhtd_fp_m(m, rows, buckets_per_row, fingerprints)
+pub fn qqhtd_fp_m(m: f64, rows: f64, cells_per_row: f64, fingerprints: f64) -> f64 {
+    qhtd_fp_m(m, rows, cells_per_row, fingerprints)
 }
 
 /// The asymptotic false-positive rate of a QQHTD, `1 − (1 − 1/S)^k`: a full
@@ -721,8 +714,8 @@ pub fn qqhtd_fp_m(m: f64, rows: f64, buckets_per_row: f64, fingerprints: f64) ->
 /// use ddf_theory::qht::{qhtd_fpr_inf, qqhtd_fpr_inf};
 /// assert_eq!(qqhtd_fpr_inf(4.0, 15.0), qhtd_fpr_inf(4.0, 15.0));
 /// ```
-pub fn qqhtd_fpr_inf(buckets_per_row: f64, fingerprints: f64) -> f64 {
-    qhtd_fpr_inf(buckets_per_row, fingerprints)
+pub fn qqhtd_fpr_inf(cells_per_row: f64, fingerprints: f64) -> f64 {
+    qhtd_fpr_inf(cells_per_row, fingerprints)
 }
 
 /// The probability that a QQHTD misses a duplicate whose last occurrence is
@@ -746,8 +739,8 @@ pub fn qqhtd_fpr_inf(buckets_per_row: f64, fingerprints: f64) -> f64 {
 /// assert_eq!(qqhtd_fn_after(3.0, 10.0, 4.0, 15.0), 0.0);
 /// assert!(qqhtd_fn_after(40.0, 10.0, 4.0, 15.0) > 0.0);
 /// ```
-pub fn qqhtd_fn_after(t: f64, rows: f64, buckets_per_row: f64, fingerprints: f64) -> f64 {
-    let Some(k) = whole_cells(buckets_per_row) else {
+pub fn qqhtd_fn_after(t: f64, rows: f64, cells_per_row: f64, fingerprints: f64) -> f64 {
+    let Some(k) = whole_cells(cells_per_row) else {
         return f64::NAN;
     };
     let t = t.max(0.0).floor();
@@ -759,7 +752,7 @@ pub fn qqhtd_fn_after(t: f64, rows: f64, buckets_per_row: f64, fingerprints: f64
     } else {
         binomial_sf(k as u64 - 1, t as u64, p)
     };
-    qhtd_fnr_inf_limit(buckets_per_row, fingerprints) * pushed_out
+    qhtd_fnr_inf_limit(cells_per_row, fingerprints) * pushed_out
 }
 
 /// The asymptotic false-negative rate of a QQHTD on a uniform stream over
@@ -780,14 +773,9 @@ pub fn qqhtd_fn_after(t: f64, rows: f64, buckets_per_row: f64, fingerprints: f64
 /// let (n, k, s, u) = (1024.0, 4.0, 15.0, 1e5);
 /// assert!(qqhtd_fnr_inf(n, k, s, u) < qhtd_fnr_inf(n, k, s, u));
 /// ```
-pub fn qqhtd_fnr_inf(
-    rows: f64,
-    buckets_per_row: f64,
-    fingerprints: f64,
-    alphabet_size: f64,
-) -> f64 {
+pub fn qqhtd_fnr_inf(rows: f64, cells_per_row: f64, fingerprints: f64, alphabet_size: f64) -> f64 {
     let rho = (alphabet_size - 1.0) / (alphabet_size - 1.0 + rows);
-    qhtd_fnr_inf_limit(buckets_per_row, fingerprints) * rho.powf(buckets_per_row)
+    qhtd_fnr_inf_limit(cells_per_row, fingerprints) * rho.powf(cells_per_row)
 }
 
 /// §4.4.1: the number of distinct SQF fingerprints,
@@ -837,8 +825,8 @@ pub fn sqf_signature_bits(r: u32, r_prime: u32) -> u32 {
 /// ```
 /// assert_eq!(ddf_theory::qht::sqf_memory_bits(1024.0, 4.0, 2, 1), 1024.0 * 4.0 * 3.0);
 /// ```
-pub fn sqf_memory_bits(rows: f64, buckets_per_row: f64, r: u32, r_prime: u32) -> f64 {
-    rows * buckets_per_row * f64::from(sqf_signature_bits(r, r_prime))
+pub fn sqf_memory_bits(rows: f64, cells_per_row: f64, r: u32, r_prime: u32) -> f64 {
+    rows * cells_per_row * f64::from(sqf_signature_bits(r, r_prime))
 }
 
 /// Theorem 4.3: the memory of a QHT relative to an SQF with the same `N`,
@@ -906,8 +894,8 @@ pub fn memory_ratio_reserved_empty(r: u32, r_prime: u32) -> f64 {
 /// let approx = ddf_theory::qht::sqf_fpr_inf_approx(1.0, 2, 1);
 /// assert!((approx - 1.0 / (2.0 * (2.0 * std::f64::consts::PI).sqrt())).abs() < 1e-15);
 /// ```
-pub fn sqf_fpr_inf_approx(buckets_per_row: f64, r: u32, r_prime: u32) -> f64 {
-    buckets_per_row / (2f64.powi(r_prime as i32) * (std::f64::consts::PI * f64::from(r)).sqrt())
+pub fn sqf_fpr_inf_approx(cells_per_row: f64, r: u32, r_prime: u32) -> f64 {
+    cells_per_row / (2f64.powi(r_prime as i32) * (std::f64::consts::PI * f64::from(r)).sqrt())
 }
 
 /// `C(2n, n)/4^n`, the probability that two uniform `n`-bit words have the
@@ -927,8 +915,8 @@ fn equal_weight_probability(n: u32) -> f64 {
 /// assert!((sqf_fpr_inf_central_binomial(1.0, 2, 1) - 3.0 / 16.0).abs() < 1e-15);
 /// assert!((sqf_fpr_inf_central_binomial(1.0, 200, 1) / sqf_fpr_inf_approx(1.0, 200, 1) - 1.0).abs() < 1e-3);
 /// ```
-pub fn sqf_fpr_inf_central_binomial(buckets_per_row: f64, r: u32, r_prime: u32) -> f64 {
-    buckets_per_row * 2f64.powi(-(r_prime as i32)) * equal_weight_probability(r)
+pub fn sqf_fpr_inf_central_binomial(cells_per_row: f64, r: u32, r_prime: u32) -> f64 {
+    cells_per_row * 2f64.powi(-(r_prime as i32)) * equal_weight_probability(r)
 }
 
 /// The probability that two elements have the same SQF fingerprint,
@@ -1009,9 +997,9 @@ fn convolve(a: &[f64], b: &[f64], out: &mut [f64]) {
 /// assert!((sqf_fpr_inf(3.0, 2, 1) - 3.0 / sqf_fingerprints(2, 1)).abs() < 1e-14);
 /// assert_eq!(sqf_fpr_inf(4.0, 2, 1), 1.0);
 /// ```
-pub fn sqf_fpr_inf(buckets_per_row: f64, r: u32, r_prime: u32) -> f64 {
+pub fn sqf_fpr_inf(cells_per_row: f64, r: u32, r_prime: u32) -> f64 {
     let values = sqf_fingerprints(r, r_prime);
-    let Some(k) = whole_cells(buckets_per_row) else {
+    let Some(k) = whole_cells(cells_per_row) else {
         return f64::NAN;
     };
     if values.is_nan() {
@@ -1130,7 +1118,7 @@ pub struct QhtSubfilter {
 }
 
 impl QhtSubfilter {
-    /// The model of a QHT of `rows` rows (`N ≥ 1`), `buckets_per_row` cells
+    /// The model of a QHT of `rows` rows (`N ≥ 1`), `cells_per_row` cells
     /// (`k`, 1..=2^20) and `fingerprints` values (`S ≥ k`, `2^s − 1` with the
     /// default zero policy), for `0..=max_insertions` insertions (at most
     /// 2^26), on a uniform stream over `alphabet_size` items
@@ -1138,12 +1126,12 @@ impl QhtSubfilter {
     /// probability is NaN.
     pub fn new(
         rows: f64,
-        buckets_per_row: usize,
+        cells_per_row: usize,
         fingerprints: f64,
         max_insertions: u64,
         alphabet_size: f64,
     ) -> QhtSubfilter {
-        let k = buckets_per_row;
+        let k = cells_per_row;
         let valid = rows >= 1.0
             && (1..=1 << 20).contains(&k)
             && fingerprints >= k as f64
@@ -1211,14 +1199,14 @@ impl QhtSubfilter {
     /// with 0 kept for empty cells: `N = ⌊bits/(k·s)⌋` rows, `S = 2^s − 1`.
     pub fn for_memory(
         bits: f64,
-        buckets_per_row: usize,
+        cells_per_row: usize,
         fingerprint_bits: u32,
         max_insertions: u64,
         alphabet_size: f64,
     ) -> QhtSubfilter {
-        let rows = (bits / (buckets_per_row as f64 * f64::from(fingerprint_bits))).floor();
+        let rows = (bits / (cells_per_row as f64 * f64::from(fingerprint_bits))).floor();
         let values = 2f64.powi(fingerprint_bits.min(52) as i32) - 1.0;
-        QhtSubfilter::new(rows, buckets_per_row, values, max_insertions, alphabet_size)
+        QhtSubfilter::new(rows, cells_per_row, values, max_insertions, alphabet_size)
     }
 
     /// Linear interpolation in a table of whole `η`; NaN outside it.

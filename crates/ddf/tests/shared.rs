@@ -118,9 +118,7 @@ fn shard_filters(kind: usize, seed: u64) -> (Shared<Filter>, Window) {
             // Generations also close after `g` insertions: size them for
             // far more than the ~1 arrival per time unit a shard sees here,
             // so that time alone expires items (the promise's condition).
-            _ => ddf::Apbf::with_window(2_000, 0.01)?
-                .with_time_span(200)?
-                .into(),
+            _ => ddf::Apbf::with_window(2_000, 0.01)?.timed(200)?.into(),
         })
     };
     let shared = Shared::with_seed(shards, seed, make).unwrap();

@@ -229,14 +229,14 @@ fn fn_bloom(ctx: &Ctx) -> Outcome {
         &[
             ("SBF", |s| {
                 Box::new(
-                    StableBloom::from_memory(M, 2, 2, 0.02)
+                    StableBloom::with_memory(M, 2, 2, 0.02)
                         .expect("fits")
                         .with_seed(s),
                 )
             }),
-            ("A2", |_| Box::new(A2::from_memory(M, 0.1).expect("fits"))),
+            ("A2", |_| Box::new(A2::with_memory(M, 0.1).expect("fits"))),
             ("b_DBF", |_| {
-                Box::new(BlockDecayingBloom::from_memory(M, 2_000).expect("fits"))
+                Box::new(BlockDecayingBloom::with_memory(M, 2_000).expect("fits"))
             }),
             ("APBF", |_| Box::new(Apbf::new(4, 6, M / 10).expect("fits"))),
             ("APBBF", |_| {

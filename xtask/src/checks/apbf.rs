@@ -327,7 +327,7 @@ fn no_fn_timed(ctx: &Ctx) -> Outcome {
         mean_gap,
         1 << 15,
         ctx.pick(300_000, 3_000_000),
-        |_| sized(5, 7, g).with_time_span(span).expect("span ≥ 1"),
+        |_| sized(5, 7, g).timed(span).expect("span ≥ 1"),
     )
 }
 

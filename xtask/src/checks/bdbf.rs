@@ -39,7 +39,7 @@ pub(crate) fn checks() -> Vec<Check> {
 
 /// The QHT paper's b_DBF at 10^5 bits: w = 6000, d = k = 4, T = 858, L = 7.
 fn filter() -> BlockDecayingBloom {
-    BlockDecayingBloom::from_memory(100_000, 6_000).expect("valid parameters")
+    BlockDecayingBloom::with_memory(100_000, 6_000).expect("valid parameters")
 }
 
 /// What one probe point measures and predicts.

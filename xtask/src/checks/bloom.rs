@@ -82,6 +82,6 @@ fn no_false_negatives_ever(ctx: &Ctx) -> Outcome {
         Window::Unbounded,
         1 << 16,
         ctx.pick(200_000, 2_000_000),
-        |_| PartitionedBloom::with_capacity(1 << 16, 0.01).expect("valid parameters"),
+        |_| PartitionedBloom::with_items(1 << 16, 0.01).expect("valid parameters"),
     )
 }

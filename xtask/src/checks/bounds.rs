@@ -77,10 +77,10 @@ pub(crate) fn checks() -> Vec<Check> {
         thm4!("bounds/thm4-sbf", 506, || fig5::Family::Sbf
             .build(M, 1)
             .expect("fits")),
-        thm4!("bounds/thm4-a2", 507, || A2::from_memory(M, 0.1)
+        thm4!("bounds/thm4-a2", 507, || A2::with_memory(M, 0.1)
             .expect("fits")),
         thm4!("bounds/thm4-bdbf", 508, || {
-            BlockDecayingBloom::from_memory(M, 6_000).expect("fits")
+            BlockDecayingBloom::with_memory(M, 6_000).expect("fits")
         }),
         thm4!("bounds/thm4-apbf", 509, || Apbf::new(10, 6, M / 16)
             .expect("valid")),

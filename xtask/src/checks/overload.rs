@@ -96,7 +96,7 @@ impl Subject {
                 let sized = Apbf::with_window(8_000, 0.01).expect("valid");
                 let (k, l, m) = (sized.k(), sized.l(), sized.slice_bits());
                 let span = 100 * u64::from(l);
-                let filter = sized.with_time_span(span).expect("valid");
+                let filter = sized.timed(span).expect("valid");
                 let g = filter.generation();
                 let tau = filter.period().expect("timed");
                 let r = steady_fill_ratios(k as usize, l as usize, m as f64, g as f64, g as f64);
@@ -113,7 +113,7 @@ impl Subject {
                 // Table 3's first shape (k = 2, l = 3, B = 64, b = 4, 1.6 %).
                 let (k, l, blocks, big_b, b) = (2u32, 3u32, 200u64, 64u32, 4u32);
                 let filter = Apbbf::new(k, l, blocks, big_b, b)
-                    .and_then(|f| f.with_time_span(300))
+                    .and_then(|f| f.timed(300))
                     .expect("valid");
                 let g = filter.generation();
                 let tau = filter.period().expect("timed");
@@ -131,10 +131,10 @@ impl Subject {
                 // L = 5 partitioned Bloom subfilters of c = 1,000 at 1 %,
                 // slices of 250 units over a span of 1,000.
                 let (l, c, span) = (5usize, 1_000u64, 1_000u64);
-                let sub = PartitionedBloom::with_capacity(c, 0.01).expect("valid");
+                let sub = PartitionedBloom::with_items(c, 0.01).expect("valid");
                 let (k, m) = (sub.slices(), sub.slice_bits());
                 let filter =
-                    Queue::with_time_span(l, c, span, |_| PartitionedBloom::with_capacity(c, 0.01))
+                    Queue::with_time_span(l, c, span, |_| PartitionedBloom::with_items(c, 0.01))
                         .expect("valid");
                 let p = partitioned_fp(c as f64, m as f64, f64::from(k));
                 Setup {

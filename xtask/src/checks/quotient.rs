@@ -382,10 +382,10 @@ fn qqhtd_k1_equals_qht(ctx: &Ctx) -> Outcome {
         &cfg,
     );
     let differing_cells = qht
-        .cells()
+        .table()
         .as_words()
         .iter()
-        .zip(queue.cells().as_words())
+        .zip(queue.table().as_words())
         .filter(|(a, b)| a != b)
         .count();
     let (a, b) = (&reports[0], &reports[1]);

@@ -71,7 +71,7 @@ fn stable_runs(
 
 /// 10^5 bits, 2-bit cells, 2 probes, 2 %: the QHT paper's SBF at its second size.
 fn small() -> StableBloom {
-    StableBloom::from_memory(100_000, 2, 2, 0.02).expect("valid parameters")
+    StableBloom::with_memory(100_000, 2, 2, 0.02).expect("valid parameters")
 }
 
 fn params(f: &StableBloom) -> (f64, f64, f64, f64) {

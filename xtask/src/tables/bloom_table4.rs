@@ -66,7 +66,7 @@ const FILTERS: [&str; 6] = [
 /// with 2-bit cells, 2 probes, 2 % target; A2 at 10 % on its window; b_DBF
 /// over 6000 items. Then the same three read as the QHT authors' code does.
 fn filters(memory: u64) -> Vec<Box<dyn DuplicateFilter + Send>> {
-    let sbf = StableBloom::from_memory(memory, 2, 2, 0.02).expect("valid SBF");
+    let sbf = StableBloom::with_memory(memory, 2, 2, 0.02).expect("valid SBF");
     // Their code truncates P where we round up.
     let p = ddf_theory::stable_bloom::decrements_for_fp((memory / 2) as f64, 2.0, 3.0, 0.02).floor()
         as u64;
@@ -80,12 +80,12 @@ fn filters(memory: u64) -> Vec<Box<dyn DuplicateFilter + Send>> {
     .expect("valid A2");
     vec![
         Box::new(sbf),
-        Box::new(A2::from_memory(memory, 0.1).expect("valid A2")),
-        Box::new(BlockDecayingBloom::from_memory(memory, 6_000).expect("valid b_DBF")),
+        Box::new(A2::with_memory(memory, 0.1).expect("valid A2")),
+        Box::new(BlockDecayingBloom::with_memory(memory, 6_000).expect("valid b_DBF")),
         Box::new(AnyProbe(sbf_code)),
         Box::new(a2_code),
         Box::new(PhaseZero(
-            BlockDecayingBloom::from_memory(memory, 6_000).expect("valid b_DBF"),
+            BlockDecayingBloom::with_memory(memory, 6_000).expect("valid b_DBF"),
         )),
     ]
 }
@@ -224,8 +224,8 @@ fn table(opts: &Options) -> Table {
         "The SBF, A2 and b_DBF columns of Table 4 of *Quotient Hash Tables* (§6, Appendix A): FPR and FNR in % on \
          uniform streams of {items} items over 2^24 and 2^27 ids (the paper: 1.5·10^8 items, 5 runs), a duplicate \
          being an item seen anywhere before. Filters as the paper configures them: SBF with 2-bit cells, 2 probes and \
-         a 2 % target (`StableBloom::from_memory`), A2 at 10 % (`A2::from_memory`), b_DBF over a window of 6000 \
-         (`BlockDecayingBloom::from_memory`); one seeded run each. The rows \"(QHT code …)\" read the same filters \
+         a 2 % target (`StableBloom::with_memory`), A2 at 10 % (`A2::with_memory`), b_DBF over a window of 6000 \
+         (`BlockDecayingBloom::with_memory`); one seeded run each. The rows \"(QHT code …)\" read the same filters \
          as the QHT authors' benchmark code does: SBF reporting a duplicate when *any* probed cell is non-zero \
          (with `P` truncated), A2 with `k = ⌊−ln(1 − √0.9)⌋ = 2` probes, b_DBF reporting everything while its phase is 0 \
          (`docs/errata.md`). Paper, ours, ours read as the QHT code, as FPR/FNR:\n\n"

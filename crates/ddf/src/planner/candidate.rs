@@ -93,13 +93,13 @@ pub enum Config {
         /// `m`.
         slice_bits: u64,
     },
-    /// [`Qht::new`](ddf_qht::Qht::new)`(rows, buckets_per_row, fingerprint_bits)`.
+    /// [`Qht::new`](ddf_qht::Qht::new)`(rows, cells_per_row, fingerprint_bits)`.
     #[cfg(feature = "qht")]
     Qht {
         /// `N`.
         rows: u64,
         /// `k`.
-        buckets_per_row: usize,
+        cells_per_row: usize,
         /// `s`.
         fingerprint_bits: u32,
     },
@@ -272,9 +272,9 @@ impl Candidate {
             #[cfg(feature = "qht")]
             Config::Qht {
                 rows,
-                buckets_per_row,
+                cells_per_row,
                 fingerprint_bits,
-            } => ddf_qht::Qht::new(rows, buckets_per_row, fingerprint_bits)?
+            } => ddf_qht::Qht::new(rows, cells_per_row, fingerprint_bits)?
                 .with_seed(self.seed)
                 .into(),
             #[cfg(feature = "apbf")]
@@ -286,7 +286,7 @@ impl Candidate {
             } => {
                 let f = ddf_apbf::Apbf::new(k, l, slice_bits)?;
                 match time_span {
-                    Some(t) => f.with_time_span(t)?,
+                    Some(t) => f.timed(t)?,
                     None => f,
                 }
                 .into()

@@ -425,7 +425,7 @@ fn qht(need: &Need) -> Result<Candidate, String> {
     let p = Qht::sizing(rows, k, s, n).map_err(why)?;
     let config = Config::Qht {
         rows,
-        buckets_per_row: k,
+        cells_per_row: k,
         fingerprint_bits: s,
     };
     Ok(Candidate::new(config, p, None, need.seed))
