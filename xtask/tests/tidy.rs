@@ -210,7 +210,7 @@ fn snapshot_kinds() -> Vec<String> {
                 .all(|c| c.is_ascii_uppercase() || c.is_ascii_digit() || c == '_')
         })
         .map(str::to_string)
-        .filter(|k| k != "TEST")
+        .filter(|k| k != "TEST" && k != "ANY")
         .collect()
 }
 

@@ -130,7 +130,9 @@ pub(crate) struct PlanArgs {
     pub(crate) exact: bool,
 
     /// How far beyond the window a record may still be reported: records
-    /// for --window, a DURATION for --within.
+    /// for --window, a DURATION for --within. Default: 1 % of the window
+    /// (at least 1 ms); the APBF and the smallest sliding Bloom filters need
+    /// more.
     #[arg(long, value_name = "N|DURATION")]
     pub(crate) slack: Option<String>,
 

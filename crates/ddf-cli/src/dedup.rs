@@ -13,8 +13,8 @@ use crate::input::{self, Msg, Source};
 use crate::key::{Extractor, KeySpec, TimeSpec};
 use crate::state::{self, Meta};
 use crate::{Fail, progress::Progress};
+use ddf::KeyedSipHasher;
 use ddf::{Digest, DuplicateFilter, Verdict, Window, Windowed};
-use ddf_hash::KeyedSipHasher;
 use serde_json::json;
 use std::io::{self, IsTerminal, Write};
 use std::sync::Arc;
@@ -128,7 +128,7 @@ impl Run {
             match self.extractor.extract(rec) {
                 Ok(x) => {
                     self.fates.push(Fate::Key(self.digests.len()));
-                    self.digests.push(ddf_hash::digest(&self.hasher, &*x.key));
+                    self.digests.push(ddf::hash::digest(&self.hasher, &*x.key));
                     if self.timed {
                         self.times.push(x.time_ms.or(arrival).unwrap_or(0));
                     }

@@ -19,8 +19,8 @@
 //! it over `FILE`, so a crash leaves either the old state or the new one.
 
 use crate::engine::{self, Engine};
+use ddf::KeyedSipHasher;
 use ddf::{DuplicateFilter, PortableHasher, Window, Windowed};
-use ddf_hash::KeyedSipHasher;
 use serde_json::{Value, json};
 use std::fs;
 use std::hash::Hasher;

@@ -215,6 +215,8 @@ fn filter_override_and_misses() {
     let (code, _, err) = run(
         &[
             "dedup", "-v", "--window", "1000", "--fpr", "1e-3", "--filter", "apbf",
+            // The APBF's slack is k generations, beyond the default 1 %.
+            "--slack", "1000",
         ],
         b"a\n",
     );
@@ -399,7 +401,7 @@ fn inspect_describes_and_hides_the_key() {
         b"a\nb\na\n",
     );
     assert_eq!(code, 0);
-    let key: String = ddf_hash::KeyedSipHasher::with_seed(42)
+    let key: String = ddf::KeyedSipHasher::with_seed(42)
         .key()
         .iter()
         .map(|b| format!("{b:02x}"))
@@ -408,7 +410,7 @@ fn inspect_describes_and_hides_the_key() {
     assert!(
         bytes
             .windows(16)
-            .any(|w| w == ddf_hash::KeyedSipHasher::with_seed(42).key())
+            .any(|w| w == ddf::KeyedSipHasher::with_seed(42).key())
     );
     for args in [vec!["inspect", s], vec!["inspect", s, "--json"]] {
         let (code, out, err) = run(&args, b"");
@@ -709,6 +711,9 @@ fn memory_budget_alone_bounds_every_candidate() {
             "100000",
             "--max-memory",
             "64KiB",
+            // Five bits per item fit only filters with a wide slack.
+            "--slack",
+            "100000",
             "--json",
         ],
         b"",
@@ -722,7 +727,16 @@ fn memory_budget_alone_bounds_every_candidate() {
     }
     // The run uses the first of them.
     let (code, _, err) = run(
-        &["dedup", "-v", "--window", "100000", "--max-memory", "64KiB"],
+        &[
+            "dedup",
+            "-v",
+            "--window",
+            "100000",
+            "--max-memory",
+            "64KiB",
+            "--slack",
+            "100000",
+        ],
         b"a\n",
     );
     assert_eq!(code, 0, "{err}");

@@ -72,6 +72,7 @@ fn a_window_split_by_hash_tag_and_a_resharded_key_keep_their_answers() {
         let _: () = redis::cmd("DDF.RESERVE")
             .arg(key)
             .arg(&["WITHIN", "3600000", "CAPACITY", "10000", "ERROR", "0.001"])
+            .arg(&["HASHKEY", common::TEST_HASHKEY])
             .query(&mut owner(&servers, key).conn())
             .expect("reserve");
     }

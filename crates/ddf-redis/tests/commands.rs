@@ -27,6 +27,7 @@ fn count_windows_forget_and_time_windows_take_the_callers_clock() {
     let mut c = server.conn();
     let _: () = redis::cmd("DDF.RESERVE")
         .arg(&["w", "WINDOW", "100", "ERROR", "0.001", "SLACK", "10"])
+        .arg(&["HASHKEY", common::TEST_HASHKEY])
         .query(&mut c)
         .expect("reserve");
     assert_eq!(ask(&mut c, "DDF.OBSERVE", "w", &["x"]), [0]);

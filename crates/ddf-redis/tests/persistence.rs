@@ -1,7 +1,7 @@
 //! RDB, restart, DEBUG RELOAD, DUMP/RESTORE, AOF rewrite, corrupt payloads.
 
 mod common;
-use common::{Server, ask, error_of};
+use common::{Server, TEST_HASHKEY, ask, error_of};
 
 /// The items of the tests: 300 distinct, then the first 150 again.
 fn stream() -> Vec<String> {
@@ -11,12 +11,28 @@ fn stream() -> Vec<String> {
 /// Reserves a count key `c` and a time key `t` and feeds them the stream.
 fn fill(conn: &mut redis::Connection) {
     let _: () = redis::cmd("DDF.RESERVE")
-        .arg(&["c", "WINDOW", "1000", "ERROR", "0.001"])
+        .arg(&[
+            "c",
+            "WINDOW",
+            "1000",
+            "ERROR",
+            "0.001",
+            "HASHKEY",
+            TEST_HASHKEY,
+        ])
         .query(conn)
         .expect("reserve c");
     let _: () = redis::cmd("DDF.RESERVE")
         .arg(&[
-            "t", "WITHIN", "3600000", "CAPACITY", "10000", "ERROR", "0.001",
+            "t",
+            "WITHIN",
+            "3600000",
+            "CAPACITY",
+            "10000",
+            "ERROR",
+            "0.001",
+            "HASHKEY",
+            TEST_HASHKEY,
         ])
         .query(conn)
         .expect("reserve t");

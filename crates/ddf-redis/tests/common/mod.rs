@@ -1,6 +1,11 @@
 //! Test harness: real `redis-server` processes on free loopback ports with
 //! the module loaded, each killed when its handle drops.
+
 #![allow(dead_code, unreachable_pub)]
+
+/// A fixed hash key for `DDF.RESERVE … HASHKEY`, so that tests whose
+/// answers depend on false positives are deterministic.
+pub const TEST_HASHKEY: &str = "00112233445566778899aabbccddeeff";
 
 use std::net::TcpListener;
 use std::path::PathBuf;

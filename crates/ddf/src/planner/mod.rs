@@ -145,9 +145,10 @@ impl Requirements {
     /// window + slack.
     ///
     /// **Default: 1 % of the window** (`⌊w/100⌋` insertions, `max(⌊t/100⌋, 1)`
-    /// time units, since a time filter's generations are whole units). Items in the slack may be reported with any probability, so
-    /// a user who reads "window `w`, FPR ≤ p" as a promise about every item
-    /// older than `w` is surprised by exactly the repeats whose gap falls in
+    /// time units, since a time filter's generations are whole units). Items
+    /// in the slack may be reported with any probability, so a user who
+    /// reads "window `w`, FPR ≤ p" as a promise about every item older than
+    /// `w` is surprised by exactly the repeats whose gap falls in
     /// `(w, w + slack]`; at 1 % that band is narrow on any stream whose gaps
     /// are spread out, and every [`Candidate`] prints the age beyond which
     /// its rate holds. The least-space choice of the sliding Bloom filter
