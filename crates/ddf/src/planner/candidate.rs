@@ -201,8 +201,8 @@ impl Candidate {
         self.window.map(|w| w.saturating_add(self.slack))
     }
 
-    /// Whether the filter's window is measured in time: build it with
-    /// [`build_timed`](Self::build_timed) and drive it with `observe_at`.
+    /// Whether the filter's window is measured in time: [`build`](Self::build)
+    /// then gives a timed filter, driven with `observe_at`.
     pub fn is_timed(&self) -> bool {
         match self.config {
             #[cfg(feature = "apbf")]
