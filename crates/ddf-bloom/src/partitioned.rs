@@ -103,7 +103,7 @@ impl PartitionedBloom {
     }
 
     /// The `(k, m)` for `items` distinct insertions and `goal`: for a
-    /// target, the slices of [`with_capacity`](Self::with_capacity)
+    /// target, the slices of [`with_items`](Self::with_items)
     /// (`k = ⌈log₂(1/fp)⌉`, each half full after `items`); for a budget, the
     /// `k ≤ 64` with the least rate at `m = ⌊budget/k⌋`.
     pub fn parameters_for(items: f64, goal: Goal) -> Result<(u32, u64), ParamError> {
