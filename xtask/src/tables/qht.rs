@@ -393,19 +393,14 @@ fn table4(opts: &Options) -> Table {
              `k/S = 1/7` = {:.2} %, SQF {:.2} % (four equiprobable fingerprints), Cuckoo {:.2} % \
              with 0 mapped to 1 (the independent-cells model of `ddf_theory::cuckoo::fpr_inf`; \
              the cuckoo here inserts every item, as the benchmark code does; the crate's \
-             default, which does not store a found item again, saturates at {:.2} %, \
-             `fpr_inf_lookup_first`). \
+             default, which does not store a found item again, has no model yet, see \
+             `docs/errata.md`). \
              The real CommonCrawl stream is not reproduced; the SBF, A2 and b_DBF columns are in \
              `bloom-table4`.\n\n{side}",
             dup_note.trim().trim_end_matches(';'),
             100.0 * fpr_inf(1.0, 7.0),
             100.0 * sqf_fpr_inf(1.0, 2, 1),
             100.0 * cuckoo::fpr_inf(1.0, &cuckoo::zero_to_one_law(3).unwrap_or_default()),
-            100.0
-                * cuckoo::fpr_inf_lookup_first(
-                    1.0,
-                    &cuckoo::zero_to_one_law(3).unwrap_or_default()
-                ),
         ),
     }
 }
