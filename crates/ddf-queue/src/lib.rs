@@ -367,14 +367,13 @@ impl<F: DuplicateFilter> Queue<F> {
         for _ in 0..due {
             self.rotate();
         }
-        self.slices = Some(s);
-        let s = self.slices.as_mut().expect("set above");
         if due == self.subfilters.len() {
             // Everything expired: restart the slicing at the present.
             s.started = now;
         } else {
             s.started += due as u64 * s.span;
         }
+        self.slices = Some(s);
     }
 }
 
