@@ -159,6 +159,28 @@ impl<F: TimedFilter, S: BuildHasher> Deduper<F, S> {
         let d = self.digest(item);
         self.filter.insert_at(d, now);
     }
+
+    /// Observes `items` in order at the one time `now`, appending one verdict
+    /// per item to `verdicts`: items are hashed in blocks and each block goes
+    /// through the filter's [`observe_batch_at`](TimedFilter::observe_batch_at).
+    pub fn observe_many_at<'a, T, I>(&mut self, items: I, now: u64, verdicts: &mut Vec<Verdict>)
+    where
+        T: Hash + ?Sized + 'a,
+        I: IntoIterator<Item = &'a T>,
+    {
+        let mut block = [Digest::default(); HASH_BLOCK];
+        let mut filled = 0;
+        for item in items {
+            block[filled] = self.digest(item);
+            filled += 1;
+            if filled == HASH_BLOCK {
+                self.filter.observe_batch_at(&block, now, verdicts);
+                filled = 0;
+            }
+        }
+        self.filter
+            .observe_batch_at(&block[..filled], now, verdicts);
+    }
 }
 
 impl<F: Snapshot, S: PortableHasher> Deduper<F, S> {

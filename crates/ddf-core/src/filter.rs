@@ -175,6 +175,51 @@ pub trait TimedFilter: DuplicateFilter {
         Verdict::from_seen(seen)
     }
 
+    /// Observes every digest in order at the one time `now`, appending one
+    /// verdict per digest to `verdicts` (not cleared first): the verdicts of
+    /// [`observe_at`](Self::observe_at) one by one.
+    ///
+    /// The default loops; filters that prefetch override it, as they do
+    /// [`observe_batch`](DuplicateFilter::observe_batch).
+    fn observe_batch_at(&mut self, digests: &[Digest], now: u64, verdicts: &mut Vec<Verdict>) {
+        verdicts.reserve(digests.len());
+        for &d in digests {
+            verdicts.push(self.observe_at(d, now));
+        }
+    }
+
+    /// Appends `contains_at(d, now)` for every digest to `answers` (not
+    /// cleared first).
+    fn contains_batch_at(&self, digests: &[Digest], now: u64, answers: &mut Vec<bool>) {
+        answers.reserve(digests.len());
+        answers.extend(digests.iter().map(|&d| self.contains_at(d, now)));
+    }
+
+    /// Observes `(digest, now)` pairs in order, each at its own time,
+    /// appending one verdict per pair: the verdicts of
+    /// [`observe_at`](Self::observe_at) one by one.
+    ///
+    /// The default splits the slice into runs of equal time and hands each
+    /// run to [`observe_batch_at`](Self::observe_batch_at), so records
+    /// stamped with a coarse clock (seconds, say) still get the batch path.
+    fn observe_batch_stamped(&mut self, stamped: &[(Digest, u64)], verdicts: &mut Vec<Verdict>) {
+        let mut run = [Digest::default(); STAMPED_RUN];
+        let mut rest = stamped;
+        verdicts.reserve(stamped.len());
+        while let Some(&(_, now)) = rest.first() {
+            let len = rest
+                .iter()
+                .take(STAMPED_RUN)
+                .take_while(|&&(_, t)| t == now)
+                .count();
+            for (slot, &(d, _)) in run.iter_mut().zip(&rest[..len]) {
+                *slot = d;
+            }
+            self.observe_batch_at(&run[..len], now, verdicts);
+            rest = &rest[len..];
+        }
+    }
+
     /// Insertions since construction or `clear` whose `now` was earlier than
     /// the latest time seen (and so were clamped to it).
     fn clock_regressions(&self) -> u64;
@@ -185,6 +230,10 @@ pub trait TimedFilter: DuplicateFilter {
     /// always 0 without a time window).
     fn generations_closed_early(&self) -> u64;
 }
+
+/// Digests per run handed to [`TimedFilter::observe_batch_at`] by the default
+/// [`TimedFilter::observe_batch_stamped`]: a stack buffer, no allocation.
+const STAMPED_RUN: usize = 64;
 
 impl<F: DuplicateFilter + ?Sized> DuplicateFilter for Box<F> {
     #[inline]
@@ -231,6 +280,15 @@ impl<F: TimedFilter + ?Sized> TimedFilter for Box<F> {
     }
     fn observe_at(&mut self, digest: Digest, now: u64) -> Verdict {
         (**self).observe_at(digest, now)
+    }
+    fn observe_batch_at(&mut self, digests: &[Digest], now: u64, verdicts: &mut Vec<Verdict>) {
+        (**self).observe_batch_at(digests, now, verdicts)
+    }
+    fn contains_batch_at(&self, digests: &[Digest], now: u64, answers: &mut Vec<bool>) {
+        (**self).contains_batch_at(digests, now, answers)
+    }
+    fn observe_batch_stamped(&mut self, stamped: &[(Digest, u64)], verdicts: &mut Vec<Verdict>) {
+        (**self).observe_batch_stamped(stamped, verdicts)
     }
     fn clock_regressions(&self) -> u64 {
         (**self).clock_regressions()

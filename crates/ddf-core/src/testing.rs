@@ -191,6 +191,100 @@ where
     }
 }
 
+/// Timed batches equal one by one: the same stream, with clock values that
+/// repeat and sometimes step back, goes one by one into one filter and in
+/// batches of random sizes (empty ones included) into two others, through
+/// [`observe_batch_at`](TimedFilter::observe_batch_at) and
+/// [`observe_batch_stamped`](TimedFilter::observe_batch_stamped); verdicts,
+/// [`contains_batch_at`](TimedFilter::contains_batch_at) answers and the
+/// clock-regression counts agree.
+pub fn timed_batches_are_one_by_one<F, M>(make: M, c: &Conformance, max_gap: u64)
+where
+    F: TimedFilter + Debug,
+    M: Fn() -> F,
+{
+    let (mut single, mut at, mut stamped) = (make(), make(), make());
+    let stream = c.stream(4);
+    let mut rng = SplitMix64::new(c.seed ^ 0x6261_7463_6874);
+    // Runs of equal time (a coarse clock), with a step back now and then.
+    let mut now = 0u64;
+    let mut times = Vec::with_capacity(stream.len());
+    while times.len() < stream.len() {
+        let step = rng.below(max_gap.saturating_add(1));
+        now = if rng.below(8) == 0 {
+            now.saturating_sub(step)
+        } else {
+            now.saturating_add(step)
+        };
+        let run = 1 + rng.below(80) as usize;
+        times.extend(std::iter::repeat_n(
+            now,
+            run.min(stream.len() - times.len()),
+        ));
+    }
+    let (mut want, mut got_at, mut got_stamped) = (Vec::new(), Vec::new(), Vec::new());
+    for (&d, &t) in stream.iter().zip(&times) {
+        want.push(single.observe_at(d, t));
+    }
+    let mut i = 0;
+    while i < stream.len() {
+        // One clock value per `observe_batch_at` call: cut at time changes.
+        let t = times[i];
+        let same = times[i..].iter().take_while(|&&x| x == t).count();
+        let len = (rng.below(100) as usize).min(same);
+        at.observe_batch_at(&stream[i..i + len], t, &mut got_at);
+        i += len;
+    }
+    let pairs: Vec<(Digest, u64)> = stream.iter().copied().zip(times.iter().copied()).collect();
+    let mut i = 0;
+    while i < pairs.len() {
+        let len = (rng.below(300) as usize).min(pairs.len() - i);
+        stamped.observe_batch_stamped(&pairs[i..i + len], &mut got_stamped);
+        i += len;
+    }
+    for (name, got) in [
+        ("observe_batch_at", &got_at),
+        ("observe_batch_stamped", &got_stamped),
+    ] {
+        assert_eq!(
+            got.len(),
+            want.len(),
+            "{name} gave a verdict count unlike the items"
+        );
+        if let Some(k) = (0..want.len()).find(|&k| got[k] != want[k]) {
+            panic!("{name} differs from observe_at one by one at item {k}");
+        }
+    }
+    assert_eq!(
+        at.clock_regressions(),
+        single.clock_regressions(),
+        "observe_batch_at clock regressions"
+    );
+    assert_eq!(
+        stamped.clock_regressions(),
+        single.clock_regressions(),
+        "observe_batch_stamped clock regressions"
+    );
+    let probes = c.stream(5);
+    let last = times.last().copied().unwrap_or(0);
+    for t in [last, last.saturating_add(max_gap)] {
+        let mut answers = Vec::new();
+        at.contains_batch_at(&probes, t, &mut answers);
+        assert_eq!(
+            answers.len(),
+            probes.len(),
+            "contains_batch_at answer count"
+        );
+        for (k, &d) in probes.iter().enumerate() {
+            assert_eq!(
+                answers[k],
+                single.contains_at(d, t),
+                "contains_batch_at differs at probe {k}"
+            );
+        }
+    }
+}
+
 /// Time going backwards is clamped: a filter fed timestamps that sometimes
 /// step back gives the verdicts and `contains_at` answers of one fed the
 /// running maximum, and counts each step back in `clock_regressions`
@@ -855,6 +949,10 @@ macro_rules! timed_conformance {
             #[test]
             fn timed_steps_back_are_clamped() {
                 $crate::testing::timed_steps_back_are_clamped(|| $make, &$config, $max_gap);
+            }
+            #[test]
+            fn timed_batches_are_one_by_one() {
+                $crate::testing::timed_batches_are_one_by_one(|| $make, &$config, $max_gap);
             }
             #[test]
             fn timed_burst_keeps_memory() {

@@ -88,6 +88,46 @@ macro_rules! clocked {
     };
 }
 
+/// The timed batch calls of a variant: forwarded when it keeps time, else
+/// its count-based batch path with the clock values ignored.
+macro_rules! clocked_batch {
+    (untimed, $f:expr, $timed:ident($($ta:expr),*), $untimed:ident($($ua:expr),*)) => {
+        untimed_batch::$untimed($f, $($ua),*)
+    };
+    ($mode:ident, $f:expr, $timed:ident($($ta:expr),*), $untimed:ident($($ua:expr),*)) => {
+        TimedFilter::$timed($f, $($ta),*)
+    };
+}
+
+/// Batch paths of untimed variants behind [`TimedFilter`]'s batch calls.
+#[allow(dead_code)] // Unused when every compiled-in variant keeps time.
+mod untimed_batch {
+    use ddf_core::{Digest, DuplicateFilter, Verdict};
+
+    pub(super) fn observe_batch<F: DuplicateFilter>(f: &mut F, d: &[Digest], v: &mut Vec<Verdict>) {
+        f.observe_batch(d, v)
+    }
+
+    pub(super) fn contains_batch<F: DuplicateFilter>(f: &F, d: &[Digest], a: &mut Vec<bool>) {
+        f.contains_batch(d, a)
+    }
+
+    /// Drops the clock values and observes in blocks through the batch path.
+    pub(super) fn observe_stamped_untimed<F: DuplicateFilter>(
+        f: &mut F,
+        stamped: &[(Digest, u64)],
+        v: &mut Vec<Verdict>,
+    ) {
+        let mut block = [Digest::default(); 64];
+        for chunk in stamped.chunks(block.len()) {
+            for (slot, &(d, _)) in block.iter_mut().zip(chunk) {
+                *slot = d;
+            }
+            f.observe_batch(&block[..chunk.len()], v);
+        }
+    }
+}
+
 /// Whether a variant of `mode` reads the snapshot body of kind `kind`.
 macro_rules! picks {
     (queued, $ty:ty, $kind:expr, $body:expr) => {
@@ -220,6 +260,23 @@ macro_rules! filter_enum {
             fn observe_at(&mut self, digest: Digest, now: u64) -> Verdict {
                 match *self {
                     $( #[cfg($($cfg)*)] Filter::$variant(ref mut f) => clocked!($mode, f, observe_at(digest, now)), )*
+                }
+            }
+            fn observe_batch_at(&mut self, digests: &[Digest], now: u64, verdicts: &mut Vec<Verdict>) {
+                let _ = now;
+                match *self {
+                    $( #[cfg($($cfg)*)] Filter::$variant(ref mut f) => clocked_batch!($mode, f, observe_batch_at(digests, now, verdicts), observe_batch(digests, verdicts)), )*
+                }
+            }
+            fn contains_batch_at(&self, digests: &[Digest], now: u64, answers: &mut Vec<bool>) {
+                let _ = now;
+                match *self {
+                    $( #[cfg($($cfg)*)] Filter::$variant(ref f) => clocked_batch!($mode, f, contains_batch_at(digests, now, answers), contains_batch(digests, answers)), )*
+                }
+            }
+            fn observe_batch_stamped(&mut self, stamped: &[(Digest, u64)], verdicts: &mut Vec<Verdict>) {
+                match *self {
+                    $( #[cfg($($cfg)*)] Filter::$variant(ref mut f) => clocked_batch!($mode, f, observe_batch_stamped(stamped, verdicts), observe_stamped_untimed(stamped, verdicts)), )*
                 }
             }
             /// 0 for an untimed variant, which has no clock.
