@@ -3,10 +3,14 @@
 //!
 //! The records are the lines of the Rust sources under
 //! `~/.cargo/registry/src` (every machine that builds this workspace has
-//! them): files in sorted order, lines as they are, the sequence repeated
-//! until `--lines` lines are written. Source code has many natural
-//! duplicates (blank lines, braces, `use` lines), and the repetition adds
-//! long-range ones. The file is cached under `target/ddf/bench-cli/`.
+//! them): files in sorted order, each line prefixed with the number of the
+//! pass and a tab, the sequence repeated until `--lines` lines are written.
+//! Source code has many natural duplicates (blank lines, braces, `use`
+//! lines); the pass number keeps the passes apart, so the number of
+//! distinct records grows with the input as in a log of events, instead of
+//! stopping at the corpus's few million distinct lines (which would let
+//! every tool that remembers the whole stream stay small). The file is
+//! cached under `target/ddf/bench-cli/`.
 //!
 //! Every tool reads the file and writes to `/dev/null`, one after the other,
 //! under `/usr/bin/time` for wall time and peak RSS. `huniq` and `runiq` are
@@ -208,8 +212,8 @@ pub(crate) fn run(args: &[String]) -> Result<bool, String> {
 
 /// The benchmark file, built if missing; its distinct lines and bytes.
 fn records_file(dir: &Path, lines: u64) -> Result<(PathBuf, u64, u64), String> {
-    let path = dir.join(format!("records-{lines}.txt"));
-    let meta = dir.join(format!("records-{lines}.json"));
+    let path = dir.join(format!("records-v2-{lines}.txt"));
+    let meta = dir.join(format!("records-v2-{lines}.json"));
     if let (Ok(m), Ok(f)) = (fs::read_to_string(&meta), fs::metadata(&path)) {
         let v: serde_json::Value = serde_json::from_str(&m).map_err(|e| e.to_string())?;
         if v["bytes"].as_u64() == Some(f.len()) {
@@ -234,12 +238,16 @@ fn records_file(dir: &Path, lines: u64) -> Result<(PathBuf, u64, u64), String> {
         sources.len()
     );
     let mut out = BufWriter::new(fs::File::create(&path).map_err(|e| e.to_string())?);
+    // Distinct lines of one pass; every pass adds as many (or, for the
+    // last and partial one, those of its part).
     let mut seen: HashSet<u64> = HashSet::new();
-    let mut wrapped = false;
+    let (mut distinct, mut pass) = (0u64, 0u64);
     let mut written = 0u64;
     let mut bytes = 0u64;
     let state = std::hash::RandomState::new();
     'fill: loop {
+        let tag = format!("{pass}\t");
+        seen.clear();
         for src in &sources {
             let Ok(text) = fs::read(src) else { continue };
             for line in text.split(|&b| b == b'\n') {
@@ -247,25 +255,24 @@ fn records_file(dir: &Path, lines: u64) -> Result<(PathBuf, u64, u64), String> {
                     // Keep blank lines, but not every one of them.
                     continue;
                 }
+                out.write_all(tag.as_bytes()).map_err(|e| e.to_string())?;
                 out.write_all(line).map_err(|e| e.to_string())?;
                 out.write_all(b"\n").map_err(|e| e.to_string())?;
-                bytes += line.len() as u64 + 1;
-                if !wrapped {
-                    let mut h = state.build_hasher();
-                    h.write(line);
-                    seen.insert(h.finish());
-                }
+                bytes += (tag.len() + line.len()) as u64 + 1;
+                let mut h = state.build_hasher();
+                h.write(line);
+                seen.insert(h.finish());
                 written += 1;
                 if written == lines {
+                    distinct += seen.len() as u64;
                     break 'fill;
                 }
             }
         }
-        // Later passes repeat the first: no new distinct lines.
-        wrapped = true;
+        distinct += seen.len() as u64;
+        pass += 1;
     }
     out.flush().map_err(|e| e.to_string())?;
-    let distinct = seen.len() as u64;
     fs::write(
         &meta,
         serde_json::json!({ "lines": lines, "bytes": bytes, "distinct": distinct }).to_string(),
@@ -360,8 +367,9 @@ fn cpu() -> String {
 fn table(rows: &[Row], lines: u64, bytes: u64, distinct: u64, before: &str, after: &str) -> String {
     let mut s = format!(
         "`cargo xtask bench-cli --lines {lines}` on {} ({} cores); load average {before} before, \
-         {after} after. Input: {lines} lines ({:.1} MB, {distinct} distinct) of the Rust sources \
-         under `~/.cargo/registry/src`, output to `/dev/null`; wall time and peak RSS from \
+         {after} after. Input: {lines} lines ({:.1} MB, {distinct} distinct): the lines of the Rust \
+         sources under `~/.cargo/registry/src`, each prefixed with its pass over them and a tab; \
+         output to `/dev/null`; wall time and peak RSS from \
          `/usr/bin/time`, one run each.\n\n",
         cpu(),
         std::thread::available_parallelism().map_or(1, |n| n.get()),

@@ -43,13 +43,17 @@ pub(crate) fn window(args: &PlanArgs) -> Window {
     }
 }
 
-/// The exact filter for `w`.
-fn exact_choice(w: Window) -> Choice {
+/// The exact filter for `w`; its size is the exact window's own sizing.
+fn exact_choice(w: Window) -> Result<Choice, String> {
     let bits = match w {
-        Window::Count(n) => n.saturating_mul(u64::from(64 - n.leading_zeros()) + 128),
+        Window::Count(n) => {
+            ddf::ExactWindow::sizing(n)
+                .map_err(|e| format!("cannot size the exact window: {e}"))?
+                .memory_bits
+        }
         _ => 0,
     };
-    Choice {
+    Ok(Choice {
         family: "exact",
         window: w,
         config: match w {
@@ -60,7 +64,7 @@ fn exact_choice(w: Window) -> Choice {
         fnr: 0.0,
         memory_bits: bits,
         candidate: None,
-    }
+    })
 }
 
 /// The planner's requirements for the flags, or `None` when the flags ask
@@ -133,7 +137,7 @@ pub(crate) fn candidates(args: &PlanArgs) -> Result<Vec<Candidate>, String> {
 pub(crate) fn choose(args: &PlanArgs) -> Result<Choice, String> {
     let w = window(args);
     let Some(req) = requirements(args)? else {
-        return Ok(exact_choice(w));
+        return exact_choice(w);
     };
     let all = engine::plan(&req)?;
     let pick = match &args.filter {

@@ -1,29 +1,26 @@
 //! `ddf dedup`: records in, first occurrences out, in order.
 //!
-//! Records are split out of the reader's chunks and handled in blocks of
-//! [`BLOCK`]: keys are cut out and hashed, the block's digests go to the
-//! filter's batch path (`observe_batch`, which prefetches), or one by one to
-//! `observe_at` for a time window, and the records are written in input
-//! order. Signals and checkpoints are looked at between blocks.
+//! The reader thread ([`input`]) cuts the inputs into records and hashes
+//! their keys; this loop hands each block's digests to the filter's batch
+//! path (`observe_batch`, or `observe_batch_stamped` for a time window, both
+//! of which prefetch) and writes the records in input order. Signals and
+//! checkpoints are looked at between blocks.
 
 use crate::choose::{self, Choice};
 use crate::cli::{DedupArgs, OnBad};
 use crate::engine::{self, Engine, describe_window};
-use crate::input::{self, Msg, Source};
+use crate::input::{self, Block, Fate, Msg, Parse, Source};
 use crate::key::{Extractor, KeySpec, TimeSpec};
 use crate::state::{self, Meta};
 use crate::{Fail, progress::Progress};
 use ddf::KeyedSipHasher;
-use ddf::{Digest, DuplicateFilter, Verdict, Window, Windowed};
+use ddf::{DuplicateFilter, Verdict, Window, Windowed};
 use serde_json::json;
 use std::io::{self, IsTerminal, Write};
 use std::sync::Arc;
 use std::sync::atomic::{AtomicBool, Ordering};
 use std::sync::mpsc::RecvTimeoutError;
-use std::time::{Duration, Instant, SystemTime, UNIX_EPOCH};
-
-/// Records per block handed to the filter at once.
-const BLOCK: usize = 256;
+use std::time::{Duration, Instant};
 
 /// How long the loop waits for input before it looks at signals again.
 const POLL: Duration = Duration::from_millis(100);
@@ -37,46 +34,17 @@ struct Counts {
     bytes: u64,
 }
 
-/// A record's fate within a block.
-#[derive(Debug, Clone, Copy)]
-enum Fate {
-    /// Hashed: the index of its digest in the block.
-    Key(usize),
-    /// No key or time.
-    Bad,
-}
-
-/// One record inside the current chunk (or the carried-over buffer).
-#[derive(Debug, Clone, Copy)]
-struct Rec {
-    start: usize,
-    end: usize,
-    /// Whether a terminator followed it in the input.
-    terminated: bool,
-    /// Whether to write a terminator after it even though the input had
-    /// none (the unterminated last record of an input that is not the last).
-    add_terminator: bool,
-    line: u64,
-}
-
 /// Everything the loop needs besides the records.
 struct Run {
     filter: Engine,
-    hasher: KeyedSipHasher,
-    extractor: Extractor,
-    timed: bool,
     on_bad: OnBad,
     mode: Output,
     terminator: u8,
-    strip_cr: bool,
     counts: Counts,
     clock_ms: Option<u64>,
     out: io::BufWriter<io::StdoutLock<'static>>,
-    // Scratch, reused across blocks.
-    digests: Vec<Digest>,
-    times: Vec<u64>,
+    /// Scratch, reused across blocks.
     verdicts: Vec<Verdict>,
-    fates: Vec<Fate>,
 }
 
 /// What to write.
@@ -106,57 +74,18 @@ impl From<io::Error> for Stop {
     }
 }
 
-fn now_ms() -> u64 {
-    SystemTime::now()
-        .duration_since(UNIX_EPOCH)
-        .map_or(0, |d| d.as_millis() as u64)
-}
-
 impl Run {
-    /// Handles the records `recs` of `buf`, which came from input `name`.
-    fn block(&mut self, buf: &[u8], recs: &[Rec], name: &str) -> Result<(), Stop> {
-        self.digests.clear();
-        self.times.clear();
-        self.fates.clear();
-        let arrival = if self.timed && matches!(self.extractor.time, TimeSpec::None) {
-            Some(now_ms())
-        } else {
-            None
-        };
-        for (i, r) in recs.iter().enumerate() {
-            let rec = self.record(buf, r);
-            match self.extractor.extract(rec) {
-                Ok(x) => {
-                    self.fates.push(Fate::Key(self.digests.len()));
-                    self.digests.push(ddf::hash::digest(&self.hasher, &*x.key));
-                    if self.timed {
-                        self.times.push(x.time_ms.or(arrival).unwrap_or(0));
-                    }
-                }
-                Err(why) => {
-                    if self.on_bad == OnBad::Fail {
-                        // The records before it are handled and written,
-                        // as if the input had ended there.
-                        self.block(buf, &recs[..i], name)?;
-                        return Err(Stop::Fail(format!(
-                            "{name}:{}: bad record: {why} (see --on-bad-record)",
-                            r.line
-                        )));
-                    }
-                    self.fates.push(Fate::Bad);
-                }
-            }
-        }
+    /// Observes a block's digests and writes its records.
+    fn block(&mut self, b: &Block) -> Result<(), Stop> {
+        self.counts.bytes += b.new_bytes;
         self.verdicts.clear();
-        let times = self.timed.then_some(&self.times[..]);
-        engine::observe(&mut self.filter, &self.digests, times, &mut self.verdicts);
-        if let Some(&t) = self.times.iter().max() {
+        engine::observe(&mut self.filter, &b.digests, &b.stamped, &mut self.verdicts);
+        if let Some(t) = b.stamped.iter().map(|&(_, t)| t).max() {
             self.clock_ms = Some(self.clock_ms.map_or(t, |c| c.max(t)));
         }
-        for (i, r) in recs.iter().enumerate() {
-            let rec = self.record(buf, r);
+        for (r, fate) in b.recs.iter().zip(&b.fates) {
             self.counts.records += 1;
-            let (write, tag): (bool, &[u8]) = match self.fates[i] {
+            let (write, tag): (bool, &[u8]) = match *fate {
                 Fate::Key(k) => {
                     let dup = self.verdicts[k] == Verdict::Duplicate;
                     self.counts.duplicates += u64::from(dup);
@@ -178,23 +107,17 @@ impl Run {
             };
             if write {
                 self.out.write_all(tag)?;
-                self.out.write_all(rec)?;
+                self.out.write_all(b.record(r))?;
                 if r.terminated || r.add_terminator {
                     self.out.write_all(&[self.terminator])?;
                 }
             }
         }
-        Ok(())
-    }
-
-    /// The record's bytes, without its terminator (nor a CR before it under
-    /// `--strip-cr`).
-    fn record<'b>(&self, buf: &'b [u8], r: &Rec) -> &'b [u8] {
-        let rec = &buf[r.start..r.end];
-        if self.strip_cr && r.terminated {
-            rec.strip_suffix(b"\r").unwrap_or(rec)
-        } else {
-            rec
+        // The records before the bad one are written, as if the input had
+        // ended there.
+        match &b.fail {
+            Some(why) => Err(Stop::Fail(why.clone())),
+            None => Ok(()),
         }
     }
 }
@@ -293,14 +216,19 @@ pub(crate) fn run(args: &DedupArgs) -> Result<u8, Fail> {
     let show_progress = !args.no_progress && (args.progress || io::stderr().is_terminal());
     let mut progress = show_progress.then(|| Progress::new(Source::total_bytes(&sources)));
     let names: Vec<String> = sources.iter().map(Source::name).collect();
-    let n_inputs = sources.len();
-    let (rx, back) = input::spawn(sources);
+    let parse = Parse {
+        extractor,
+        hasher: hasher.clone(),
+        terminator: if args.zero { 0 } else { b'\n' },
+        strip_cr: args.strip_cr,
+        timed,
+        fail_on_bad: args.on_bad_record == OnBad::Fail,
+    };
+    let terminator = parse.terminator;
+    let (rx, back) = input::spawn(sources, parse);
 
     let mut run = Run {
         filter,
-        hasher,
-        extractor,
-        timed,
         on_bad: args.on_bad_record,
         mode: if args.mark {
             Output::Mark
@@ -309,22 +237,18 @@ pub(crate) fn run(args: &DedupArgs) -> Result<u8, Fail> {
         } else {
             Output::Unique
         },
-        terminator: if args.zero { 0 } else { b'\n' },
-        strip_cr: args.strip_cr,
+        terminator,
         counts: Counts::default(),
         clock_ms,
         out: io::BufWriter::with_capacity(1 << 16, io::stdout().lock()),
-        digests: Vec::with_capacity(BLOCK),
-        times: Vec::with_capacity(BLOCK),
-        verdicts: Vec::with_capacity(BLOCK),
-        fates: Vec::with_capacity(BLOCK),
+        verdicts: Vec::new(),
     };
     let save = |run: &Run| -> Result<(), Fail> {
         match &args.state {
             Some(path) => state::save(
                 path,
                 &run.filter,
-                &run.hasher,
+                &hasher,
                 &Meta {
                     config: choice.config.clone(),
                     fpr: choice.fpr,
@@ -341,12 +265,8 @@ pub(crate) fn run(args: &DedupArgs) -> Result<u8, Fail> {
     let started = Instant::now();
     let mut last_checkpoint = Instant::now();
     let checkpoint = args.checkpoint.map(Duration::from_millis);
-    let mut carry: Vec<u8> = Vec::new();
-    let mut line: u64 = 0;
-    let mut recs: Vec<Rec> = Vec::with_capacity(BLOCK);
-    let term = run.terminator;
     let mut signal_exit: Option<u8> = None;
-    let outcome: Result<(), Stop> = 'outer: loop {
+    let outcome: Result<(), Stop> = loop {
         if sigint.load(Ordering::Relaxed) {
             signal_exit = Some(130);
             break Ok(());
@@ -379,79 +299,11 @@ pub(crate) fn run(args: &DedupArgs) -> Result<u8, Fail> {
             Msg::Error { input, error } => {
                 break Err(Stop::Fail(format!("cannot read {}: {error}", names[input])));
             }
-            Msg::End { input } => {
-                if !carry.is_empty() {
-                    line += 1;
-                    let r = Rec {
-                        start: 0,
-                        end: carry.len(),
-                        terminated: false,
-                        add_terminator: input + 1 < n_inputs,
-                        line,
-                    };
-                    if let Err(e) = run.block(&carry, &[r], &names[input]) {
-                        break Err(e);
-                    }
-                    carry.clear();
+            Msg::Block(b) => {
+                if let Err(e) = run.block(&b) {
+                    break Err(e);
                 }
-                line = 0;
-            }
-            Msg::Data { input, bytes } => {
-                run.counts.bytes += bytes.len() as u64;
-                let mut pos = 0;
-                // Finish the record carried over from the last chunk.
-                if !carry.is_empty() {
-                    match memchr::memchr(term, &bytes) {
-                        Some(i) => {
-                            carry.extend_from_slice(&bytes[..i]);
-                            line += 1;
-                            let r = Rec {
-                                start: 0,
-                                end: carry.len(),
-                                terminated: true,
-                                add_terminator: false,
-                                line,
-                            };
-                            if let Err(e) = run.block(&carry, &[r], &names[input]) {
-                                break Err(e);
-                            }
-                            carry.clear();
-                            pos = i + 1;
-                        }
-                        None => {
-                            carry.extend_from_slice(&bytes);
-                            pos = bytes.len();
-                        }
-                    }
-                }
-                let base = pos;
-                let mut it = memchr::memchr_iter(term, &bytes[base..]);
-                loop {
-                    recs.clear();
-                    for i in it.by_ref() {
-                        let end = base + i;
-                        line += 1;
-                        recs.push(Rec {
-                            start: pos,
-                            end,
-                            terminated: true,
-                            add_terminator: false,
-                            line,
-                        });
-                        pos = end + 1;
-                        if recs.len() == BLOCK {
-                            break;
-                        }
-                    }
-                    if recs.is_empty() {
-                        break;
-                    }
-                    if let Err(e) = run.block(&bytes, &recs, &names[input]) {
-                        break 'outer Err(e);
-                    }
-                }
-                carry.extend_from_slice(&bytes[pos..]);
-                let _ = back.try_send(bytes);
+                let _ = back.try_send(b);
             }
         }
     };

@@ -23,22 +23,21 @@ pub(crate) fn family(f: &Filter) -> &'static str {
     }
 }
 
-/// Drives a filter over one block of digests: the batch path for a window
-/// of records (or the whole stream), `observe_at` per item for a window of
-/// time.
+/// Drives a filter over one block: the batch path over `digests` for a
+/// window of records (or the whole stream), the stamped batch path over
+/// `stamped` (digests with their times) for a window of time. One of the
+/// two is empty.
 pub(crate) fn observe(
     f: &mut Filter,
     digests: &[Digest],
-    times: Option<&[u64]>,
+    stamped: &[(Digest, u64)],
     verdicts: &mut Vec<Verdict>,
 ) {
-    match times {
-        Some(times) => {
-            for (&d, &t) in digests.iter().zip(times) {
-                verdicts.push(TimedFilter::observe_at(f, d, t));
-            }
-        }
-        None => DuplicateFilter::observe_batch(f, digests, verdicts),
+    if !digests.is_empty() {
+        DuplicateFilter::observe_batch(f, digests, verdicts);
+    }
+    if !stamped.is_empty() {
+        TimedFilter::observe_batch_stamped(f, stamped, verdicts);
     }
 }
 

@@ -45,6 +45,65 @@ fn bytes_pass_through_exactly() {
     assert_eq!(dedup(&[], b""), b"".to_vec());
 }
 
+/// `ddf dedup --exact` as `awk '!seen[$0]++'` does it, on the records of
+/// `input` split at `term` (a last record without terminator included).
+fn first_occurrences(input: &[u8], term: u8) -> Vec<u8> {
+    let mut seen = std::collections::HashSet::new();
+    let mut out = Vec::new();
+    let mut rest = input;
+    while !rest.is_empty() {
+        let (rec, next, terminated) = match rest.iter().position(|&b| b == term) {
+            Some(i) => (&rest[..i], &rest[i + 1..], true),
+            None => (rest, &rest[rest.len()..], false),
+        };
+        if seen.insert(rec.to_vec()) {
+            out.extend_from_slice(rec);
+            if terminated {
+                out.push(term);
+            }
+        }
+        rest = next;
+    }
+    out
+}
+
+#[test]
+fn records_longer_than_a_read_and_across_reads() {
+    // Records of every length up to 300 KiB, so some straddle two or more
+    // reads of the input thread (128 KiB each) and a CR falls on a boundary.
+    let mut input = Vec::new();
+    let mut x = 0x9e37_79b9_7f4a_7c15u64;
+    for i in 0..3_000u64 {
+        x ^= x << 13;
+        x ^= x >> 7;
+        x ^= x << 17;
+        let len = match i % 500 {
+            0 => 300_000,
+            1 => 131_071,
+            _ => (x % 90) as usize,
+        };
+        let byte = b'a' + (x % 7) as u8;
+        input.extend(std::iter::repeat_n(byte, len));
+        if x.is_multiple_of(5) {
+            input.push(b'\r');
+        }
+        input.push(b'\n');
+    }
+    input.extend_from_slice(b"tail-without-terminator");
+    assert_eq!(
+        dedup(&["--exact"], &input),
+        first_occurrences(&input, b'\n')
+    );
+    let zeroed: Vec<u8> = input
+        .iter()
+        .map(|&b| if b == b'\n' { 0 } else { b })
+        .collect();
+    assert_eq!(
+        dedup(&["--exact", "-z"], &zeroed),
+        first_occurrences(&zeroed, 0)
+    );
+}
+
 #[test]
 fn strip_cr_makes_crlf_and_lf_equal() {
     assert_eq!(dedup(&["--strip-cr"], b"a\r\na\nb\r\n"), b"a\nb\n".to_vec());
