@@ -409,7 +409,11 @@ fn ddf_observe(ctx: &Context, args: Vec<RedisString>) -> RedisResult {
     if let Some((full, hex)) = &created {
         replicate_reserve(ctx, full, Some(hex));
     }
-    if timed {
+    if timed && at == Some(value.clock()) && created.is_none() {
+        // The call already names the clock the filter ran at: sent as it
+        // came, it replays exactly (and costs no copy of its items).
+        ctx.replicate_verbatim();
+    } else if timed {
         // The replica applies the primary's clock, never its own.
         let now = value.clock().to_string();
         let mut out: Vec<&[u8]> = vec![args[1].as_slice(), b"AT", now.as_bytes()];
