@@ -203,7 +203,7 @@ pub(crate) fn run(args: &[String]) -> Result<bool, String> {
     eprintln!("bench-cli: wrote {}", dir.join("bench-cli.md").display());
     if docs {
         for doc in ["docs/performance.md", "crates/ddf-cli/README.md"] {
-            splice(&root.join(doc), &md)?;
+            splice(&root.join(doc), &md, BEGIN, END)?;
             eprintln!("bench-cli: updated {doc}");
         }
     }
@@ -211,7 +211,7 @@ pub(crate) fn run(args: &[String]) -> Result<bool, String> {
 }
 
 /// The benchmark file, built if missing; its distinct lines and bytes.
-fn records_file(dir: &Path, lines: u64) -> Result<(PathBuf, u64, u64), String> {
+pub(crate) fn records_file(dir: &Path, lines: u64) -> Result<(PathBuf, u64, u64), String> {
     let path = dir.join(format!("records-v2-{lines}.txt"));
     let meta = dir.join(format!("records-v2-{lines}.json"));
     if let (Ok(m), Ok(f)) = (fs::read_to_string(&meta), fs::metadata(&path)) {
@@ -346,13 +346,13 @@ fn shell_words(argv: &[String], stdin: bool, file: &str) -> String {
     words.join(" ")
 }
 
-fn loadavg() -> String {
+pub(crate) fn loadavg() -> String {
     fs::read_to_string("/proc/loadavg")
         .map(|s| s.split_whitespace().take(3).collect::<Vec<_>>().join(" "))
         .unwrap_or_else(|_| "unknown".into())
 }
 
-fn cpu() -> String {
+pub(crate) fn cpu() -> String {
     fs::read_to_string("/proc/cpuinfo")
         .ok()
         .and_then(|s| {
@@ -392,15 +392,14 @@ fn table(rows: &[Row], lines: u64, bytes: u64, distinct: u64, before: &str, afte
     s
 }
 
-/// Replaces the text between the markers in `path` (appends a section when
-/// there are none).
-fn splice(path: &Path, md: &str) -> Result<(), String> {
+/// Replaces the text between the markers `begin` and `end` in `path`.
+pub(crate) fn splice(path: &Path, md: &str, begin: &str, end: &str) -> Result<(), String> {
     let text = fs::read_to_string(path).map_err(|e| format!("{}: {e}", path.display()))?;
-    let new = match (text.find(BEGIN), text.find(END)) {
+    let new = match (text.find(begin), text.find(end)) {
         (Some(b), Some(e)) if b < e => {
-            format!("{}{BEGIN}\n{md}{}", &text[..b], &text[e..])
+            format!("{}{begin}\n{md}{}", &text[..b], &text[e..])
         }
-        _ => return Err(format!("{}: no {BEGIN} … {END} markers", path.display())),
+        _ => return Err(format!("{}: no {begin} … {end} markers", path.display())),
     };
     fs::write(path, new).map_err(|e| e.to_string())
 }

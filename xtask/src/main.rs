@@ -1,7 +1,8 @@
-//! ddf's task runner: `cargo xtask verify | tables | figures | bench | bench-cli`.
+//! ddf's task runner: `cargo xtask verify | tables | figures | bench | bench-cli | bench-redis`.
 
 mod bench;
 mod bench_cli;
+mod bench_redis;
 mod checks;
 mod fig5;
 mod figures;
@@ -37,6 +38,13 @@ commands:
            one file of real records; write target/ddf/bench-cli/bench-cli.md
            --lines N          records in the file (default 100000000)
            --docs             also rewrite docs/performance.md and the CLI README's table
+  bench-redis  the ddf-redis module (DDF.OBSERVE, 1/16/256 items per call)
+           against SET NX EX and SADD on one redis-server: items/s and
+           used_memory; write target/ddf/bench-redis/bench-redis.md
+           --items N          items in the stream (default 10000000)
+           --window W         the DDF window in items (default 1000000)
+           --threads T        connections (default 4)
+           --docs             also rewrite docs/performance.md and the Redis README's table
 ";
 
 /// Options shared by the commands.
@@ -85,9 +93,14 @@ fn main() -> ExitCode {
         eprint!("{USAGE}");
         return ExitCode::from(2);
     };
-    if command == "bench-cli" {
-        // Its own options (--lines).
-        return match bench_cli::run(rest) {
+    if command == "bench-cli" || command == "bench-redis" {
+        // Their own options (--lines, --items).
+        let result = if command == "bench-cli" {
+            bench_cli::run(rest)
+        } else {
+            bench_redis::run(rest)
+        };
+        return match result {
             Ok(true) => ExitCode::SUCCESS,
             Ok(false) => ExitCode::FAILURE,
             Err(e) => {

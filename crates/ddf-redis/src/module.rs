@@ -153,6 +153,11 @@ fn is(arg: &RedisString, word: &str) -> bool {
 /// A non-negative integer argument, named in the error.
 fn unsigned(arg: Option<RedisString>, name: &str) -> Result<u64, RedisError> {
     let arg = arg.ok_or_else(|| err(format!("{name} needs a value")))?;
+    unsigned_of(&arg, name)
+}
+
+/// [`unsigned`] of a borrowed argument (no copy on `DDF.OBSERVE`'s path).
+fn unsigned_of(arg: &RedisString, name: &str) -> Result<u64, RedisError> {
     std::str::from_utf8(arg.as_slice())
         .ok()
         .and_then(|s| s.parse::<u64>().ok())
@@ -342,7 +347,7 @@ fn replicate_reserve(ctx: &Context, args: &[RedisString], hex: Option<&str>) {
 fn clock_and_items(args: &[RedisString]) -> Result<(Option<u64>, Vec<&[u8]>), RedisError> {
     let (at, items) = match args {
         [first, ms, rest @ ..] if is(first, "AT") && !rest.is_empty() => {
-            (Some(unsigned(Some(ms.clone()), "AT")?), rest)
+            (Some(unsigned_of(ms, "AT")?), rest)
         }
         _ => (None, args),
     };
@@ -409,7 +414,11 @@ fn ddf_observe(ctx: &Context, args: Vec<RedisString>) -> RedisResult {
     if let Some((full, hex)) = &created {
         replicate_reserve(ctx, full, Some(hex));
     }
-    if timed {
+    if timed && at == Some(value.clock()) && created.is_none() {
+        // The call already names the clock the filter ran at: sent as it
+        // came, it replays exactly (and costs no copy of its items).
+        ctx.replicate_verbatim();
+    } else if timed {
         // The replica applies the primary's clock, never its own.
         let now = value.clock().to_string();
         let mut out: Vec<&[u8]> = vec![args[1].as_slice(), b"AT", now.as_bytes()];

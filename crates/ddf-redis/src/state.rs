@@ -6,7 +6,7 @@
 
 use crate::plan::Inner;
 use ddf::snapshot::{DecodeError, Decoder, Encoder};
-use ddf::{Deduper, DuplicateFilter, KeyedSipHasher, PortableHasher};
+use ddf::{Deduper, DuplicateFilter, KeyedSipHasher, PortableHasher, TimedFilter};
 
 /// The version of [`DdfKey::to_bytes`]'s layout (the payload of RDB,
 /// `DUMP`, and the AOF's `DDF.LOADSTATE`).
@@ -123,43 +123,38 @@ impl DdfKey {
     }
 
     /// Observes `items` in order (at time `now` for a time window, ignored
-    /// otherwise): `true` for each reported duplicate. Count windows go
-    /// through the filter's batch path.
+    /// otherwise): `true` for each reported duplicate. Both kinds go through
+    /// the filter's batch path: a time window with the call's one clock
+    /// reading (`observe_batch_at`), a count window with `observe_batch`.
     pub(crate) fn observe(&mut self, items: &[&[u8]], now: u64) -> Vec<bool> {
-        let mut out = Vec::with_capacity(items.len());
+        let mut verdicts = Vec::with_capacity(items.len());
+        // `observe_many*` hash in blocks and hand each block to the batch
+        // path, so filters that prefetch get to do so.
         if self.is_timed() {
             let now = self.at(now);
             self.clock = now;
-            out.extend(
-                items
-                    .iter()
-                    .map(|item| self.seen.observe_at(*item, now).is_duplicate()),
-            );
+            self.seen
+                .observe_many_at(items.iter().copied(), now, &mut verdicts);
         } else {
-            let mut verdicts = Vec::with_capacity(items.len());
-            // `observe_many` hashes in blocks and hands each block to the
-            // filter's batch path.
             self.seen.observe_many(items.iter().copied(), &mut verdicts);
-            out.extend(verdicts.iter().map(|v| v.is_duplicate()));
         }
         self.items = self.items.saturating_add(items.len() as u64);
-        out
+        verdicts.iter().map(|v| v.is_duplicate()).collect()
     }
 
-    /// The answers [`observe`](Self::observe) would give, without recording.
+    /// The answers [`observe`](Self::observe) would give, without recording:
+    /// the filter's `contains_batch_at` (time) or `contains_batch` (count).
     pub(crate) fn exists(&self, items: &[&[u8]], now: u64) -> Vec<bool> {
+        let digests: Vec<_> = items.iter().map(|item| self.seen.digest(*item)).collect();
+        let mut answers = Vec::with_capacity(items.len());
         if self.is_timed() {
-            let now = self.at(now);
-            items
-                .iter()
-                .map(|item| self.seen.contains_at(*item, now))
-                .collect()
+            self.seen
+                .filter()
+                .contains_batch_at(&digests, self.at(now), &mut answers);
         } else {
-            let digests: Vec<_> = items.iter().map(|item| self.seen.digest(*item)).collect();
-            let mut answers = Vec::with_capacity(items.len());
             self.seen.filter().contains_batch(&digests, &mut answers);
-            answers
         }
+        answers
     }
 
     /// The payload of RDB, `DUMP` and the AOF: this module's fields, then
@@ -344,6 +339,41 @@ mod tests {
         assert_eq!(k.clock(), 1050);
         // Far beyond window and slack, the item is gone.
         assert_eq!(k.exists(&[b"a"], 1_000_000), [false]);
+    }
+
+    proptest::proptest! {
+        /// A call of many items (the batch paths, one clock reading per call)
+        /// answers and leaves the state as the same items one call each; a
+        /// clock that steps back runs at the latest reading either way.
+        #[test]
+        fn calls_of_many_items_equal_calls_of_one(
+            stream in proptest::collection::vec((0u8..40, 0u64..30, 1usize..300), 1..40),
+            timed in proptest::bool::ANY,
+        ) {
+            let span = if timed {
+                Span::Time { ms: 200, capacity: 300 }
+            } else {
+                Span::Count(300)
+            };
+            let (mut batched, mut single) = (key(span), key(span));
+            let mut now = 1_000u64;
+            for (i, &(first, step, len)) in stream.iter().enumerate() {
+                // Every fifth call steps the clock back.
+                now = if i % 5 == 4 { now.saturating_sub(step) } else { now + step };
+                let items: Vec<Vec<u8>> = (0..len)
+                    .map(|j| vec![first.wrapping_add((j % 97) as u8), (j % 3) as u8])
+                    .collect();
+                let refs: Vec<&[u8]> = items.iter().map(Vec::as_slice).collect();
+                let asked = batched.exists(&refs, now);
+                let one_by_one_asked: Vec<bool> =
+                    refs.iter().map(|r| single.exists(&[*r], now)[0]).collect();
+                proptest::prop_assert_eq!(&asked, &one_by_one_asked);
+                let got = batched.observe(&refs, now);
+                let want: Vec<bool> = refs.iter().map(|r| single.observe(&[*r], now)[0]).collect();
+                proptest::prop_assert_eq!(got, want);
+            }
+            proptest::prop_assert_eq!(batched.to_bytes(), single.to_bytes());
+        }
     }
 
     #[test]

@@ -3,22 +3,82 @@
 mod common;
 use common::{Server, ask, error_of};
 
+/// The crate README's example, read from the README itself: the release
+/// build it names loads the library cargo builds, and every `redis-cli` line
+/// of its `sh` block, run in order against the module as built, prints its
+/// `text` block (in `redis-cli`'s format), so the README cannot drift.
 #[test]
 fn the_readme_example() {
+    let readme = std::fs::read_to_string(concat!(env!("CARGO_MANIFEST_DIR"), "/README.md"))
+        .expect("read README.md");
+    let shell = fenced_block(&readme, "sh");
+    let printed = fenced_block(&readme, "text");
+    assert!(
+        shell.contains(&"cargo build --release -p ddf-redis"),
+        "the README builds the release module: {shell:?}"
+    );
+    let load = shell
+        .iter()
+        .find_map(|l| l.strip_prefix("redis-server --loadmodule "))
+        .expect("the README starts redis-server with --loadmodule");
+    let built = common::module_path();
+    assert_eq!(
+        std::path::Path::new(load.trim()),
+        std::path::Path::new("target/release").join(built.file_name().expect("file name")),
+        "the README's --loadmodule path names the library cargo builds"
+    );
+
     let server = Server::start(&[]);
     let mut c = server.conn();
-    let ok: String = redis::cmd("DDF.RESERVE")
-        .arg(&["events", "WITHIN", "3600000", "ERROR", "0.001"])
-        .query(&mut c)
-        .expect("reserve");
-    assert_eq!(ok, "OK");
-    assert_eq!(
-        ask(&mut c, "DDF.OBSERVE", "events", &["a", "b", "a"]),
-        [0, 0, 1]
-    );
+    let mut out = Vec::new();
+    for line in shell.iter().filter_map(|l| l.strip_prefix("redis-cli ")) {
+        assert!(
+            !line.contains(['"', '\'']),
+            "quoted arguments are not split here: {line}"
+        );
+        let words: Vec<&str> = line.split_whitespace().collect();
+        let reply: redis::Value = redis::cmd(words[0])
+            .arg(&words[1..])
+            .query(&mut c)
+            .unwrap_or_else(|e| panic!("{line}: {e}"));
+        out.extend(cli_lines(&reply));
+    }
+    assert_eq!(out, printed, "the README's output block");
+
+    // EXISTS on the README's key answers alike and records nothing.
     assert_eq!(ask(&mut c, "DDF.EXISTS", "events", &["a", "c"]), [1, 0]);
-    // EXISTS records nothing.
     assert_eq!(ask(&mut c, "DDF.OBSERVE", "events", &["c"]), [0]);
+}
+
+/// The lines of the first fenced block tagged `tag` in `markdown`.
+fn fenced_block<'a>(markdown: &'a str, tag: &str) -> Vec<&'a str> {
+    let open = format!("```{tag}");
+    let mut lines = markdown.lines().skip_while(|l| l.trim_end() != open);
+    assert!(lines.next().is_some(), "README.md has no {open} block");
+    lines.take_while(|l| l.trim_end() != "```").collect()
+}
+
+/// A reply as `redis-cli` prints it to a terminal (the shapes the README's
+/// example uses: status, integers, strings, flat arrays).
+fn cli_lines(reply: &redis::Value) -> Vec<String> {
+    use redis::Value;
+    let one = |v: &Value| match v {
+        Value::Okay => "OK".to_string(),
+        Value::SimpleString(s) => s.clone(),
+        Value::Int(i) => format!("(integer) {i}"),
+        Value::BulkString(b) => format!("\"{}\"", String::from_utf8_lossy(b)),
+        Value::Nil => "(nil)".to_string(),
+        other => panic!("no redis-cli rendering here for {other:?}"),
+    };
+    match reply {
+        Value::Array(items) if items.is_empty() => vec!["(empty array)".to_string()],
+        Value::Array(items) => items
+            .iter()
+            .enumerate()
+            .map(|(i, v)| format!("{}) {}", i + 1, one(v)))
+            .collect(),
+        v => vec![one(v)],
+    }
 }
 
 #[test]

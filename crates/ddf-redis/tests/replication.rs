@@ -94,7 +94,34 @@ fn a_replica_answers_as_its_primary_and_survives_failover() {
             std::thread::sleep(Duration::from_millis(400));
         }
     }
+    // The caller's clock: a call whose AT is the clock the filter ran at is
+    // replicated as it came, one behind it with the clock applied.
+    let _: () = redis::cmd("DDF.RESERVE")
+        .arg(&["at", "WITHIN", "300", "CAPACITY", "2000", "ERROR", "0.01"])
+        .query(&mut p)
+        .expect("reserve at");
+    for (ms, chunk) in [1_000u64, 1_200, 900, 1_250, 5_000, 4_000]
+        .into_iter()
+        .zip(items.chunks(250))
+    {
+        let _: Vec<i64> = redis::cmd("DDF.OBSERVE")
+            .arg("at")
+            .arg("AT")
+            .arg(ms)
+            .arg(chunk)
+            .query(&mut p)
+            .expect("observe at");
+    }
     wait_replicated(&mut p);
+    let dump = |c: &mut redis::Connection| -> Vec<u8> {
+        redis::cmd("DUMP").arg("at").query(c).expect("dump")
+    };
+    assert_eq!(
+        dump(&mut r),
+        dump(&mut p),
+        "the replica's state is the primary's"
+    );
+    assert_eq!(clock_of(&mut r, "at"), 5_000);
 
     let probes: Vec<String> = (0..1200).map(|i| format!("i{i}")).collect();
     let probes: Vec<&str> = probes.iter().map(String::as_str).collect();
