@@ -89,6 +89,37 @@ fn no_unfinished_markers() {
 }
 
 #[test]
+fn no_merge_conflict_markers() {
+    // A marker line is seven of one character at the start of a line;
+    // built from pieces so this file does not flag itself.
+    let markers = [
+        "<".repeat(7) + " ",
+        ">".repeat(7) + " ",
+        "=".repeat(7),
+    ];
+    let mut text = Vec::new();
+    for ext in ["rs", "md", "toml", "yml", "csv"] {
+        files(&root(), ext, &mut text);
+    }
+    let mut bad = Vec::new();
+    for p in &text {
+        for (n, line) in read(p).lines().enumerate() {
+            if markers
+                .iter()
+                .any(|m| line.starts_with(m.as_str()) && (m.ends_with(' ') || line == m))
+            {
+                bad.push(format!("{}:{}", p.display(), n + 1));
+            }
+        }
+    }
+    assert!(
+        bad.is_empty(),
+        "merge-conflict markers:\n{}",
+        bad.join("\n")
+    );
+}
+
+#[test]
 fn every_crate_has_readme_lints_and_docs_rs_metadata() {
     let mut bad = Vec::new();
     for dir in crates() {
