@@ -1,7 +1,7 @@
 //! QHT, QHTD and QQHTD: one table of quotiented fingerprints, three insertion rules.
 
 use crate::rows::{self, DEFAULT_SEED};
-use ddf_bits::{CellRows, RowRules};
+use ddf_bits::{CellRows, RowProbe, RowRules};
 use ddf_core::batch::{self, Prefetch};
 use ddf_core::snapshot::{self, DecodeError, Decoder, Encoder, Snapshot};
 use ddf_core::{Digest, DuplicateFilter, ParamError, Verdict};
@@ -24,9 +24,9 @@ pub trait Insertion: sealed::Sealed + Copy + fmt::Debug + Send + Sync + 'static 
     /// Whether a row never holds the same fingerprint twice.
     const DISTINCT_ROWS: bool;
 
-    /// Stores fingerprint `fp` of row `row`; `present` is whether the lookup found it.
+    /// Stores fingerprint `fp` of row `row`, which `probe` looked up.
     #[doc(hidden)]
-    fn insert(cells: &mut CellRows, rng: &mut SplitMix64, row: u64, fp: u32, present: bool);
+    fn insert(cells: &mut CellRows, rng: &mut SplitMix64, row: u64, fp: u32, probe: RowProbe);
 }
 
 /// QHT's rule (Algorithm 1): an element found in its row is not stored
@@ -54,11 +54,11 @@ impl Insertion for Distinct {
     const DISTINCT_ROWS: bool = true;
 
     #[inline]
-    fn insert(cells: &mut CellRows, rng: &mut SplitMix64, row: u64, fp: u32, present: bool) {
+    fn insert(cells: &mut CellRows, rng: &mut SplitMix64, row: u64, fp: u32, probe: RowProbe) {
         // A single cell holds `fp` afterwards whether it was found or not, so
         // write it unconditionally: no branch on the (unpredictable) lookup.
-        if !present || cells.cells_per_row() == 1 {
-            rows::store(cells, rng, row, fp);
+        if probe.found.is_none() || cells.cells_per_row() == 1 {
+            rows::store(cells, rng, row, fp, probe.empty);
         }
     }
 }
@@ -69,8 +69,8 @@ impl Insertion for Duplicates {
     const DISTINCT_ROWS: bool = false;
 
     #[inline]
-    fn insert(cells: &mut CellRows, rng: &mut SplitMix64, row: u64, fp: u32, _present: bool) {
-        rows::store(cells, rng, row, fp);
+    fn insert(cells: &mut CellRows, rng: &mut SplitMix64, row: u64, fp: u32, probe: RowProbe) {
+        rows::store(cells, rng, row, fp, probe.empty);
     }
 }
 
@@ -80,7 +80,7 @@ impl Insertion for Fifo {
     const DISTINCT_ROWS: bool = false;
 
     #[inline]
-    fn insert(cells: &mut CellRows, _rng: &mut SplitMix64, row: u64, fp: u32, _present: bool) {
+    fn insert(cells: &mut CellRows, _rng: &mut SplitMix64, row: u64, fp: u32, _probe: RowProbe) {
         cells.push_front(row, fp);
     }
 }
@@ -289,16 +289,18 @@ impl<I: Insertion> DuplicateFilter for QuotientFilter<I> {
     #[inline]
     fn insert(&mut self, digest: Digest) {
         let (row, fp) = self.locate(digest);
-        let present = I::DISTINCT_ROWS && self.present(row, fp);
-        I::insert(&mut self.cells, &mut self.rng, row, fp, present);
+        let probe = self.cells.probe(row, fp);
+        I::insert(&mut self.cells, &mut self.rng, row, fp, probe);
     }
 
+    /// One read of the row answers the lookup and finds the insertion's
+    /// empty cell ([`CellRows::probe`]); one write stores the fingerprint.
     #[inline]
     fn observe(&mut self, digest: Digest) -> Verdict {
         let (row, fp) = self.locate(digest);
-        let present = self.present(row, fp);
-        I::insert(&mut self.cells, &mut self.rng, row, fp, present);
-        Verdict::from_seen(present)
+        let probe = self.cells.probe(row, fp);
+        I::insert(&mut self.cells, &mut self.rng, row, fp, probe);
+        Verdict::from_seen(probe.found.is_some())
     }
 
     /// Prefetches rows a few items ahead; same verdicts, state and draws.
