@@ -53,7 +53,7 @@ impl Insertion for Distinct {
     const NAME: &'static str = "QHT";
     const DISTINCT_ROWS: bool = true;
 
-    #[inline]
+    #[inline(always)]
     fn insert(cells: &mut CellRows, rng: &mut SplitMix64, row: u64, fp: u32, probe: RowProbe) {
         // A single cell holds `fp` afterwards whether it was found or not, so
         // write it unconditionally: no branch on the (unpredictable) lookup.
@@ -68,7 +68,7 @@ impl Insertion for Duplicates {
     const NAME: &'static str = "QHTD";
     const DISTINCT_ROWS: bool = false;
 
-    #[inline]
+    #[inline(always)]
     fn insert(cells: &mut CellRows, rng: &mut SplitMix64, row: u64, fp: u32, probe: RowProbe) {
         rows::store(cells, rng, row, fp, probe.empty);
     }
@@ -79,7 +79,7 @@ impl Insertion for Fifo {
     const NAME: &'static str = "QQHTD";
     const DISTINCT_ROWS: bool = false;
 
-    #[inline]
+    #[inline(always)]
     fn insert(cells: &mut CellRows, _rng: &mut SplitMix64, row: u64, fp: u32, _probe: RowProbe) {
         cells.push_front(row, fp);
     }
@@ -239,13 +239,13 @@ impl<I: Insertion> QuotientFilter<I> {
     }
 
     /// The row (quotient) and fingerprint of `digest`.
-    #[inline]
+    #[inline(always)]
     pub fn locate(&self, digest: Digest) -> (u64, u32) {
         let (row, rest) = digest.split(self.cells.rows());
         (row, self.fingerprinter.fingerprint(rest))
     }
 
-    #[inline]
+    #[inline(always)]
     fn present(&self, row: u64, fp: u32) -> bool {
         self.cells.find(row, fp).is_some()
     }
@@ -280,7 +280,9 @@ impl<I: Insertion> ddf_core::Windowed for QuotientFilter<I> {
 }
 
 impl<I: Insertion> DuplicateFilter for QuotientFilter<I> {
-    #[inline]
+    // Always inlined: a queue asks every subfilter, and a call per
+    // subfilter costs as much as the lookup.
+    #[inline(always)]
     fn contains(&self, digest: Digest) -> bool {
         let (row, fp) = self.locate(digest);
         self.present(row, fp)

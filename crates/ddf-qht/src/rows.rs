@@ -12,7 +12,7 @@ pub(crate) const DEFAULT_SEED: u64 = 0x0051_f0c5_eed5_0001;
 /// `row` (from the same [`CellRows::probe`] that looked `fp` up), else in a
 /// cell chosen uniformly by `rng` (one draw, skipped when the row has a
 /// single cell, whose choice is forced).
-#[inline]
+#[inline(always)]
 pub(crate) fn store(
     cells: &mut CellRows,
     rng: &mut SplitMix64,
@@ -49,10 +49,12 @@ mod tests {
         let mut cells = CellRows::new(2, 3, 4).unwrap();
         let mut rng = SplitMix64::new(1);
         for fp in [5, 6, 7] {
-            store(&mut cells, &mut rng, 1, fp, cells.first_empty(1));
+            let empty = cells.first_empty(1);
+            store(&mut cells, &mut rng, 1, fp, empty);
         }
         assert_eq!(cells.row_iter(1).collect::<Vec<_>>(), [5, 6, 7]);
-        store(&mut cells, &mut rng, 1, 9, cells.first_empty(1));
+        let empty = cells.first_empty(1);
+        store(&mut cells, &mut rng, 1, 9, empty);
         assert_eq!(cells.count_occupied(1), 3);
         assert!(cells.find(1, 9).is_some());
     }

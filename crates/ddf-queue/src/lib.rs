@@ -108,6 +108,13 @@ pub struct Queue<F> {
 /// [`Queue::contains_batch`] appends beyond its answers.
 const BLOCK: usize = 256;
 
+/// The state, in bits, below which a batch is observed one by one: a queue
+/// that fits in the core's L2 cache is served fast enough that handing each
+/// subfilter a block costs more (every subfilter asked for every item, no
+/// early exit) than prefetching saves; the same reasoning as
+/// [`Prefetch::MIN_PREFETCH_BITS`](ddf_core::batch::Prefetch::MIN_PREFETCH_BITS).
+const MIN_BLOCK_BITS: u64 = 1 << 22;
+
 /// A buffer of at most [`BLOCK`] answers, reused by every batch; not part
 /// of the queue's state (a clone starts with its own, empty).
 #[derive(Default)]
@@ -358,15 +365,22 @@ impl<F: DuplicateFilter> Queue<F> {
     }
 
     /// The subfilters older than the newest, in storage order (their order
-    /// does not matter to a lookup, which has no side effect).
+    /// does not matter to a lookup, which has no side effect): one loop that
+    /// skips the newest, which compiles tighter than a chain of two slices.
     fn older(&self) -> impl Iterator<Item = &F> {
-        let (before, from_newest) = self.subfilters.split_at(self.newest);
-        before.iter().chain(&from_newest[1..])
+        let newest = self.newest;
+        self.subfilters
+            .iter()
+            .enumerate()
+            .filter_map(move |(i, f)| (i != newest).then_some(f))
     }
 
     /// Empties the oldest subfilter and makes it the newest.
     fn rotate(&mut self) {
-        let oldest = self.newest.checked_sub(1).unwrap_or(self.subfilters.len() - 1);
+        let oldest = self
+            .newest
+            .checked_sub(1)
+            .unwrap_or(self.subfilters.len() - 1);
         self.subfilters[oldest].clear();
         self.newest = oldest;
         self.filled = 0;
@@ -421,6 +435,10 @@ impl<F: DuplicateFilter> Queue<F> {
     /// while the newest observes the block with its `observe_batch`.
     fn observe_blocks(&mut self, digests: &[Digest], verdicts: &mut Vec<Verdict>) {
         verdicts.reserve(digests.len());
+        if self.memory_bits() < MIN_BLOCK_BITS {
+            verdicts.extend(digests.iter().map(|&d| self.observe(d)));
+            return;
+        }
         let mut rest = digests;
         while let Some(&first) = rest.first() {
             if self.filled == self.capacity {
@@ -469,6 +487,18 @@ impl<F: DuplicateFilter> Queue<F> {
         F: 'a,
     {
         answers.reserve(digests.len());
+        let bits = filters
+            .clone()
+            .map(DuplicateFilter::memory_bits)
+            .fold(0u64, u64::saturating_add);
+        if bits < MIN_BLOCK_BITS {
+            answers.extend(
+                digests
+                    .iter()
+                    .map(|&d| filters.clone().any(|f| f.contains(d))),
+            );
+            return;
+        }
         for block in digests.chunks(BLOCK) {
             let start = answers.len();
             answers.resize(start + block.len(), false);

@@ -35,20 +35,19 @@ ddf_core::timed_conformance!(
     Queue::with_time_span(3, 50, 1_000, |_| ExactWindow::new(50)).unwrap(),
     100
 );
-// Hashed subfilters with their own prefetching batch paths, timed.
+// Hashed subfilters with their own prefetching batch paths, timed; at least
+// 2^22 bits in all, so that batches go block by block.
 ddf_core::timed_conformance!(
     timed_queue_of_qhts,
-    Queue::with_time_span(4, 60, 1_000, |i| ddf_qht::Qht::new(64, 4, 12)
+    Queue::with_time_span(4, 60, 1_000, |i| ddf_qht::Qht::new(1 << 15, 4, 8)
         .map(|q| q.with_seed(i as u64)))
     .unwrap(),
     100
 );
 conformance!(
     queue_of_qhts,
-    Queue::with_memory(4, 100, 16_384, |s| ddf_qht::Qht::with_memory(
-        s.bits, 4, 8
-    )
-    .map(|q| q.with_seed(s.index as u64)))
+    Queue::with_memory(4, 100, 1 << 22, |s| ddf_qht::Qht::with_memory(s.bits, 4, 8)
+        .map(|q| q.with_seed(s.index as u64)))
     .unwrap(),
-    Conformance::default().budget_bits(16_384)
+    Conformance::default().budget_bits(1 << 22)
 );

@@ -26,7 +26,8 @@ impl CellRows {
     ///
     /// # Panics
     /// If `r >= rows`.
-    #[inline]
+    // Always inlined: the caller keeps both answers in registers.
+    #[inline(always)]
     #[must_use]
     pub fn probe(&self, r: u64, value: u32) -> RowProbe {
         if self.full_chunks != 0 {
@@ -41,7 +42,8 @@ impl CellRows {
         // The broadcast of a value wider than a cell would spill into the
         // next lane; such a value is never found (as with `find`).
         let fits = value <= self.cell_mask();
-        let found = lanes.zero_lanes(cells ^ value.wrapping_mul(lanes.lows)) & (fits as u64).wrapping_neg();
+        let found = lanes.zero_lanes(cells ^ value.wrapping_mul(lanes.lows))
+            & u64::from(fits).wrapping_neg();
         let empty = lanes.zero_lanes(cells);
         RowProbe {
             found: (found != 0).then(|| self.lowest_lane(found)),
