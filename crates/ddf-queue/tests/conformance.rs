@@ -49,10 +49,8 @@ ddf_core::timed_conformance!(
 // as the suite decodes and re-encodes it many times).
 conformance!(
     queue_of_qhts,
-    Queue::with_memory(4, 100, 16_384, |s| ddf_qht::Qht::with_memory(
-        s.bits, 4, 8
-    )
-    .map(|q| q.with_seed(s.index as u64)))
+    Queue::with_memory(4, 100, 16_384, |s| ddf_qht::Qht::with_memory(s.bits, 4, 8)
+        .map(|q| q.with_seed(s.index as u64)))
     .unwrap(),
     Conformance::default().budget_bits(16_384)
 );
