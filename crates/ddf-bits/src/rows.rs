@@ -5,6 +5,9 @@ use crate::packed::{Iter, MAX_CELL_BITS, PackedArray};
 use crate::swar::Lanes;
 use ddf_param::{ParamError, checked_mul, ensure_positive, ensure_range};
 
+mod probe;
+pub use probe::RowProbe;
+
 /// `rows` rows of `k` cells (`cells_per_row`, the QHT paper's `k`) of
 /// `width` bits (`cell_bits`, 1..=32) each, stored row-major and contiguous
 /// in a [`PackedArray`]. A cell holding 0 is empty.

@@ -101,6 +101,11 @@ impl Fingerprinter {
             ZeroPolicy::TreatAsValue => fp,
             ZeroPolicy::MapToOne => fp | u32::from(fp == 0),
             ZeroPolicy::Rehash => {
+                // From 6 bits on a zero is rare (at most 1/64) and the branch
+                // well predicted: a non-zero value is returned at once.
+                if fp != 0 && self.bits >= 6 {
+                    return fp;
+                }
                 // With few bits a zero is common (1/8 at s = 3) and its
                 // branch unpredictable, so the first rehash round is computed
                 // always and selected without a branch; only a second zero

@@ -1,7 +1,7 @@
 //! QHT, QHTD and QQHTD: one table of quotiented fingerprints, three insertion rules.
 
 use crate::rows::{self, DEFAULT_SEED};
-use ddf_bits::{CellRows, RowRules};
+use ddf_bits::{CellRows, RowProbe, RowRules};
 use ddf_core::batch::{self, Prefetch};
 use ddf_core::snapshot::{self, DecodeError, Decoder, Encoder, Snapshot};
 use ddf_core::{Digest, DuplicateFilter, ParamError, Verdict};
@@ -24,9 +24,9 @@ pub trait Insertion: sealed::Sealed + Copy + fmt::Debug + Send + Sync + 'static 
     /// Whether a row never holds the same fingerprint twice.
     const DISTINCT_ROWS: bool;
 
-    /// Stores fingerprint `fp` of row `row`; `present` is whether the lookup found it.
+    /// Stores fingerprint `fp` of row `row`, which `probe` looked up.
     #[doc(hidden)]
-    fn insert(cells: &mut CellRows, rng: &mut SplitMix64, row: u64, fp: u32, present: bool);
+    fn insert(cells: &mut CellRows, rng: &mut SplitMix64, row: u64, fp: u32, probe: RowProbe);
 }
 
 /// QHT's rule (Algorithm 1): an element found in its row is not stored
@@ -53,12 +53,12 @@ impl Insertion for Distinct {
     const NAME: &'static str = "QHT";
     const DISTINCT_ROWS: bool = true;
 
-    #[inline]
-    fn insert(cells: &mut CellRows, rng: &mut SplitMix64, row: u64, fp: u32, present: bool) {
+    #[inline(always)]
+    fn insert(cells: &mut CellRows, rng: &mut SplitMix64, row: u64, fp: u32, probe: RowProbe) {
         // A single cell holds `fp` afterwards whether it was found or not, so
         // write it unconditionally: no branch on the (unpredictable) lookup.
-        if !present || cells.cells_per_row() == 1 {
-            rows::store(cells, rng, row, fp);
+        if probe.found.is_none() || cells.cells_per_row() == 1 {
+            rows::store(cells, rng, row, fp, probe.empty);
         }
     }
 }
@@ -68,9 +68,9 @@ impl Insertion for Duplicates {
     const NAME: &'static str = "QHTD";
     const DISTINCT_ROWS: bool = false;
 
-    #[inline]
-    fn insert(cells: &mut CellRows, rng: &mut SplitMix64, row: u64, fp: u32, _present: bool) {
-        rows::store(cells, rng, row, fp);
+    #[inline(always)]
+    fn insert(cells: &mut CellRows, rng: &mut SplitMix64, row: u64, fp: u32, probe: RowProbe) {
+        rows::store(cells, rng, row, fp, probe.empty);
     }
 }
 
@@ -79,8 +79,8 @@ impl Insertion for Fifo {
     const NAME: &'static str = "QQHTD";
     const DISTINCT_ROWS: bool = false;
 
-    #[inline]
-    fn insert(cells: &mut CellRows, _rng: &mut SplitMix64, row: u64, fp: u32, _present: bool) {
+    #[inline(always)]
+    fn insert(cells: &mut CellRows, _rng: &mut SplitMix64, row: u64, fp: u32, _probe: RowProbe) {
         cells.push_front(row, fp);
     }
 }
@@ -239,13 +239,13 @@ impl<I: Insertion> QuotientFilter<I> {
     }
 
     /// The row (quotient) and fingerprint of `digest`.
-    #[inline]
+    #[inline(always)]
     pub fn locate(&self, digest: Digest) -> (u64, u32) {
         let (row, rest) = digest.split(self.cells.rows());
         (row, self.fingerprinter.fingerprint(rest))
     }
 
-    #[inline]
+    #[inline(always)]
     fn present(&self, row: u64, fp: u32) -> bool {
         self.cells.find(row, fp).is_some()
     }
@@ -280,7 +280,9 @@ impl<I: Insertion> ddf_core::Windowed for QuotientFilter<I> {
 }
 
 impl<I: Insertion> DuplicateFilter for QuotientFilter<I> {
-    #[inline]
+    // Always inlined: a queue asks every subfilter, and a call per
+    // subfilter costs as much as the lookup.
+    #[inline(always)]
     fn contains(&self, digest: Digest) -> bool {
         let (row, fp) = self.locate(digest);
         self.present(row, fp)
@@ -289,16 +291,18 @@ impl<I: Insertion> DuplicateFilter for QuotientFilter<I> {
     #[inline]
     fn insert(&mut self, digest: Digest) {
         let (row, fp) = self.locate(digest);
-        let present = I::DISTINCT_ROWS && self.present(row, fp);
-        I::insert(&mut self.cells, &mut self.rng, row, fp, present);
+        let probe = self.cells.probe(row, fp);
+        I::insert(&mut self.cells, &mut self.rng, row, fp, probe);
     }
 
+    /// One read of the row answers the lookup and finds the insertion's
+    /// empty cell ([`CellRows::probe`]); one write stores the fingerprint.
     #[inline]
     fn observe(&mut self, digest: Digest) -> Verdict {
         let (row, fp) = self.locate(digest);
-        let present = self.present(row, fp);
-        I::insert(&mut self.cells, &mut self.rng, row, fp, present);
-        Verdict::from_seen(present)
+        let probe = self.cells.probe(row, fp);
+        I::insert(&mut self.cells, &mut self.rng, row, fp, probe);
+        Verdict::from_seen(probe.found.is_some())
     }
 
     /// Prefetches rows a few items ahead; same verdicts, state and draws.

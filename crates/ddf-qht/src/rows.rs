@@ -8,18 +8,21 @@ use ddf_hash::SplitMix64;
 /// The seed of a filter's generator unless the caller picks one.
 pub(crate) const DEFAULT_SEED: u64 = 0x0051_f0c5_eed5_0001;
 
-/// Algorithm 1, lines 5–8: stores `fp` in the first empty cell of `row`,
-/// else in a cell chosen uniformly by `rng` (one draw, skipped when the row
-/// has a single cell, whose choice is forced).
-#[inline]
-pub(crate) fn store(cells: &mut CellRows, rng: &mut SplitMix64, row: u64, fp: u32) {
+/// Algorithm 1, lines 5–8: stores `fp` in `empty`, the first empty cell of
+/// `row` (from the same [`CellRows::probe`] that looked `fp` up), else in a
+/// cell chosen uniformly by `rng` (one draw, skipped when the row has a
+/// single cell, whose choice is forced).
+#[inline(always)]
+pub(crate) fn store(
+    cells: &mut CellRows,
+    rng: &mut SplitMix64,
+    row: u64,
+    fp: u32,
+    empty: Option<usize>,
+) {
     let k = cells.cells_per_row();
-    if k == 1 {
-        // Empty or not, the single cell is the one to take.
-        cells.set(row, 0, fp);
-        return;
-    }
-    let cell = match cells.first_empty(row) {
+    let cell = match empty {
+        _ if k == 1 => 0,
         Some(j) => j,
         None => rng.below(k as u64) as usize,
     };
@@ -46,10 +49,12 @@ mod tests {
         let mut cells = CellRows::new(2, 3, 4).unwrap();
         let mut rng = SplitMix64::new(1);
         for fp in [5, 6, 7] {
-            store(&mut cells, &mut rng, 1, fp);
+            let empty = cells.first_empty(1);
+            store(&mut cells, &mut rng, 1, fp, empty);
         }
         assert_eq!(cells.row_iter(1).collect::<Vec<_>>(), [5, 6, 7]);
-        store(&mut cells, &mut rng, 1, 9);
+        let empty = cells.first_empty(1);
+        store(&mut cells, &mut rng, 1, 9, empty);
         assert_eq!(cells.count_occupied(1), 3);
         assert!(cells.find(1, 9).is_some());
     }

@@ -252,9 +252,10 @@ impl DuplicateFilter for Sqf {
     #[inline]
     fn observe(&mut self, digest: Digest) -> Verdict {
         let (row, fp) = self.locate(digest);
-        let present = self.cells.find(row, fp).is_some();
+        let probe = self.cells.probe(row, fp);
+        let present = probe.found.is_some();
         if !present {
-            rows::store(&mut self.cells, &mut self.rng, row, fp);
+            rows::store(&mut self.cells, &mut self.rng, row, fp, probe.empty);
         }
         Verdict::from_seen(present)
     }

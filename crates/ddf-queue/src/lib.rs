@@ -51,8 +51,13 @@ impl Slices {
     }
 
     /// Rotations that reaching time `now` would cause, at most `limit`.
+    #[inline]
     fn due(&self, now: u64, limit: usize) -> usize {
         let elapsed = self.time.peek(now) - self.started;
+        if elapsed < self.span {
+            // Within the newest slice, the common case: no division.
+            return 0;
+        }
         usize::try_from(elapsed / self.span)
             .unwrap_or(usize::MAX)
             .min(limit)
@@ -94,6 +99,37 @@ pub struct Queue<F> {
     /// Insertions into the newest subfilter, `m mod c`.
     filled: u64,
     slices: Option<Slices>,
+    /// The older subfilters' answers for one block of a batch.
+    scratch: Scratch,
+}
+
+/// Items a batch hands every subfilter at once: the bound on
+/// [`Queue::observe_batch`]'s scratch and on what
+/// [`Queue::contains_batch`] appends beyond its answers.
+const BLOCK: usize = 256;
+
+/// The state, in bits, below which a batch is observed one by one: a queue
+/// that fits in the core's L2 cache is served fast enough that handing each
+/// subfilter a block costs more (every subfilter asked for every item, no
+/// early exit) than prefetching saves; the same reasoning as
+/// [`Prefetch::MIN_PREFETCH_BITS`](ddf_core::batch::Prefetch::MIN_PREFETCH_BITS).
+const MIN_BLOCK_BITS: u64 = 1 << 22;
+
+/// A buffer of at most [`BLOCK`] answers, reused by every batch; not part
+/// of the queue's state (a clone starts with its own, empty).
+#[derive(Default)]
+struct Scratch(Vec<bool>);
+
+impl Clone for Scratch {
+    fn clone(&self) -> Self {
+        Scratch::default()
+    }
+}
+
+impl std::fmt::Debug for Scratch {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.write_str("Scratch")
+    }
 }
 
 /// What a subfilter factory is asked to build: subfilter `index` of a
@@ -226,6 +262,7 @@ impl<F: DuplicateFilter> Queue<F> {
             capacity,
             filled: 0,
             slices: None,
+            scratch: Scratch::default(),
         })
     }
 
@@ -316,19 +353,34 @@ impl<F: DuplicateFilter> Queue<F> {
 
     /// The subfilters from newest to oldest.
     pub fn iter(&self) -> impl Iterator<Item = &F> {
-        let l = self.subfilters.len();
-        (0..l).map(move |age| &self.subfilters[(self.newest + age) % l])
+        self.youngest(self.subfilters.len())
     }
 
-    /// The subfilter of a given age (0 = newest).
-    fn aged(&self, age: usize) -> &F {
-        &self.subfilters[(self.newest + age) % self.subfilters.len()]
+    /// The `n ≤ L` youngest subfilters, newest first: the ring read as two
+    /// slices, so that no lookup divides to find a subfilter.
+    fn youngest(&self, n: usize) -> impl Iterator<Item = &F> + Clone {
+        let (before, from_newest) = self.subfilters.split_at(self.newest);
+        let head = n.min(from_newest.len());
+        from_newest[..head].iter().chain(&before[..n - head])
+    }
+
+    /// The subfilters older than the newest, in storage order (their order
+    /// does not matter to a lookup, which has no side effect): one loop that
+    /// skips the newest, which compiles tighter than a chain of two slices.
+    fn older(&self) -> impl Iterator<Item = &F> {
+        let newest = self.newest;
+        self.subfilters
+            .iter()
+            .enumerate()
+            .filter_map(move |(i, f)| (i != newest).then_some(f))
     }
 
     /// Empties the oldest subfilter and makes it the newest.
     fn rotate(&mut self) {
-        let l = self.subfilters.len();
-        let oldest = (self.newest + l - 1) % l;
+        let oldest = self
+            .newest
+            .checked_sub(1)
+            .unwrap_or(self.subfilters.len() - 1);
         self.subfilters[oldest].clear();
         self.newest = oldest;
         self.filled = 0;
@@ -375,11 +427,98 @@ impl<F: DuplicateFilter> Queue<F> {
         }
         self.slices = Some(s);
     }
+
+    /// Observes `digests` in order, as [`observe`](DuplicateFilter::observe)
+    /// one by one would, a block at a time: within a block no subfilter
+    /// rotates, so the older ones are only read and each answers the whole
+    /// block with its own `contains_batch` (which prefetches, if it does),
+    /// while the newest observes the block with its `observe_batch`.
+    fn observe_blocks(&mut self, digests: &[Digest], verdicts: &mut Vec<Verdict>) {
+        verdicts.reserve(digests.len());
+        if self.memory_bits() < MIN_BLOCK_BITS {
+            verdicts.extend(digests.iter().map(|&d| self.observe(d)));
+            return;
+        }
+        let mut rest = digests;
+        while let Some(&first) = rest.first() {
+            if self.filled == self.capacity {
+                // Time windows only: the next insertion rotates early, after
+                // its lookup has asked the subfilter it empties.
+                verdicts.push(self.observe(first));
+                rest = &rest[1..];
+                continue;
+            }
+            let room = usize::try_from(self.capacity - self.filled).unwrap_or(usize::MAX);
+            let (block, tail) = rest.split_at(rest.len().min(BLOCK).min(room));
+            self.observe_block(block, verdicts);
+            rest = tail;
+        }
+    }
+
+    /// One block of at most `c − filled` items: no rotation before its end.
+    fn observe_block(&mut self, block: &[Digest], verdicts: &mut Vec<Verdict>) {
+        let start = verdicts.len();
+        self.subfilters[self.newest].observe_batch(block, verdicts);
+        let mut seen = std::mem::take(&mut self.scratch.0);
+        for f in self.older() {
+            seen.clear();
+            f.contains_batch(block, &mut seen);
+            for (v, &hit) in verdicts[start..].iter_mut().zip(&seen) {
+                if hit {
+                    *v = Verdict::Duplicate;
+                }
+            }
+        }
+        self.scratch.0 = seen;
+        self.filled += block.len() as u64;
+        if self.filled == self.capacity && self.slices.is_none() {
+            self.rotate();
+        }
+    }
+
+    /// Appends whether any of `filters` holds each digest, a block at a
+    /// time; the caller's vector holds one block of answers beyond its own
+    /// at most.
+    fn contains_blocks<'a>(
+        filters: impl Iterator<Item = &'a F> + Clone,
+        digests: &[Digest],
+        answers: &mut Vec<bool>,
+    ) where
+        F: 'a,
+    {
+        answers.reserve(digests.len());
+        let bits = filters
+            .clone()
+            .map(DuplicateFilter::memory_bits)
+            .fold(0u64, u64::saturating_add);
+        if bits < MIN_BLOCK_BITS {
+            answers.extend(
+                digests
+                    .iter()
+                    .map(|&d| filters.clone().any(|f| f.contains(d))),
+            );
+            return;
+        }
+        for block in digests.chunks(BLOCK) {
+            let start = answers.len();
+            answers.resize(start + block.len(), false);
+            for f in filters.clone() {
+                let own = answers.len();
+                f.contains_batch(block, answers);
+                let (merged, fresh) = answers.split_at_mut(own);
+                for (a, &hit) in merged[start..].iter_mut().zip(fresh.iter()) {
+                    *a |= hit;
+                }
+                answers.truncate(own);
+            }
+        }
+    }
 }
 
 impl<F: DuplicateFilter> DuplicateFilter for Queue<F> {
+    #[inline]
     fn contains(&self, digest: Digest) -> bool {
-        self.iter().any(|f| f.contains(digest))
+        self.subfilters.iter().any(|f| f.contains(digest))
     }
 
     fn insert(&mut self, digest: Digest) {
@@ -389,6 +528,7 @@ impl<F: DuplicateFilter> DuplicateFilter for Queue<F> {
     }
 
     /// Asks the older subfilters, then observes in the newest (fused there).
+    #[inline]
     fn observe(&mut self, digest: Digest) -> Verdict {
         if self.filled == self.capacity {
             // Time windows only: answer before the early rotation.
@@ -396,10 +536,23 @@ impl<F: DuplicateFilter> DuplicateFilter for Queue<F> {
             self.insert(digest);
             return Verdict::from_seen(seen);
         }
-        let older = (1..self.subfilters.len()).any(|age| self.aged(age).contains(digest));
+        let older = self.older().any(|f| f.contains(digest));
         let newest = self.subfilters[self.newest].observe(digest);
         self.count_insertion();
         Verdict::from_seen(older || newest.is_duplicate())
+    }
+
+    /// Block by block: each subfilter takes the block through its own batch
+    /// path (the older ones `contains_batch`, the newest `observe_batch`),
+    /// so a subfilter that prefetches hides the latency of all `L` rows.
+    /// Same verdicts and state as one by one.
+    fn observe_batch(&mut self, digests: &[Digest], verdicts: &mut Vec<Verdict>) {
+        self.observe_blocks(digests, verdicts);
+    }
+
+    /// Each subfilter answers a block through its own `contains_batch`.
+    fn contains_batch(&self, digests: &[Digest], answers: &mut Vec<bool>) {
+        Self::contains_blocks(self.subfilters.iter(), digests, answers);
     }
 
     /// The subfilters' state; the queue's own counters are not counted, as
@@ -429,7 +582,7 @@ impl<F: DuplicateFilter> TimedFilter for Queue<F> {
     fn contains_at(&self, digest: Digest, now: u64) -> bool {
         let l = self.subfilters.len();
         let due = self.slices.map_or(0, |s| s.due(now, l));
-        (0..l - due).any(|age| self.aged(age).contains(digest))
+        self.youngest(l - due).any(|f| f.contains(digest))
     }
 
     fn insert_at(&mut self, digest: Digest, now: u64) {
@@ -437,9 +590,34 @@ impl<F: DuplicateFilter> TimedFilter for Queue<F> {
         self.insert(digest);
     }
 
+    #[inline]
     fn observe_at(&mut self, digest: Digest, now: u64) -> Verdict {
         self.advance(now);
         self.observe(digest)
+    }
+
+    /// The clock moves once, then the batch goes block by block as
+    /// [`observe_batch`](DuplicateFilter::observe_batch) does. A `now`
+    /// behind the clock takes the one-by-one path, which counts a clock
+    /// regression per item.
+    fn observe_batch_at(&mut self, digests: &[Digest], now: u64, verdicts: &mut Vec<Verdict>) {
+        if self.slices.is_some_and(|s| now < s.time.latest()) {
+            verdicts.reserve(digests.len());
+            for &d in digests {
+                verdicts.push(self.observe_at(d, now));
+            }
+            return;
+        }
+        self.advance(now);
+        self.observe_blocks(digests, verdicts);
+    }
+
+    /// Only the subfilters that reaching `now` would keep answer, each
+    /// through its own `contains_batch`.
+    fn contains_batch_at(&self, digests: &[Digest], now: u64, answers: &mut Vec<bool>) {
+        let l = self.subfilters.len();
+        let due = self.slices.map_or(0, |s| s.due(now, l));
+        Self::contains_blocks(self.youngest(l - due), digests, answers);
     }
 
     /// 0 without a time span.
@@ -593,6 +771,7 @@ impl<F: DuplicateFilter + Snapshot> Snapshot for Queue<F> {
             capacity,
             filled,
             slices,
+            scratch: Scratch::default(),
         })
     }
 }

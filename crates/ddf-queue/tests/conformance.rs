@@ -35,3 +35,22 @@ ddf_core::timed_conformance!(
     Queue::with_time_span(3, 50, 1_000, |_| ExactWindow::new(50)).unwrap(),
     100
 );
+// Hashed subfilters with their own prefetching batch paths, timed; 2^22
+// bits in all, so that batches go block by block (the property test
+// `batches_are_one_by_one` covers count windows at that size).
+ddf_core::timed_conformance!(
+    timed_queue_of_qhts,
+    Queue::with_time_span(4, 60, 1_000, |i| ddf_qht::Qht::new(1 << 15, 4, 8)
+        .map(|q| q.with_seed(i as u64)))
+    .unwrap(),
+    100
+);
+// The same under 2^22 bits, where batches take the one-by-one loop (small,
+// as the suite decodes and re-encodes it many times).
+conformance!(
+    queue_of_qhts,
+    Queue::with_memory(4, 100, 16_384, |s| ddf_qht::Qht::with_memory(s.bits, 4, 8)
+        .map(|q| q.with_seed(s.index as u64)))
+    .unwrap(),
+    Conformance::default().budget_bits(16_384)
+);

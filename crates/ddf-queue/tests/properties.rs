@@ -3,7 +3,7 @@
 //! with a time span, nothing seen within the last `t` is missed while the
 //! arrival rate stays within capacity.
 
-use ddf_core::{Digest, DuplicateFilter, TimedFilter, Verdict};
+use ddf_core::{Digest, DuplicateFilter, Snapshot, TimedFilter, Verdict};
 use ddf_exact::ExactWindow;
 use ddf_queue::Queue;
 use proptest::prelude::*;
@@ -49,6 +49,68 @@ proptest! {
             }
             seen.push((item, now));
         }
+    }
+}
+
+proptest! {
+    #![proptest_config(ProptestConfig::with_cases(48))]
+
+    /// The batch paths (block by block through each subfilter's own batch
+    /// path) give the verdicts, answers and state of one by one, for count
+    /// and time windows, batches longer than a block, rotations inside a
+    /// batch and clocks that step back. Subfilters of 2^22 bits, so that even
+    /// one of them takes the block path.
+    #[test]
+    fn batches_are_one_by_one(
+        l in 1usize..6,
+        c in 1u64..400,
+        span in prop::option::of(1u64..50),
+        runs in prop::collection::vec((0usize..600, 0u64..20, 0u64..8), 1..12),
+        seed in any::<u64>(),
+    ) {
+        let make = || {
+            let sub = |i: usize| ddf_qht::Qht::new(1 << 16, 4, 16).map(|q| q.with_seed(seed ^ i as u64));
+            match span {
+                Some(t) if l >= 2 => Queue::with_time_span(l, c, t, sub),
+                _ => Queue::new(l, c, sub),
+            }
+            .unwrap()
+        };
+        let (mut single, mut batched) = (make(), make());
+        let mut state = seed;
+        let mut now = 100u64;
+        for &(len, gap, back) in &runs {
+            now = if back == 0 { now.saturating_sub(gap) } else { now + gap };
+            // Items from a small alphabet, so that duplicates are common.
+            let ds: Vec<Digest> = (0..len)
+                .map(|_| {
+                    state = Digest::mixed(state).get();
+                    Digest::mixed(state % 300)
+                })
+                .collect();
+            let (mut want, mut got) = (Vec::new(), Vec::new());
+            let (mut want_in, mut got_in) = (Vec::new(), Vec::new());
+            batched.contains_batch_at(&ds, now, &mut got_in);
+            want_in.extend(ds.iter().map(|&d| single.contains_at(d, now)));
+            prop_assert_eq!(&got_in, &want_in);
+            got_in.clear();
+            batched.contains_batch(&ds, &mut got_in);
+            prop_assert_eq!(got_in, ds.iter().map(|&d| single.contains(d)).collect::<Vec<_>>());
+            if back % 2 == 0 {
+                batched.observe_batch_at(&ds, now, &mut got);
+                want.extend(ds.iter().map(|&d| single.observe_at(d, now)));
+            } else {
+                batched.observe_batch(&ds, &mut got);
+                want.extend(ds.iter().map(|&d| single.observe(d)));
+            }
+            prop_assert_eq!(got, want);
+            prop_assert_eq!(batched.clock_regressions(), single.clock_regressions());
+            prop_assert_eq!(
+                batched.generations_closed_early(),
+                single.generations_closed_early()
+            );
+        }
+        prop_assert!(batched.to_bytes() == single.to_bytes(), "states differ");
     }
 }
 
