@@ -103,6 +103,8 @@ fn key(i: u64) -> u64 {
 fn compare(a: &[String]) {
     let p = |i: usize| a[i].parse::<u64>().expect("a number");
     let (k, l, g, n) = (p(2) as u32, p(3) as u32, p(4), p(5));
+    // The Go code's own truncated log₂ e, so that both filters have the same `m`.
+    #[allow(clippy::approx_constant)]
     let m = (1.442695 * (u64::from(k) * g) as f64).ceil() as u64;
     let mut f = Apbf::new(k, l, m).expect("valid");
     assert_eq!(f.generation(), g, "generation of m = {m}");
