@@ -334,8 +334,9 @@ pub(crate) struct AgeCore<S> {
     all_at_once: bool,
 }
 
-/// 16 Mbit (2 MiB, the L2 of the machine measured). Below it a state is
-/// served from cache, and a query tests all `k + l ≤ 64` segments at once:
+/// 16 Mbit (2 MiB), the batch path's threshold too. Below it a state is
+/// served from the caches (L2 and L3), and a query tests all `k + l ≤ 64`
+/// segments at once:
 /// independent loads that overlap, where Algorithm 1's tests are a chain,
 /// each waiting for the last (at `k = 10, l = 24`, 34 overlapping tests
 /// against about 6 for an unseen item and 12 for a present one in a
