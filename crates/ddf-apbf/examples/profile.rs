@@ -9,7 +9,9 @@
 //! ```
 //!
 //! Arguments: `apbf` or `apbbf` (the shapes of `cargo xtask bench`), the
-//! operation (`insert`, `absent`, `present`, `observe`, `batch`), `l2`
+//! operation (`insert`, `absent`, `present`, `observe`, `batch`,
+//! `batch_at` (the timed batch at one time), `absent1` and `present1`
+//! (Algorithm 1 alone)), `l2`
 //! (1 Mbit) or `dram` (512 Mbit), and the number of operations. Digests
 //! are computed before the measured function, so counts exclude hashing.
 
@@ -28,6 +30,11 @@ fn work<F: Probe>(f: &mut F, op: &str, ds: &[Digest], present: &[Digest]) -> u64
         "absent" => n = ds.iter().filter(|&&d| f.contains(d)).count() as u64,
         "present" => n = present.iter().filter(|&&d| f.contains(d)).count() as u64,
         "observe" => n = ds.iter().filter(|&&d| f.observe(d).is_duplicate()).count() as u64,
+        "batch_at" => {
+            let mut v: Vec<Verdict> = Vec::with_capacity(ds.len());
+            f.observe_batch_at(ds, 1, &mut v);
+            n = v.iter().filter(|v| v.is_duplicate()).count() as u64;
+        }
         "batch" => {
             let mut v: Vec<Verdict> = Vec::with_capacity(ds.len());
             f.observe_batch(ds, &mut v);
@@ -39,7 +46,7 @@ fn work<F: Probe>(f: &mut F, op: &str, ds: &[Digest], present: &[Digest]) -> u64
 }
 
 /// Algorithm 1 by itself, for comparison with `contains`.
-trait Probe: DuplicateFilter {
+trait Probe: ddf_core::TimedFilter {
     fn alg1(&self, d: Digest) -> bool;
 }
 impl Probe for Apbf {
