@@ -1,8 +1,8 @@
 //! Property test: the batch path (prefetching) equals the one-by-one path.
 
 use ddf_apbf::{Apbbf, Apbf};
-use ddf_core::Digest;
 use ddf_core::testing::assert_batches_match;
+use ddf_core::{Digest, TimedFilter};
 use proptest::collection::vec;
 use proptest::prelude::*;
 
@@ -27,5 +27,63 @@ proptest! {
         let f = Apbbf::new(3, 8, 3_000, 512, 4).unwrap();
         assert!(ddf_core::DuplicateFilter::memory_bits(&f) >= 1 << 24);
         assert_batches_match(f.clone(), f, &ds, &cuts);
+    }
+}
+
+/// Timed batches (`observe_batch_at`, `contains_batch_at`, and the stamped
+/// batches built on them) against `observe_at` / `contains_at` one by one:
+/// same verdicts and the same state, at a size that prefetches and one that
+/// does not, with time steps that close generations inside batches.
+fn timed_batches_match<F: TimedFilter + Clone + PartialEq + std::fmt::Debug>(
+    f: F,
+    stamped: &[(Digest, u64)],
+    cut: usize,
+) {
+    let (mut one, mut batch, mut stamped_batch) = (f.clone(), f.clone(), f);
+    let mut expect = Vec::new();
+    let mut got = Vec::new();
+    for run in stamped.chunks(cut) {
+        // One time per run: the run's first stamp.
+        let now = run[0].1;
+        let ds: Vec<Digest> = run.iter().map(|&(d, _)| d).collect();
+        let mut answers = Vec::new();
+        batch.contains_batch_at(&ds, now, &mut answers);
+        let one_answers: Vec<bool> = ds.iter().map(|&d| one.contains_at(d, now)).collect();
+        assert_eq!(answers, one_answers);
+        expect.extend(ds.iter().map(|&d| one.observe_at(d, now)));
+        batch.observe_batch_at(&ds, now, &mut got);
+    }
+    assert_eq!(got, expect);
+    assert!(batch == one, "state after observe_batch_at");
+    let mut stamped_got = Vec::new();
+    let mut replay = Vec::new();
+    let mut fresh = stamped_batch.clone();
+    stamped_batch.observe_batch_stamped(stamped, &mut stamped_got);
+    replay.extend(stamped.iter().map(|&(d, t)| fresh.observe_at(d, t)));
+    assert_eq!(stamped_got, replay);
+    assert!(stamped_batch == fresh, "state after observe_batch_stamped");
+}
+
+proptest! {
+    #![proptest_config(ProptestConfig::with_cases(24))]
+
+    #[test]
+    fn timed_batches_match_one_by_one(
+        items in vec((0u64..500, 0u64..3), 1..2000),
+        cut in 1usize..90,
+    ) {
+        let mut now = 0;
+        let stamped: Vec<(Digest, u64)> = items
+            .iter()
+            .map(|&(x, step)| {
+                now += step;
+                (Digest::mixed(x), now)
+            })
+            .collect();
+        timed_batches_match(Apbf::new(4, 6, 300).unwrap().timed(60).unwrap(), &stamped, cut);
+        timed_batches_match(Apbbf::new(3, 8, 4, 512, 4).unwrap().timed(80).unwrap(), &stamped, cut);
+        // At least 16 Mbit, so that the batch path prefetches.
+        let f = Apbbf::new(3, 8, 3_000, 512, 4).unwrap().timed(80).unwrap();
+        timed_batches_match(f, &stamped, cut);
     }
 }

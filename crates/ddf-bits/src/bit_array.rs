@@ -39,17 +39,35 @@ impl BitArray {
         Self::zeroed("bits", len)
     }
 
-    /// As [`new`](Self::new), reporting a bad size against `param`, so that
-    /// the structures built on top name their own parameter.
-    pub(crate) fn zeroed(param: &'static str, len: u64) -> Result<Self, ParamError> {
+    /// As [`new`](Self::new), with the words in transparent huge pages when
+    /// they span at least [`HUGE_MIN_BYTES`](crate::pages::HUGE_MIN_BYTES)
+    /// (see [`pages`](crate::pages)), for large arrays probed at random.
+    /// The memory is written, so resident, at once; contents and behaviour
+    /// are those of [`new`](Self::new), and a clone is in ordinary pages.
+    pub fn new_huge(len: u64) -> Result<Self, ParamError> {
+        let total = Self::total_words("bits", len)?;
+        Ok(BitArray {
+            words: crate::pages::filled_vec(total, 0),
+            len,
+        })
+    }
+
+    /// Data words plus the padding word for `len` bits.
+    fn total_words(param: &'static str, len: u64) -> Result<usize, ParamError> {
         let data = state_words(param, len)?;
-        let total = data.checked_add(1).ok_or_else(|| {
+        data.checked_add(1).ok_or_else(|| {
             ParamError::new(
                 param,
                 format!("{len} bits"),
                 "a state addressable on this platform",
             )
-        })?;
+        })
+    }
+
+    /// As [`new`](Self::new), reporting a bad size against `param`, so that
+    /// the structures built on top name their own parameter.
+    pub(crate) fn zeroed(param: &'static str, len: u64) -> Result<Self, ParamError> {
+        let total = Self::total_words(param, len)?;
         Ok(BitArray {
             words: vec![0; total],
             len,

@@ -2,11 +2,13 @@
 #![doc = include_str!("../README.md")]
 #![cfg_attr(docsrs, feature(doc_cfg))]
 // `unsafe` is denied everywhere but in `prefetch`, the one module that
-// issues a CPU prefetch instruction.
+// issues a CPU prefetch instruction, and `pages`, the one that asks the
+// kernel for huge pages.
 #![deny(unsafe_code)]
 
 mod bit_array;
 mod packed;
+pub mod pages;
 pub mod prefetch;
 mod rows;
 mod swar;

@@ -13,7 +13,7 @@
 //! state and the filter's random draws are exactly those of the one-by-one
 //! path.
 
-use crate::filter::{DuplicateFilter, Verdict};
+use crate::filter::{DuplicateFilter, TimedFilter, Verdict};
 use ddf_hash::Digest;
 
 /// A filter that can announce the memory an operation on a digest will touch.
@@ -56,6 +56,45 @@ pub fn contains_batch<F: Prefetch>(filter: &F, digests: &[Digest], answers: &mut
         digests,
         |f| *f,
         |f, d| answers.push(f.contains(d)),
+    );
+}
+
+/// `observe_batch_at` for a [`Prefetch`] timed filter: appends
+/// `filter.observe_at(d, now)` for every digest in order, prefetching as
+/// [`observe_batch`] does (the hints use the state before `now` is applied,
+/// so after a jump in time the first few are partly wasted, never wrong).
+#[inline]
+pub fn observe_batch_at<F: Prefetch + TimedFilter>(
+    filter: &mut F,
+    digests: &[Digest],
+    now: u64,
+    verdicts: &mut Vec<Verdict>,
+) {
+    verdicts.reserve(digests.len());
+    pipeline(
+        filter,
+        digests,
+        |f| f,
+        |f, d| verdicts.push(f.observe_at(d, now)),
+    );
+}
+
+/// `contains_batch_at` for a [`Prefetch`] timed filter: appends
+/// `filter.contains_at(d, now)` for every digest in order, prefetching as
+/// [`contains_batch`] does.
+#[inline]
+pub fn contains_batch_at<F: Prefetch + TimedFilter>(
+    filter: &F,
+    digests: &[Digest],
+    now: u64,
+    answers: &mut Vec<bool>,
+) {
+    answers.reserve(digests.len());
+    pipeline(
+        &mut &*filter,
+        digests,
+        |f| *f,
+        |f, d| answers.push(f.contains_at(d, now)),
     );
 }
 
