@@ -2,7 +2,7 @@
 
 use crate::core::{AgeCore, Segments, StateFields};
 use ddf_core::snapshot::{self, DecodeError, Decoder, Encoder, Snapshot};
-use ddf_core::{Digest, ParamError};
+use ddf_core::{Digest, Goal, ParamError};
 use ddf_hash::IndexedProbes;
 use ddf_param::{checked_mul, ensure_range, state_words};
 use std::fmt;
@@ -18,6 +18,295 @@ pub(crate) struct Blocks {
     lines: Vec<Line>,
     /// Words of state, `(k + l)·blocks·B/64`; the last line may have more.
     words: u64,
+    /// Blocks per segment.
+    blocks: u64,
+    /// `B` in words: 1 (64-bit blocks) or 8 (512-bit blocks).
+    block_words: u64,
+    /// `b`, bits set per item in a block.
+    b: u32,
+    /// `log₂(B/b)`, the bits that pick a position within a part.
+    part_shift: u32,
+}
+
+impl Blocks {
+    /// Word `w` of the whole state.
+    #[inline]
+    fn word(&self, w: u64) -> u64 {
+        self.lines[(w / 8) as usize].0[(w % 8) as usize]
+    }
+
+    #[inline]
+    fn word_mut(&mut self, w: u64) -> &mut u64 {
+        &mut self.lines[(w / 8) as usize].0[(w % 8) as usize]
+    }
+
+    /// The first word of the item's block in segment `seg`, and the bits
+    /// that pick its position in each part (from the top down).
+    #[inline]
+    fn locate(&self, seg: usize, h: IndexedProbes) -> (u64, u64) {
+        self.locate_hash(seg, h.hash(seg as u32))
+    }
+
+    /// As [`locate`](Self::locate) from the segment's raw probe value `x`.
+    #[inline]
+    fn locate_hash(&self, seg: usize, x: u64) -> (u64, u64) {
+        let (block, rest) = Digest::new(x).split(self.blocks);
+        (
+            (seg as u64 * self.blocks + block) * self.block_words,
+            rest.get(),
+        )
+    }
+
+    /// Sets the item's bits in the block that `locate` found.
+    #[inline]
+    fn set_located(&mut self, (first, bits): (u64, u64)) {
+        if self.block_words == 1 {
+            let mask = self.parts(bits).fold(0, |m, (_, bit)| m | bit);
+            *self.word_mut(first) |= mask;
+            return;
+        }
+        let parts = self.parts(bits);
+        let line = &mut self.lines[(first / 8) as usize].0;
+        for (w, bit) in parts {
+            line[w] |= bit;
+        }
+    }
+
+    /// The item's bit in each of the `b` parts: (word within the block, mask).
+    /// Computed on the fly, with no array of masks, so nothing waits on a
+    /// store to memory.
+    #[inline]
+    fn parts(&self, mut bits: u64) -> impl Iterator<Item = (usize, u64)> + use<> {
+        let s = self.part_shift;
+        (0..u64::from(self.b)).map(move |q| {
+            let pos = (q << s) + (bits >> (64 - s));
+            bits <<= s;
+            ((pos / 64) as usize, 1u64 << (pos % 64))
+        })
+    }
+}
+
+impl Segments for Blocks {
+    #[inline]
+    fn test(&self, seg: usize, h: IndexedProbes) -> bool {
+        let (first, bits) = self.locate(seg, h);
+        if self.block_words == 1 {
+            let mask = self.parts(bits).fold(0, |m, (_, bit)| m | bit);
+            return self.word(first) & mask == mask;
+        }
+        // Branch-free: a bit of the item missing from its word shows up here.
+        let line = &self.lines[(first / 8) as usize].0;
+        self.parts(bits)
+            .fold(0, |missing, (w, bit)| missing | (bit & !line[w]))
+            == 0
+    }
+
+    #[inline]
+    fn set(&mut self, seg: usize, h: IndexedProbes) {
+        let located = self.locate(seg, h);
+        self.set_located(located);
+    }
+
+    /// Consecutive segments' probes by the recurrence (no cubic term).
+    #[inline]
+    fn set_run(&mut self, first: usize, count: usize, total: usize, h: IndexedProbes) {
+        let (mut seg, mut hashes) = (first, h.hashes_from(first as u32));
+        for _ in 0..count {
+            let located = self.locate_hash(seg, hashes.next().unwrap_or_default());
+            self.set_located(located);
+            seg += 1;
+            if seg == total {
+                seg = 0;
+                hashes = h.hashes_from(0);
+            }
+        }
+    }
+
+    #[inline]
+    fn prefetch(&self, seg: usize, h: IndexedProbes) {
+        let (first, _) = self.locate(seg, h);
+        ddf_bits::prefetch::prefetch_write(&self.lines, (first / 8) as usize);
+    }
+
+    fn clear_segment(&mut self, seg: usize) {
+        let words = self.blocks * self.block_words;
+        let start = seg as u64 * words;
+        for w in start..start + words {
+            *self.word_mut(w) = 0;
+        }
+    }
+
+    fn clear_all(&mut self) {
+        self.lines.fill(Line::default());
+    }
+
+    /// Whole blocks only: the padding of the last line is not state.
+    fn memory_bits(&self) -> u64 {
+        self.words * 64
+    }
+}
+
+/// Checks a block shape and returns `log₂(B/b)`, the bits per part position.
+fn check_shape(block_bits: u32, bits_per_block: u32) -> Result<u32, ParamError> {
+    if block_bits != 64 && block_bits != 512 {
+        return Err(ParamError::new(
+            "block_bits",
+            block_bits,
+            "64 (a word) or 512 (a cache line)",
+        ));
+    }
+    let b = bits_per_block;
+    let part = block_bits.checked_div(b).unwrap_or(0);
+    let s = part.checked_ilog2().unwrap_or(0);
+    if !(b.is_power_of_two() && part >= 2 && b * s <= 64) {
+        return Err(ParamError::new(
+            "bits_per_block",
+            b,
+            format!("a power of two with 2·b ≤ {block_bits} and b·log2({block_bits}/b) ≤ 64"),
+        ));
+    }
+    Ok(s)
+}
+
+/// The fewest blocks per segment whose generation `⌊blocks·c/k⌋` holds
+/// `g` items, `c` the items per block at capacity (at least 1, a part of 2
+/// bits, so the search ends). Saturates at `u64::MAX`; `check` refuses it.
+pub(crate) fn blocks_for_generation(g: u64, k: u32, block_bits: u32, bits_per_block: u32) -> u64 {
+    let c = ddf_theory::blocked_bloom::block_capacity(block_bits, bits_per_block);
+    let mut blocks = ((g as f64 * f64::from(k)) / c).ceil().max(1.0) as u64;
+    while ((blocks as f64 * c / f64::from(k)).floor() as u64) < g && blocks < u64::MAX {
+        blocks += 1;
+    }
+    blocks
+}
+
+/// An Age-Partitioned Blocked Bloom filter (APBF paper §6): the
+/// age-partitioning of [`Apbf`](crate::Apbf) with a blocked Bloom filter in
+/// each segment, so that an insertion touches `k` cache lines (or words)
+/// and a query about 2–5.
+///
+/// Each of the `k + l` segments is `blocks` blocks of `B` bits (`B = 64`, a
+/// word, or `B = 512`, a cache line). An item's probe for a segment picks
+/// one block and, from the same 64-bit probe, one bit in each of the
+/// block's `b` parts of `B/b` bits. A segment's match probability is the
+/// blocked filter's false-positive rate, so the APBF theory applies with it
+/// in place of the fill ratio ([`ddf_theory::apbf::apbbf_segment_rates`]).
+///
+/// A generation is `g = ⌊blocks·c/k⌋` items, where `c` is the number of
+/// items that fill a part of `B/b` bits to ½; the window is `l·g`, the
+/// slack `k·g`, and time-based generations work as for
+/// [`Apbf`](crate::Apbf::timed).
+#[derive(Clone, PartialEq, Eq)]
+pub struct Apbbf {
+    core: AgeCore<Blocks>,
+}
+
+impl Apbbf {
+    /// An APBBF with `k` segments per item, `l` extra segments (`k, l ≥ 1`,
+    /// `k + l ≤ 4096`), `blocks` (≥ 1) blocks of `block_bits` (`B`, 64 or
+    /// 512) bits per segment, and `bits_per_block` (`b`, a power of two with
+    /// `2b ≤ B` and `b·log₂(B/b) ≤ 64`, e.g. 4 or 8) bits per item and block.
+    pub fn new(
+        k: u32,
+        l: u32,
+        blocks: u64,
+        block_bits: u32,
+        bits_per_block: u32,
+    ) -> Result<Self, ParamError> {
+        let (g, words, s) = Self::check(k, l, blocks, block_bits, bits_per_block)?;
+        let segs = Blocks {
+            lines: vec![Line::default(); words.div_ceil(8)],
+            words: words as u64,
+            blocks,
+            block_words: u64::from(block_bits / 64),
+            b: bits_per_block,
+            part_shift: s,
+        };
+        Ok(Apbbf {
+            core: AgeCore::new(segs, k, l, g),
+        })
+    }
+
+    /// The parameter rule of [`new`](Self::new) and
+    /// [`sizing`](Self::sizing), without allocating: valid `(k, l)` and
+    /// shape, blocks whose generation holds an item, state within the limit.
+    /// Returns the generation `g`, the state words and `log₂(B/b)`.
+    pub(crate) fn check(
+        k: u32,
+        l: u32,
+        blocks: u64,
+        block_bits: u32,
+        bits_per_block: u32,
+    ) -> Result<(u64, usize, u32), ParamError> {
+        AgeCore::<Blocks>::check_kl(k, l)?;
+        let (b, s) = (bits_per_block, check_shape(block_bits, bits_per_block)?);
+        let blocks = ensure_range("blocks", blocks, 1..=ddf_param::MAX_STATE_BITS / 64)?;
+        let c = ddf_theory::blocked_bloom::block_capacity(block_bits, b);
+        let g = (blocks as f64 * c / f64::from(k)).floor();
+        if g < 1.0 {
+            return Err(ParamError::new(
+                "blocks",
+                blocks,
+                format!(
+                    "enough blocks for one item per generation ({c:.1} items per block, k = {k})"
+                ),
+            ));
+        }
+        let bits = checked_mul(
+            "blocks",
+            checked_mul("blocks", u64::from(k + l), blocks)?,
+            u64::from(block_bits),
+        )?;
+        let words = state_words("blocks", bits)?;
+        Ok((g as u64, words, s))
+    }
+
+    /// An APBBF for a window of at least `window` insertions whose
+    /// false-positive rate at its worst point is at most `fp` (in `(0, 1)`),
+    /// with peak NPWS at most [`DEFAULT_NPWS`](crate::DEFAULT_NPWS): the
+    /// shape `(k, l, B, b)` of
+    /// [`parameters_for`](Self::parameters_for)`(Goal::Fpr(fp), …)` (the
+    /// fewest bits per window item among the shapes of the APBF paper's
+    /// §6, rated as its Table 3 by
+    /// [`apbbf_segment_rates`](ddf_theory::apbf::apbbf_segment_rates)), then
+    /// the fewest blocks whose generation makes `l·g ≥ window`.
+    ///
+    /// ```
+    /// use ddf_apbf::{Apbbf, Window, Windowed};
+    /// let f = Apbbf::with_window(100_000, 0.001)?;
+    /// assert!(matches!(f.window(), Window::Count(w) if w >= 100_000));
+    /// assert_eq!(f.block_bits(), 512);
+    /// # Ok::<(), ddf_apbf::ParamError>(())
+    /// ```
+    pub fn with_window(window: u64, fp: f64) -> Result<Self, ParamError> {
+        let window = ddf_param::ensure_window(window, ddf_param::MAX_STATE_BITS)?;
+        let shape = Self::parameters_for(Goal::Fpr(fp), |l| window.div_ceil(u64::from(l)))?;
+        Self::new(shape.k, shape.l, shape.blocks, shape.block_bits, shape.bits_per_block)
+    }
+
+    /// An APBBF with the given shape whose window is at least `window`
+    /// insertions: the fewest blocks per segment whose generation `g`
+    /// makes `l·g ≥ window`. The APBF paper's Table 3 lists shapes and their
+    /// false-positive rates ([`ddf_theory::apbf::apbbf_segment_rates`]).
+    pub fn with_window_shape(
+        window: u64,
+        k: u32,
+        l: u32,
+        block_bits: u32,
+        bits_per_block: u32,
+    ) -> Result<Self, ParamError> {
+        AgeCore::<Blocks>::check_kl(k, l)?;
+        check_shape(block_bits, bits_per_block)?;
+        let window = ddf_param::ensure_window(window, ddf_param::MAX_STATE_BITS)?;
+        let blocks = blocks_for_generation(
+            window.div_ceil(u64::from(l)),
+            k,
+            block_bits,
+            bits_per_block,
+        );
+        Self::new(k, l, blocks, block_bits, bits_per_block)
+    }
+
     /// Blocks per segment.
     blocks: u64,
     /// `B` in words: 1 (64-bit blocks) or 8 (512-bit blocks).
@@ -373,11 +662,11 @@ mod tests {
         assert_eq!(Apbbf::new(0, 3, 10, 64, 4).unwrap_err().param(), "k");
         assert!(Apbbf::new(2, 3, 1, 512, 8).is_ok());
         assert_eq!(
-            Apbbf::with_window(100, 2, 3, 64, 1024).unwrap_err().param(),
+            Apbbf::with_window_shape(100, 2, 3, 64, 1024).unwrap_err().param(),
             "bits_per_block"
         );
         assert_eq!(
-            Apbbf::with_window(100, 2, 3, 100, 4).unwrap_err().param(),
+            Apbbf::with_window_shape(100, 2, 3, 100, 4).unwrap_err().param(),
             "block_bits"
         );
     }
@@ -390,7 +679,7 @@ mod tests {
         assert_eq!(f.generation(), 44_187);
         assert_eq!(f.window(), Window::Count(5 * 44_187));
         assert_eq!(f.memory_bits(), 7 * 1000 * 512);
-        let w = Apbbf::with_window(100_000, 3, 8, 64, 4).unwrap();
+        let w = Apbbf::with_window_shape(100_000, 3, 8, 64, 4).unwrap();
         let Window::Count(len) = w.window() else {
             unreachable!()
         };

@@ -53,6 +53,6 @@ proptest! {
         if let Some(f) = check(Apbbf::new(k, l, blocks, block_bits, b), NAMES)? {
             check(f.timed(span), NAMES)?;
         }
-        check(Apbbf::with_window(window, k, l, block_bits, b), NAMES)?;
+        check(Apbbf::with_window_shape(window, k, l, block_bits, b), NAMES)?;
     }
 }
