@@ -308,246 +308,6 @@ impl Apbbf {
     }
 
     /// Blocks per segment.
-    blocks: u64,
-    /// `B` in words: 1 (64-bit blocks) or 8 (512-bit blocks).
-    block_words: u64,
-    /// `b`, bits set per item in a block.
-    b: u32,
-    /// `log₂(B/b)`, the bits that pick a position within a part.
-    part_shift: u32,
-}
-
-impl Blocks {
-    /// Word `w` of the whole state.
-    #[inline]
-    fn word(&self, w: u64) -> u64 {
-        self.lines[(w / 8) as usize].0[(w % 8) as usize]
-    }
-
-    #[inline]
-    fn word_mut(&mut self, w: u64) -> &mut u64 {
-        &mut self.lines[(w / 8) as usize].0[(w % 8) as usize]
-    }
-
-    /// The first word of the item's block in segment `seg`, and the bits
-    /// that pick its position in each part (from the top down).
-    #[inline]
-    fn locate(&self, seg: usize, h: IndexedProbes) -> (u64, u64) {
-        self.locate_hash(seg, h.hash(seg as u32))
-    }
-
-    /// As [`locate`](Self::locate) from the segment's raw probe value `x`.
-    #[inline]
-    fn locate_hash(&self, seg: usize, x: u64) -> (u64, u64) {
-        let (block, rest) = Digest::new(x).split(self.blocks);
-        (
-            (seg as u64 * self.blocks + block) * self.block_words,
-            rest.get(),
-        )
-    }
-
-    /// Sets the item's bits in the block that `locate` found.
-    #[inline]
-    fn set_located(&mut self, (first, bits): (u64, u64)) {
-        if self.block_words == 1 {
-            let mask = self.parts(bits).fold(0, |m, (_, bit)| m | bit);
-            *self.word_mut(first) |= mask;
-            return;
-        }
-        let parts = self.parts(bits);
-        let line = &mut self.lines[(first / 8) as usize].0;
-        for (w, bit) in parts {
-            line[w] |= bit;
-        }
-    }
-
-    /// The item's bit in each of the `b` parts: (word within the block, mask).
-    /// Computed on the fly, with no array of masks, so nothing waits on a
-    /// store to memory.
-    #[inline]
-    fn parts(&self, mut bits: u64) -> impl Iterator<Item = (usize, u64)> + use<> {
-        let s = self.part_shift;
-        (0..u64::from(self.b)).map(move |q| {
-            let pos = (q << s) + (bits >> (64 - s));
-            bits <<= s;
-            ((pos / 64) as usize, 1u64 << (pos % 64))
-        })
-    }
-}
-
-impl Segments for Blocks {
-    #[inline]
-    fn test(&self, seg: usize, h: IndexedProbes) -> bool {
-        let (first, bits) = self.locate(seg, h);
-        if self.block_words == 1 {
-            let mask = self.parts(bits).fold(0, |m, (_, bit)| m | bit);
-            return self.word(first) & mask == mask;
-        }
-        // Branch-free: a bit of the item missing from its word shows up here.
-        let line = &self.lines[(first / 8) as usize].0;
-        self.parts(bits)
-            .fold(0, |missing, (w, bit)| missing | (bit & !line[w]))
-            == 0
-    }
-
-    #[inline]
-    fn set(&mut self, seg: usize, h: IndexedProbes) {
-        let located = self.locate(seg, h);
-        self.set_located(located);
-    }
-
-    /// Consecutive segments' probes by the recurrence (no cubic term).
-    #[inline]
-    fn set_run(&mut self, first: usize, count: usize, total: usize, h: IndexedProbes) {
-        let (mut seg, mut hashes) = (first, h.hashes_from(first as u32));
-        for _ in 0..count {
-            let located = self.locate_hash(seg, hashes.next().unwrap_or_default());
-            self.set_located(located);
-            seg += 1;
-            if seg == total {
-                seg = 0;
-                hashes = h.hashes_from(0);
-            }
-        }
-    }
-
-    #[inline]
-    fn prefetch(&self, seg: usize, h: IndexedProbes) {
-        let (first, _) = self.locate(seg, h);
-        ddf_bits::prefetch::prefetch_write(&self.lines, (first / 8) as usize);
-    }
-
-    fn clear_segment(&mut self, seg: usize) {
-        let words = self.blocks * self.block_words;
-        let start = seg as u64 * words;
-        for w in start..start + words {
-            *self.word_mut(w) = 0;
-        }
-    }
-
-    fn clear_all(&mut self) {
-        self.lines.fill(Line::default());
-    }
-
-    /// Whole blocks only: the padding of the last line is not state.
-    fn memory_bits(&self) -> u64 {
-        self.words * 64
-    }
-}
-
-/// Checks a block shape and returns `log₂(B/b)`, the bits per part position.
-fn check_shape(block_bits: u32, bits_per_block: u32) -> Result<u32, ParamError> {
-    if block_bits != 64 && block_bits != 512 {
-        return Err(ParamError::new(
-            "block_bits",
-            block_bits,
-            "64 (a word) or 512 (a cache line)",
-        ));
-    }
-    let b = bits_per_block;
-    let part = block_bits.checked_div(b).unwrap_or(0);
-    let s = part.checked_ilog2().unwrap_or(0);
-    if !(b.is_power_of_two() && part >= 2 && b * s <= 64) {
-        return Err(ParamError::new(
-            "bits_per_block",
-            b,
-            format!("a power of two with 2·b ≤ {block_bits} and b·log2({block_bits}/b) ≤ 64"),
-        ));
-    }
-    Ok(s)
-}
-
-/// An Age-Partitioned Blocked Bloom filter (APBF paper §6): the
-/// age-partitioning of [`Apbf`](crate::Apbf) with a blocked Bloom filter in
-/// each segment, so that an insertion touches `k` cache lines (or words)
-/// and a query about 2–5.
-///
-/// Each of the `k + l` segments is `blocks` blocks of `B` bits (`B = 64`, a
-/// word, or `B = 512`, a cache line). An item's probe for a segment picks
-/// one block and, from the same 64-bit probe, one bit in each of the
-/// block's `b` parts of `B/b` bits. A segment's match probability is the
-/// blocked filter's false-positive rate, so the APBF theory applies with it
-/// in place of the fill ratio ([`ddf_theory::apbf::apbbf_segment_rates`]).
-///
-/// A generation is `g = ⌊blocks·c/k⌋` items, where `c` is the number of
-/// items that fill a part of `B/b` bits to ½; the window is `l·g`, the
-/// slack `k·g`, and time-based generations work as for
-/// [`Apbf`](crate::Apbf::timed).
-#[derive(Clone, PartialEq, Eq)]
-pub struct Apbbf {
-    core: AgeCore<Blocks>,
-}
-
-impl Apbbf {
-    /// An APBBF with `k` segments per item, `l` extra segments (`k, l ≥ 1`,
-    /// `k + l ≤ 4096`), `blocks` (≥ 1) blocks of `block_bits` (`B`, 64 or
-    /// 512) bits per segment, and `bits_per_block` (`b`, a power of two with
-    /// `2b ≤ B` and `b·log₂(B/b) ≤ 64`, e.g. 4 or 8) bits per item and block.
-    pub fn new(
-        k: u32,
-        l: u32,
-        blocks: u64,
-        block_bits: u32,
-        bits_per_block: u32,
-    ) -> Result<Self, ParamError> {
-        AgeCore::<Blocks>::check_kl(k, l)?;
-        let (b, s) = (bits_per_block, check_shape(block_bits, bits_per_block)?);
-        let blocks = ensure_range("blocks", blocks, 1..=ddf_param::MAX_STATE_BITS / 64)?;
-        let c = ddf_theory::blocked_bloom::block_capacity(block_bits, b);
-        let g = (blocks as f64 * c / f64::from(k)).floor();
-        if g < 1.0 {
-            return Err(ParamError::new(
-                "blocks",
-                blocks,
-                format!(
-                    "enough blocks for one item per generation ({c:.1} items per block, k = {k})"
-                ),
-            ));
-        }
-        let bits = checked_mul(
-            "blocks",
-            checked_mul("blocks", u64::from(k + l), blocks)?,
-            u64::from(block_bits),
-        )?;
-        let words = state_words("blocks", bits)?;
-        let segs = Blocks {
-            lines: vec![Line::default(); words.div_ceil(8)],
-            words: words as u64,
-            blocks,
-            block_words: u64::from(block_bits / 64),
-            b,
-            part_shift: s,
-        };
-        Ok(Apbbf {
-            core: AgeCore::new(segs, k, l, g as u64),
-        })
-    }
-
-    /// An APBBF with the given shape whose window is at least `window`
-    /// insertions: the fewest blocks per segment whose generation `g`
-    /// makes `l·g ≥ window`. The APBF paper's Table 3 lists shapes and their
-    /// false-positive rates ([`ddf_theory::apbf::apbbf_segment_rates`]).
-    pub fn with_window(
-        window: u64,
-        k: u32,
-        l: u32,
-        block_bits: u32,
-        bits_per_block: u32,
-    ) -> Result<Self, ParamError> {
-        AgeCore::<Blocks>::check_kl(k, l)?;
-        check_shape(block_bits, bits_per_block)?;
-        let window = ddf_param::ensure_window(window, ddf_param::MAX_STATE_BITS)?;
-        let g = window.div_ceil(u64::from(l));
-        // At least 1 (a part of 2 bits), so the search below ends.
-        let c = ddf_theory::blocked_bloom::block_capacity(block_bits, bits_per_block);
-        let mut blocks = ((g as f64 * f64::from(k)) / c).ceil().max(1.0) as u64;
-        while ((blocks as f64 * c / f64::from(k)).floor() as u64) < g {
-            blocks += 1;
-        }
-        Self::new(k, l, blocks, block_bits, bits_per_block)
-    }
-
-    /// Blocks per segment.
     pub fn blocks(&self) -> u64 {
         self.core.segs.blocks
     }
@@ -702,5 +462,32 @@ mod tests {
                 }
             }
         }
+    }
+
+    #[test]
+    fn with_window_meets_its_rate_on_a_seeded_stream() {
+        let param = |r: Result<Apbbf, ParamError>| r.unwrap_err().param();
+        assert_eq!(param(Apbbf::with_window(0, 0.01)), "window");
+        assert_eq!(param(Apbbf::with_window(1000, 0.0)), "fp");
+        assert_eq!(param(Apbbf::with_window(1000, 1e-300)), "fp");
+        // Distinct items, each step a fresh item queried first: the false
+        // positives stay below the binomial's 10^-6 upper quantile at the
+        // target, which bounds the rate at every point of the stream.
+        let (w, fp) = (2_000u64, 0.01);
+        let mut f = Apbbf::with_window(w, fp).unwrap();
+        let Window::Count(len) = f.window() else {
+            unreachable!()
+        };
+        assert!(len >= w);
+        let queries = 40 * w;
+        let mut false_positives = 0;
+        for i in 0..queries {
+            false_positives += u64::from(f.contains(Digest::mixed(i | 1 << 63)));
+            f.insert(Digest::mixed(i));
+        }
+        let bound = ddf_theory::stats::binomial_upper_quantile(queries, fp, 1e-6);
+        assert!(false_positives <= bound, "{false_positives} > {bound}");
+        // Not vacuous: the rate is of the target's order.
+        assert!(false_positives as f64 > 0.1 * fp * queries as f64, "{false_positives}");
     }
 }

@@ -245,10 +245,20 @@ impl Apbbf {
                         let rates = apbbf_segment_rates(k as usize, BUDGET_MAX_L as usize, bb, b);
                         let fp_at = |l: u32| false_positive(k as usize, &rates[..(k + l) as usize]);
                         let full = rates[rates.len() - 1];
-                        // The rate grows with l: the largest l that meets p.
-                        let Some(l) = (1..=BUDGET_MAX_L).rev().find(|&l| fp_at(l) <= p) else {
+                        // The rate grows with l: bisect for the largest l that meets p.
+                        if fp_at(1) > p {
                             continue;
-                        };
+                        }
+                        let (mut lo, mut hi) = (1, BUDGET_MAX_L + 1);
+                        while hi - lo > 1 {
+                            let mid = lo + (hi - lo) / 2;
+                            if fp_at(mid) <= p {
+                                lo = mid;
+                            } else {
+                                hi = mid;
+                            }
+                        }
+                        let l = lo;
                         if peak_npws(k, l, full) <= crate::DEFAULT_NPWS {
                             consider(apbbf_bits_per_item(k, l, bb, b), k, l, bb, b);
                         }
