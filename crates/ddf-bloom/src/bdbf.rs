@@ -117,7 +117,8 @@ impl BlockDecayingBloom {
     /// - A budget `M`: the QHT authors' rule of [`with_memory`](Self::with_memory).
     ///
     /// Fails (naming `window`, `fp` or `memory_bits`) when the window or the
-    /// rate is out of range or the counters would exceed 2^40 bits.
+    /// rate is out of range (`fp ≥ 2^-64`: at most 64 probes) or the counters
+    /// would exceed 2^40 bits.
     pub fn parameters_for(goal: Goal, window: u64) -> Result<(u64, u32, u32), ParamError> {
         let w = ddf_param::ensure_window(window, 1 << 62)?;
         match goal {
@@ -145,6 +146,15 @@ impl BlockDecayingBloom {
             }
             Goal::Fpr(fp) => {
                 let fp = ddf_param::ensure_probability("fp", fp)?;
+                // Beyond 64 probes, the most `new` takes, the counters needed
+                // grow without bound as the rate falls: refuse such rates.
+                if ddf_theory::bloom::optimal_slices(fp).is_none_or(|k| k > 64) {
+                    return Err(ParamError::new(
+                        "fp",
+                        fp,
+                        "a rate of at least 2^-64 (at most 64 probes)",
+                    ));
+                }
                 let max_slack = (w / 100).max(1);
                 let d = (2..=MAX_COUNTER_BITS)
                     .find(|&d| {
@@ -446,6 +456,8 @@ mod tests {
         assert_eq!(param(BlockDecayingBloom::with_window(100, 0.0)), "fp");
         assert_eq!(param(BlockDecayingBloom::with_window(100, 1.0)), "fp");
         assert_eq!(param(BlockDecayingBloom::with_window(1 << 60, 1e-300)), "fp");
+        assert_eq!(param(BlockDecayingBloom::with_window(100, 1e-20)), "fp");
+        assert!(BlockDecayingBloom::with_window(100, 1e-19).is_ok());
         // w = 10^4: d = 8 gives T = 79, L = 127 and slack 128·79 − 10^4 =
         // 112 > 100; d = 9 gives T = 40, L = 250 and slack 40.
         let f = BlockDecayingBloom::with_window(10_000, 0.01).unwrap();

@@ -42,7 +42,10 @@ pub(crate) fn build(
 /// evaluations of that rule, each `O(16·window)`.
 ///
 /// Fails (parameter `window` or `fpr`) outside those ranges, or when no
-/// budget within the state limit gives both rates.
+/// budget below the exact window's state, `w·(log₂ w + 128)` bits
+/// ([`exact_memory_bits`](ddf_theory::sliding_window::exact_memory_bits)
+/// for 64-bit digests), gives both rates: an exact filter is then smaller
+/// and makes no errors.
 ///
 /// ```
 /// use ddf::{DuplicateFilter, queued_qht};
@@ -58,20 +61,25 @@ pub fn queued_qht(window: u64, fpr: f64) -> Result<Queue<Qht>, ParamError> {
             .ok()
             .filter(|c| c.fnr <= fpr && c.fpr <= fpr)
     };
+    // Beyond the exact window's state (Theorem 1 over 64-bit digests) an
+    // exact filter, with no errors at all, is the smaller choice.
+    let exact = ddf_theory::sliding_window::exact_memory_bits(w as f64, 2f64.powi(64)) as u64;
     // Doubling from one bit per window item: the least power of two that
     // meets both rates bounds the search.
     let mut hi = w;
     let mut best = loop {
-        if let Some(c) = meets(hi) {
+        if let Some(c) = meets(hi.min(exact)) {
+            hi = hi.min(exact);
             break c;
         }
-        if hi > ddf_param::MAX_STATE_BITS / 2 {
+        if hi >= exact {
             return Err(ParamError::new(
                 "fpr",
                 fpr,
                 format!(
                     "a rate a queue of QHTs reaches for both false positives and false \
-                     negatives within 2^40 bits (window {w})"
+                     negatives in less than the {exact} bits of the exact window of {w} \
+                     items (ddf::ExactWindow, which makes no errors)"
                 ),
             ));
         }
@@ -123,7 +131,9 @@ mod tests {
         // target.
         let (w, fpr) = (1_000u64, 0.05);
         let mut f = queued_qht(w, fpr).unwrap();
-        assert!(matches!(f.window(), Window::Count(len) if len >= w));
+        // The queue spans c·L ≥ w insertions: its window c·(L − 1) plus the
+        // newest subfilter's c (the planner's model, Theorems 7 and 8).
+        assert!(matches!(f.window(), Window::Count(len) if len + f.slack() >= w));
         let steps = 40 * w;
         let (mut fp, mut fn_, mut repeats) = (0, 0, 0);
         for i in 0..steps {
