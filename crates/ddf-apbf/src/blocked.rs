@@ -281,7 +281,13 @@ impl Apbbf {
     pub fn with_window(window: u64, fp: f64) -> Result<Self, ParamError> {
         let window = ddf_param::ensure_window(window, ddf_param::MAX_STATE_BITS)?;
         let shape = Self::parameters_for(Goal::Fpr(fp), |l| window.div_ceil(u64::from(l)))?;
-        Self::new(shape.k, shape.l, shape.blocks, shape.block_bits, shape.bits_per_block)
+        Self::new(
+            shape.k,
+            shape.l,
+            shape.blocks,
+            shape.block_bits,
+            shape.bits_per_block,
+        )
     }
 
     /// An APBBF with the given shape whose window is at least `window`
@@ -298,12 +304,8 @@ impl Apbbf {
         AgeCore::<Blocks>::check_kl(k, l)?;
         check_shape(block_bits, bits_per_block)?;
         let window = ddf_param::ensure_window(window, ddf_param::MAX_STATE_BITS)?;
-        let blocks = blocks_for_generation(
-            window.div_ceil(u64::from(l)),
-            k,
-            block_bits,
-            bits_per_block,
-        );
+        let blocks =
+            blocks_for_generation(window.div_ceil(u64::from(l)), k, block_bits, bits_per_block);
         Self::new(k, l, blocks, block_bits, bits_per_block)
     }
 
@@ -422,11 +424,15 @@ mod tests {
         assert_eq!(Apbbf::new(0, 3, 10, 64, 4).unwrap_err().param(), "k");
         assert!(Apbbf::new(2, 3, 1, 512, 8).is_ok());
         assert_eq!(
-            Apbbf::with_window_shape(100, 2, 3, 64, 1024).unwrap_err().param(),
+            Apbbf::with_window_shape(100, 2, 3, 64, 1024)
+                .unwrap_err()
+                .param(),
             "bits_per_block"
         );
         assert_eq!(
-            Apbbf::with_window_shape(100, 2, 3, 100, 4).unwrap_err().param(),
+            Apbbf::with_window_shape(100, 2, 3, 100, 4)
+                .unwrap_err()
+                .param(),
             "block_bits"
         );
     }
@@ -488,6 +494,9 @@ mod tests {
         let bound = ddf_theory::stats::binomial_upper_quantile(queries, fp, 1e-6);
         assert!(false_positives <= bound, "{false_positives} > {bound}");
         // Not vacuous: the rate is of the target's order.
-        assert!(false_positives as f64 > 0.1 * fp * queries as f64, "{false_positives}");
+        assert!(
+            false_positives as f64 > 0.1 * fp * queries as f64,
+            "{false_positives}"
+        );
     }
 }

@@ -203,7 +203,10 @@ impl Apbbf {
         let rates = apbbf_segment_rates(k as usize, l as usize, block_bits, bits_per_block);
         let (fpr, accesses) = predict_blocked(k, &rates)?;
         let bits = u64::from(k + l) * blocks * u64::from(block_bits);
-        Ok(Prediction::exact_window(bits, fpr, accesses).with_slack(u64::from(k).saturating_mul(g)))
+        Ok(
+            Prediction::exact_window(bits, fpr, accesses)
+                .with_slack(u64::from(k).saturating_mul(g)),
+        )
     }
 
     /// The parameters for `goal`, where `generation(l)` is the number of
@@ -289,7 +292,8 @@ impl Apbbf {
                         let rates = apbbf_segment_rates(k as usize, BUDGET_MAX_L as usize, bb, b);
                         for l in 1..=BUDGET_MAX_L {
                             let blocks = budget / (u64::from(k + l) * u64::from(bb));
-                            let need = crate::blocked::blocks_for_generation(generation(l), k, bb, b);
+                            let need =
+                                crate::blocked::blocks_for_generation(generation(l), k, bb, b);
                             if blocks == 0 || blocks < need {
                                 continue;
                             }

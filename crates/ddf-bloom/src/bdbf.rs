@@ -455,7 +455,10 @@ mod tests {
         assert_eq!(param(BlockDecayingBloom::with_window(0, 0.01)), "window");
         assert_eq!(param(BlockDecayingBloom::with_window(100, 0.0)), "fp");
         assert_eq!(param(BlockDecayingBloom::with_window(100, 1.0)), "fp");
-        assert_eq!(param(BlockDecayingBloom::with_window(1 << 60, 1e-300)), "fp");
+        assert_eq!(
+            param(BlockDecayingBloom::with_window(1 << 60, 1e-300)),
+            "fp"
+        );
         assert_eq!(param(BlockDecayingBloom::with_window(100, 1e-20)), "fp");
         assert!(BlockDecayingBloom::with_window(100, 1e-19).is_ok());
         // w = 10^4: d = 8 gives T = 79, L = 127 and slack 128·79 − 10^4 =

@@ -628,11 +628,7 @@ impl Snapshot for StreamingCuckoo {
             .check_rows(rules, |_| true)
             .map_err(|v| DecodeError::invalid("cells", v.to_string()))?;
         f.occupied = (0..f.buckets())
-            .map(|r| {
-                (0..b)
-                    .filter(|&j| f.cells.get(r, j) != 0)
-                    .count() as u64
-            })
+            .map(|r| (0..b).filter(|&j| f.cells.get(r, j) != 0).count() as u64)
             .sum();
         Ok(f)
     }
@@ -814,7 +810,10 @@ mod tests {
         }
         // The walk's count is recounted from a snapshot, as is the policy.
         let back = StreamingCuckoo::from_bytes(&evict.to_bytes()).unwrap();
-        assert_eq!((back.occupied(), back.full_table()), (128, FullTable::Evict));
+        assert_eq!(
+            (back.occupied(), back.full_table()),
+            (128, FullTable::Evict)
+        );
         let back = StreamingCuckoo::from_bytes(&walk.to_bytes()).unwrap();
         assert_eq!(back.full_table(), FullTable::Walk);
         evict.clear();
@@ -849,7 +848,10 @@ mod tests {
         assert_eq!(old.occupied(), f.occupied());
         assert_eq!(old.table().as_words(), f.table().as_words());
         let v3 = snapshot::seal(StreamingCuckoo::KIND, 3, 0, &[], &body(Some(0)));
-        assert_eq!(StreamingCuckoo::from_bytes(&v3).unwrap().full_table(), FullTable::Evict);
+        assert_eq!(
+            StreamingCuckoo::from_bytes(&v3).unwrap().full_table(),
+            FullTable::Evict
+        );
         let bad = snapshot::seal(StreamingCuckoo::KIND, 3, 0, &[], &body(Some(2)));
         let err = StreamingCuckoo::from_bytes(&bad).unwrap_err();
         assert!(err.to_string().contains("full_table"), "{err}");

@@ -476,7 +476,11 @@ pub fn choose_parameters(fp: f64, max_npws: f64) -> Option<(u32, u32)> {
 pub fn apbbf_segment_rates(k: usize, l: usize, block_bits: u32, bits_per_block: u32) -> Vec<f64> {
     let c = crate::blocked_bloom::block_capacity(block_bits, bits_per_block);
     let rate = |generations: usize| {
-        crate::blocked_bloom::blocked_fp(generations as f64 * c / k as f64, block_bits, bits_per_block)
+        crate::blocked_bloom::blocked_fp(
+            generations as f64 * c / k as f64,
+            block_bits,
+            bits_per_block,
+        )
     };
     // Segments from k − 1 on are all full: one Poisson sum for all of them.
     let full = rate(k);

@@ -38,8 +38,9 @@ pub(crate) fn build(
 /// (for every `L ≤ 16`, the narrowest fingerprint whose Theorem 7 rate meets
 /// the target; among those the `L` with the least `FPR + FNR`), applied to
 /// the least budget, found by doubling and then bisection to 1 %, at which
-/// its prediction also has `FNR ≤ fpr`. The work is at most about 80
-/// evaluations of that rule, each `O(16·window)`.
+/// its prediction also has `FNR ≤ fpr`. The work is at most about 16
+/// evaluations of that rule (below 0.1 s at `window = 4000` in a test
+/// build).
 ///
 /// Fails (parameter `window` or `fpr`) outside those ranges, or when no
 /// budget below the exact window's state, `w·(log₂ w + 128)` bits
@@ -86,7 +87,8 @@ pub fn queued_qht(window: u64, fpr: f64) -> Result<Queue<Qht>, ParamError> {
         hi *= 2;
     };
     let mut lo = hi / 2;
-    while hi - lo > hi / 100 {
+    // To 1 %, or to one bit for small budgets (hi/100 = 0 would not end).
+    while hi - lo > (hi / 100).max(1) {
         let mid = lo + (hi - lo) / 2;
         match meets(mid) {
             Some(c) => {
@@ -120,6 +122,13 @@ mod tests {
         assert_eq!(param(queued_qht(MAX_QUEUE_WINDOW + 1, 0.01)), "window");
         assert_eq!(param(queued_qht(1000, 0.0)), "fpr");
         assert_eq!(param(queued_qht(1000, 1.5)), "fpr");
+        // Small windows end (a budget search to one bit) with a queue or
+        // a named error.
+        for w in 1..=40 {
+            if let Err(e) = queued_qht(w, 0.3) {
+                assert_eq!(e.param(), "fpr", "w = {w}");
+            }
+        }
     }
 
     #[test]

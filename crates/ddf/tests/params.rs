@@ -8,7 +8,7 @@ use ddf_core::testing::params::{check, probability, size};
 use proptest::prelude::*;
 
 proptest! {
-    // Each case plans by up to ~80 evaluations of the queued-QHT rule.
+    // Each case plans by up to ~16 evaluations of the queued-QHT rule.
     #![proptest_config(ProptestConfig::with_cases(48))]
 
     #[test]

@@ -257,10 +257,8 @@ impl Candidate {
                 capacity,
                 rows,
                 fingerprint_bits,
-            } => {
-                crate::queued::build(subfilters, capacity, rows, fingerprint_bits, self.seed)?
-                    .into()
-            }
+            } => crate::queued::build(subfilters, capacity, rows, fingerprint_bits, self.seed)?
+                .into(),
             #[cfg(feature = "bloom")]
             Config::Bloom { slices, slice_bits } => {
                 ddf_bloom::PartitionedBloom::new(slices, slice_bits)?.into()
