@@ -5,7 +5,7 @@
 use super::quotient::{saturation_outcome, saturation_stream, uniform_runs};
 use crate::outcome::Outcome;
 use crate::verify::{Check, Ctx};
-use ddf_core::{Digest, KeyedSipHasher, Window};
+use ddf_core::{Digest, DuplicateFilter, KeyedSipHasher, Window};
 use ddf_cuckoo::{StreamRule, StreamingCuckoo};
 use ddf_hash::ZeroPolicy;
 use ddf_sim::{EvalConfig, Report, Uniform, evaluate, run_seeds, threads};
