@@ -134,8 +134,8 @@ fn evict_survival(ctx: &Ctx) -> Outcome {
     let (buckets, b, f) = (256u64, 4usize, 16u32);
     let n = buckets * b as u64;
     let gap = (n as f64 * std::f64::consts::LN_2) as u64;
-    let trials = ctx.pick(200, 800);
-    let seeds = ctx.seeds(75, ctx.pick(8, 32));
+    let trials = ctx.pick(400, 1000);
+    let seeds = ctx.seeds(75, ctx.pick(16, 48));
     let runs = run_seeds(&seeds, threads(), |seed| {
         let mut filter = StreamingCuckoo::new(buckets, b, f)
             .expect("valid")
