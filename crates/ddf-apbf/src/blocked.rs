@@ -2,7 +2,7 @@
 
 use crate::core::{AgeCore, Segments, StateFields};
 use ddf_core::snapshot::{self, DecodeError, Decoder, Encoder, Snapshot};
-use ddf_core::{Digest, ParamError};
+use ddf_core::{Digest, Goal, ParamError};
 use ddf_param::{checked_mul, ensure_range, state_words};
 use std::fmt;
 
@@ -236,6 +236,18 @@ fn check_shape(block_bits: u32, bits_per_block: u32) -> Result<u32, ParamError> 
     Ok(s)
 }
 
+/// The fewest blocks per segment whose generation `⌊blocks·c/k⌋` holds
+/// `g` items, `c` the items per block at capacity (at least 1, a part of 2
+/// bits, so the search ends). Saturates at `u64::MAX`; `check` refuses it.
+pub(crate) fn blocks_for_generation(g: u64, k: u32, block_bits: u32, bits_per_block: u32) -> u64 {
+    let c = ddf_theory::blocked_bloom::block_capacity(block_bits, bits_per_block);
+    let mut blocks = ((g as f64 * f64::from(k)) / c).ceil().max(1.0) as u64;
+    while ((blocks as f64 * c / f64::from(k)).floor() as u64) < g && blocks < u64::MAX {
+        blocks += 1;
+    }
+    blocks
+}
+
 /// An Age-Partitioned Blocked Bloom filter (APBF paper §6): the
 /// age-partitioning of [`Apbf`](crate::Apbf) with a blocked Bloom filter in
 /// each segment, so that an insertion touches `k` cache lines (or words)
@@ -269,6 +281,34 @@ impl Apbbf {
         block_bits: u32,
         bits_per_block: u32,
     ) -> Result<Self, ParamError> {
+        let (g, words, s) = Self::check(k, l, blocks, block_bits, bits_per_block)?;
+        let segs = Blocks {
+            // Huge pages from 8 MiB on (`ddf_bits::pages`): probes at
+            // random over a large table miss the TLB in 4 KiB pages.
+            lines: ddf_bits::pages::filled_vec(words.div_ceil(8), Line::default()),
+            words: words as u64,
+            blocks,
+            block_words: u64::from(block_bits / 64),
+            b: bits_per_block,
+            part_shift: s,
+            shape: Shape::of(block_bits, bits_per_block),
+        };
+        Ok(Apbbf {
+            core: AgeCore::new(segs, k, l, g),
+        })
+    }
+
+    /// The parameter rule of [`new`](Self::new) and
+    /// [`sizing`](Self::sizing), without allocating: valid `(k, l)` and
+    /// shape, blocks whose generation holds an item, state within the limit.
+    /// Returns the generation `g`, the state words and `log₂(B/b)`.
+    pub(crate) fn check(
+        k: u32,
+        l: u32,
+        blocks: u64,
+        block_bits: u32,
+        bits_per_block: u32,
+    ) -> Result<(u64, usize, u32), ParamError> {
         AgeCore::<Blocks>::check_kl(k, l)?;
         let (b, s) = (bits_per_block, check_shape(block_bits, bits_per_block)?);
         let blocks = ensure_range("blocks", blocks, 1..=ddf_param::MAX_STATE_BITS / 64)?;
@@ -289,27 +329,43 @@ impl Apbbf {
             u64::from(block_bits),
         )?;
         let words = state_words("blocks", bits)?;
-        let segs = Blocks {
-            // Huge pages from 8 MiB on (`ddf_bits::pages`): probes at
-            // random over a large table miss the TLB in 4 KiB pages.
-            lines: ddf_bits::pages::filled_vec(words.div_ceil(8), Line::default()),
-            words: words as u64,
-            blocks,
-            block_words: u64::from(block_bits / 64),
-            b,
-            part_shift: s,
-            shape: Shape::of(block_bits, b),
-        };
-        Ok(Apbbf {
-            core: AgeCore::new(segs, k, l, g as u64),
-        })
+        Ok((g as u64, words, s))
+    }
+
+    /// An APBBF for a window of at least `window` insertions whose
+    /// false-positive rate at its worst point is at most `fp` (in `(0, 1)`),
+    /// with peak NPWS at most [`DEFAULT_NPWS`](crate::DEFAULT_NPWS): the
+    /// shape `(k, l, B, b)` of
+    /// [`parameters_for`](Self::parameters_for)`(Goal::Fpr(fp), …)` (the
+    /// fewest bits per window item among the shapes of the APBF paper's
+    /// §6, rated as its Table 3 by
+    /// [`apbbf_segment_rates`](ddf_theory::apbf::apbbf_segment_rates)), then
+    /// the fewest blocks whose generation makes `l·g ≥ window`.
+    ///
+    /// ```
+    /// use ddf_apbf::{Apbbf, Window, Windowed};
+    /// let f = Apbbf::with_window(100_000, 0.001)?;
+    /// assert!(matches!(f.window(), Window::Count(w) if w >= 100_000));
+    /// assert_eq!(f.block_bits(), 512);
+    /// # Ok::<(), ddf_apbf::ParamError>(())
+    /// ```
+    pub fn with_window(window: u64, fp: f64) -> Result<Self, ParamError> {
+        let window = ddf_param::ensure_window(window, ddf_param::MAX_STATE_BITS)?;
+        let shape = Self::parameters_for(Goal::Fpr(fp), |l| window.div_ceil(u64::from(l)))?;
+        Self::new(
+            shape.k,
+            shape.l,
+            shape.blocks,
+            shape.block_bits,
+            shape.bits_per_block,
+        )
     }
 
     /// An APBBF with the given shape whose window is at least `window`
     /// insertions: the fewest blocks per segment whose generation `g`
     /// makes `l·g ≥ window`. The APBF paper's Table 3 lists shapes and their
     /// false-positive rates ([`ddf_theory::apbf::apbbf_segment_rates`]).
-    pub fn with_window(
+    pub fn with_window_shape(
         window: u64,
         k: u32,
         l: u32,
@@ -319,13 +375,8 @@ impl Apbbf {
         AgeCore::<Blocks>::check_kl(k, l)?;
         check_shape(block_bits, bits_per_block)?;
         let window = ddf_param::ensure_window(window, ddf_param::MAX_STATE_BITS)?;
-        let g = window.div_ceil(u64::from(l));
-        // At least 1 (a part of 2 bits), so the search below ends.
-        let c = ddf_theory::blocked_bloom::block_capacity(block_bits, bits_per_block);
-        let mut blocks = ((g as f64 * f64::from(k)) / c).ceil().max(1.0) as u64;
-        while ((blocks as f64 * c / f64::from(k)).floor() as u64) < g {
-            blocks += 1;
-        }
+        let blocks =
+            blocks_for_generation(window.div_ceil(u64::from(l)), k, block_bits, bits_per_block);
         Self::new(k, l, blocks, block_bits, bits_per_block)
     }
 
@@ -444,11 +495,15 @@ mod tests {
         assert_eq!(Apbbf::new(0, 3, 10, 64, 4).unwrap_err().param(), "k");
         assert!(Apbbf::new(2, 3, 1, 512, 8).is_ok());
         assert_eq!(
-            Apbbf::with_window(100, 2, 3, 64, 1024).unwrap_err().param(),
+            Apbbf::with_window_shape(100, 2, 3, 64, 1024)
+                .unwrap_err()
+                .param(),
             "bits_per_block"
         );
         assert_eq!(
-            Apbbf::with_window(100, 2, 3, 100, 4).unwrap_err().param(),
+            Apbbf::with_window_shape(100, 2, 3, 100, 4)
+                .unwrap_err()
+                .param(),
             "block_bits"
         );
     }
@@ -461,7 +516,7 @@ mod tests {
         assert_eq!(f.generation(), 44_187);
         assert_eq!(f.window(), Window::Count(5 * 44_187));
         assert_eq!(f.memory_bits(), 7 * 1000 * 512);
-        let w = Apbbf::with_window(100_000, 3, 8, 64, 4).unwrap();
+        let w = Apbbf::with_window_shape(100_000, 3, 8, 64, 4).unwrap();
         let Window::Count(len) = w.window() else {
             unreachable!()
         };
@@ -484,5 +539,35 @@ mod tests {
                 }
             }
         }
+    }
+
+    #[test]
+    fn with_window_meets_its_rate_on_a_seeded_stream() {
+        let param = |r: Result<Apbbf, ParamError>| r.unwrap_err().param();
+        assert_eq!(param(Apbbf::with_window(0, 0.01)), "window");
+        assert_eq!(param(Apbbf::with_window(1000, 0.0)), "fp");
+        assert_eq!(param(Apbbf::with_window(1000, 1e-300)), "fp");
+        // Distinct items, each step a fresh item queried first: the false
+        // positives stay below the binomial's 10^-6 upper quantile at the
+        // target, which bounds the rate at every point of the stream.
+        let (w, fp) = (2_000u64, 0.01);
+        let mut f = Apbbf::with_window(w, fp).unwrap();
+        let Window::Count(len) = f.window() else {
+            unreachable!()
+        };
+        assert!(len >= w);
+        let queries = 40 * w;
+        let mut false_positives = 0;
+        for i in 0..queries {
+            false_positives += u64::from(f.contains(Digest::mixed(i | 1 << 63)));
+            f.insert(Digest::mixed(i));
+        }
+        let bound = ddf_theory::stats::binomial_upper_quantile(queries, fp, 1e-6);
+        assert!(false_positives <= bound, "{false_positives} > {bound}");
+        // Not vacuous: the rate is of the target's order.
+        assert!(
+            false_positives as f64 > 0.1 * fp * queries as f64,
+            "{false_positives}"
+        );
     }
 }

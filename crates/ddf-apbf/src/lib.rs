@@ -18,6 +18,7 @@ mod slices;
 
 pub use blocked::Apbbf;
 pub use core::MAX_SEGMENTS;
+pub use sizing::ApbbfParameters;
 pub use slices::{Apbf, DEFAULT_NPWS};
 
 #[cfg(feature = "serde")]

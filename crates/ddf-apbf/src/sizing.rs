@@ -1,12 +1,12 @@
 //! Sizing without building (APBF paper §5): what an APBF of `(k, l, m)`
 //! costs and gets wrong, and the `(k, l, m)` a target or a budget asks for.
 
-use crate::Apbf;
 use crate::core::time_period;
+use crate::{Apbbf, Apbf};
 use ddf_core::{Goal, ParamError, Prediction};
 use ddf_theory::apbf::{
-    choose_parameters, false_positive, generation_size, query_cost, slice_bits_for_generation,
-    steady_fill_ratios,
+    apbbf_bits_per_item, apbbf_segment_rates, choose_parameters, false_positive, generation_size,
+    peak_npws, query_cost, slice_bits_for_generation, steady_fill_ratios,
 };
 
 /// The `(k, l)` a budget search tries: `k ≤ 32`, `l ≤ 64`, beyond every
@@ -126,6 +126,200 @@ impl Apbf {
                     )
                 })?;
                 Ok((k, l, m))
+            }
+        }
+    }
+}
+
+/// The parameters of an [`Apbbf`]: `k`, `l`, blocks per segment and the
+/// block shape `(B, b)`, as [`Apbbf::new`] takes them.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct ApbbfParameters {
+    /// `k`, segments per item.
+    pub k: u32,
+    /// `l`, extra segments.
+    pub l: u32,
+    /// Blocks per segment.
+    pub blocks: u64,
+    /// `B`, bits per block (64 or 512).
+    pub block_bits: u32,
+    /// `b`, bits set per item in a block.
+    pub bits_per_block: u32,
+}
+
+/// The block shapes `(B, b)` a search tries: every shape [`Apbbf::new`]
+/// accepts, a word or a cache line per block.
+const APBBF_SHAPES: [(u32, u32); 8] = [
+    (512, 2),
+    (512, 4),
+    (512, 8),
+    (64, 2),
+    (64, 4),
+    (64, 8),
+    (64, 16),
+    (64, 32),
+];
+
+/// The rate at the worst point (Table 3's) and the expected accesses of
+/// an unseen item, from the segment rates of full generations.
+fn predict_blocked(k: u32, rates: &[f64]) -> Result<(f64, f64), ParamError> {
+    let cost = query_cost(k as usize, rates);
+    if cost.accesses_false.is_nan() {
+        return Err(ParamError::new(
+            "k",
+            k,
+            format!(
+                "(l + 1)·k² ≤ {} for the access prediction",
+                ddf_theory::apbf::QUERY_COST_MAX_STATES
+            ),
+        ));
+    }
+    // An unseen item: the query's expected segment reads, then k writes.
+    Ok((
+        false_positive(k as usize, rates),
+        cost.accesses_false + f64::from(k),
+    ))
+}
+
+impl Apbbf {
+    /// What [`new`](Apbbf::new)`(k, l, blocks, block_bits, bits_per_block)`
+    /// predicts, without building it: its `(k + l)·blocks·B` bits, the
+    /// false-positive rate at the worst point (every generation at the
+    /// blocks' capacity, [`apbbf_segment_rates`] as in the APBF paper's
+    /// Table 3), no misses within the window `l·g`, slack `k·g`, and the
+    /// expected segment reads of a negative query plus `k` writes.
+    ///
+    /// Fails as `new` does, or (parameter `k`) when the access prediction's
+    /// table, `(l + 1)·k²` states, exceeds
+    /// [`QUERY_COST_MAX_STATES`](ddf_theory::apbf::QUERY_COST_MAX_STATES).
+    pub fn sizing(
+        k: u32,
+        l: u32,
+        blocks: u64,
+        block_bits: u32,
+        bits_per_block: u32,
+    ) -> Result<Prediction, ParamError> {
+        let (g, _, _) = Apbbf::check(k, l, blocks, block_bits, bits_per_block)?;
+        let rates = apbbf_segment_rates(k as usize, l as usize, block_bits, bits_per_block);
+        let (fpr, accesses) = predict_blocked(k, &rates)?;
+        let bits = u64::from(k + l) * blocks * u64::from(block_bits);
+        Ok(
+            Prediction::exact_window(bits, fpr, accesses)
+                .with_slack(u64::from(k).saturating_mul(g)),
+        )
+    }
+
+    /// The parameters for `goal`, where `generation(l)` is the number of
+    /// insertions one of `l` window generations must hold (`⌈w/l⌉` for a
+    /// count window of `w`). Every block shape `(B, b)` [`new`](Self::new)
+    /// accepts and `k ≤ 32`, `l ≤ 64` are searched (beyond the paper's
+    /// Tables 3 and 4, `k ≤ 3`, `l ≤ 8`).
+    ///
+    /// - A target `fp`: for each shape and `k`, the largest `l` whose rate
+    ///   at the worst point is at most `fp` (the rate grows with `l`) and
+    ///   whose peak NPWS, `Σ_{i<k} r^i/l` with `r` a full segment's rate
+    ///   (Table 3's column), is at most
+    ///   [`DEFAULT_NPWS`](crate::DEFAULT_NPWS); among those, the fewest bits
+    ///   per window item ([`apbbf_bits_per_item`]), a cache-line block on a
+    ///   tie. Then the fewest blocks whose generation holds
+    ///   `generation(l)`.
+    /// - A budget: among the same shapes and `(k, l)` with
+    ///   `blocks = ⌊budget/((k + l)·B)⌋` large enough, the least rate.
+    ///
+    /// Either way the result passes [`sizing`](Self::sizing). The work is
+    /// bounded: at most `8·32` segment-rate tables of `k + 64` Poisson sums
+    /// and `8·32·64` rate evaluations.
+    pub fn parameters_for(
+        goal: Goal,
+        generation: impl Fn(u32) -> u64,
+    ) -> Result<ApbbfParameters, ParamError> {
+        // (bits per item or rate, k, l, B, b) of the best so far.
+        let mut best: Option<(f64, u32, u32, u32, u32)> = None;
+        let mut consider = |score: f64, k, l, bb, b| {
+            if best.is_none_or(|x| score < x.0) {
+                best = Some((score, k, l, bb, b));
+            }
+        };
+        match goal {
+            Goal::Fpr(p) => {
+                let p = ddf_param::ensure_probability("fp", p)?;
+                for (bb, b) in APBBF_SHAPES {
+                    for k in 1..=BUDGET_MAX_K {
+                        let rates = apbbf_segment_rates(k as usize, BUDGET_MAX_L as usize, bb, b);
+                        let fp_at = |l: u32| false_positive(k as usize, &rates[..(k + l) as usize]);
+                        let full = rates[rates.len() - 1];
+                        // The rate grows with l: bisect for the largest l that meets p.
+                        if fp_at(1) > p {
+                            continue;
+                        }
+                        let (mut lo, mut hi) = (1, BUDGET_MAX_L + 1);
+                        while hi - lo > 1 {
+                            let mid = lo + (hi - lo) / 2;
+                            if fp_at(mid) <= p {
+                                lo = mid;
+                            } else {
+                                hi = mid;
+                            }
+                        }
+                        let l = lo;
+                        if peak_npws(k, l, full) <= crate::DEFAULT_NPWS {
+                            consider(apbbf_bits_per_item(k, l, bb, b), k, l, bb, b);
+                        }
+                    }
+                }
+                let (_, k, l, bb, b) = best.ok_or_else(|| {
+                    ParamError::new(
+                        "fp",
+                        p,
+                        format!(
+                            "a rate some block shape with k ≤ {BUDGET_MAX_K}, l ≤ {BUDGET_MAX_L} reaches"
+                        ),
+                    )
+                })?;
+                let blocks = crate::blocked::blocks_for_generation(generation(l), k, bb, b);
+                Apbbf::sizing(k, l, blocks, bb, b)?;
+                Ok(ApbbfParameters {
+                    k,
+                    l,
+                    blocks,
+                    block_bits: bb,
+                    bits_per_block: b,
+                })
+            }
+            Goal::Budget(budget) => {
+                for (bb, b) in APBBF_SHAPES {
+                    for k in 1..=BUDGET_MAX_K {
+                        let rates = apbbf_segment_rates(k as usize, BUDGET_MAX_L as usize, bb, b);
+                        for l in 1..=BUDGET_MAX_L {
+                            let blocks = budget / (u64::from(k + l) * u64::from(bb));
+                            let need =
+                                crate::blocked::blocks_for_generation(generation(l), k, bb, b);
+                            if blocks == 0 || blocks < need {
+                                continue;
+                            }
+                            let fp = false_positive(k as usize, &rates[..(k + l) as usize]);
+                            consider(fp, k, l, bb, b);
+                        }
+                    }
+                }
+                let (_, k, l, bb, b) = best.ok_or_else(|| {
+                    ParamError::new(
+                        "memory_bits",
+                        budget,
+                        format!(
+                            "enough bits for k + l segments of the generation of some block shape, k ≤ {BUDGET_MAX_K}, l ≤ {BUDGET_MAX_L}"
+                        ),
+                    )
+                })?;
+                let blocks = budget / (u64::from(k + l) * u64::from(bb));
+                Apbbf::sizing(k, l, blocks, bb, b)?;
+                Ok(ApbbfParameters {
+                    k,
+                    l,
+                    blocks,
+                    block_bits: bb,
+                    bits_per_block: b,
+                })
             }
         }
     }

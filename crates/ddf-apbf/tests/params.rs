@@ -48,11 +48,15 @@ proptest! {
         block_bits in width(),
         b in width(),
         window in size(),
+        fp in probability(),
         span in size(),
     ) {
         if let Some(f) = check(Apbbf::new(k, l, blocks, block_bits, b), NAMES)? {
             check(f.timed(span), NAMES)?;
         }
-        check(Apbbf::with_window(window, k, l, block_bits, b), NAMES)?;
+        check(Apbbf::with_window_shape(window, k, l, block_bits, b), NAMES)?;
+        if let Some(f) = check(Apbbf::with_window(window, fp), NAMES)? {
+            check(f.timed(span), NAMES)?;
+        }
     }
 }

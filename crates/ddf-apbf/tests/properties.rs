@@ -114,7 +114,7 @@ proptest! {
         if let Ok(f) = Apbbf::new(k, l, blocks, block_bits, b) {
             prop_assert!(f.generation() >= 1);
         }
-        let _ = Apbbf::with_window(window, k, l, block_bits, b);
+        let _ = Apbbf::with_window_shape(window, k, l, block_bits, b);
         if fp > 1e-4 {
             let _ = Apbf::with_window_and_npws(window, fp, npws);
         }

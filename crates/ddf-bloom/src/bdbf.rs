@@ -2,7 +2,7 @@
 
 use ddf_bits::PackedArray;
 use ddf_core::snapshot::{self, DecodeError, Decoder, Encoder, Snapshot};
-use ddf_core::{Digest, DuplicateFilter, ParamError, Window, Windowed};
+use ddf_core::{Digest, DuplicateFilter, Goal, ParamError, Window, Windowed};
 use ddf_param::ensure_range;
 use std::fmt;
 
@@ -61,9 +61,7 @@ impl BlockDecayingBloom {
         let d = ensure_range("counter_bits", counter_bits, 2..=MAX_COUNTER_BITS)?;
         let m = ensure_range("counters", counters, 1..=ddf_param::MAX_STATE_BITS)?;
         let k = ensure_range("probes", probes, 1..=64)?;
-        let half = 1u64 << (d - 1);
-        let block = w.div_ceil(half - 1);
-        let kept = w.div_ceil(block);
+        let (block, kept) = shape(w, d);
         Ok(BlockDecayingBloom {
             counters: PackedArray::new(m, d)
                 .map_err(|e| ParamError::new("counters", e.value(), e.expected().to_owned()))?,
@@ -84,25 +82,104 @@ impl BlockDecayingBloom {
     ///
     /// The QHT paper's configuration is `with_memory(M, 6000)`.
     pub fn with_memory(memory_bits: u64, window: u64) -> Result<Self, ParamError> {
+        let (m, d, k) = Self::parameters_for(Goal::Budget(memory_bits), window)?;
+        Self::new(window, m, d, k)
+    }
+
+    /// A b_DBF for the last `window` (`w ≥ 1`) insertions whose
+    /// false-positive rate stays at or below `fp` (in `(0, 1)`) at its worst
+    /// point, a full current block, on any stream: the parameters of
+    /// [`parameters_for`](Self::parameters_for)`(Goal::Fpr(fp), window)`.
+    ///
+    /// ```
+    /// use ddf_bloom::{BlockDecayingBloom, Windowed};
+    /// let f = BlockDecayingBloom::with_window(10_000, 0.01)?;
+    /// assert!(f.slack() <= 100);
+    /// # Ok::<(), ddf_bloom::ParamError>(())
+    /// ```
+    pub fn with_window(window: u64, fp: f64) -> Result<Self, ParamError> {
+        let (m, d, k) = Self::parameters_for(Goal::Fpr(fp), window)?;
+        Self::new(window, m, d, k)
+    }
+
+    /// The `(m, d, k)` (counters, counter bits, probes) for `goal` and a
+    /// window of `window` insertions, without allocating.
+    ///
+    /// - A rate target `fp`: the narrowest counters whose slack
+    ///   `(L + 1)·T − w` is at most `max(1, ⌊w/100⌋)` (the planner's default
+    ///   of 1 % of the window; `d = 32` if none is), then for the most items
+    ///   reported at once, `n = (L + 1)·T`
+    ///   ([`live_max`](ddf_theory::bdbf::live_max)), the `k ≤ 64` needing the
+    ///   fewest counters and those counters
+    ///   ([`counters_for`](ddf_theory::bdbf::counters_for)): the standard
+    ///   filter's rate with `n` items, an upper bound at every point of the
+    ///   stream since fewer items are ever reported.
+    /// - A budget `M`: the QHT authors' rule of [`with_memory`](Self::with_memory).
+    ///
+    /// Fails (naming `window`, `fp` or `memory_bits`) when the window or the
+    /// rate is out of range (`fp ≥ 2^-64`: at most 64 probes) or the counters
+    /// would exceed 2^40 bits.
+    pub fn parameters_for(goal: Goal, window: u64) -> Result<(u64, u32, u32), ParamError> {
         let w = ddf_param::ensure_window(window, 1 << 62)?;
-        let d = ddf_theory::bdbf::counter_bits(memory_bits as f64, w as f64).max(2.0);
-        if d > f64::from(MAX_COUNTER_BITS) {
-            return Err(ParamError::new(
-                "memory_bits",
-                memory_bits,
-                format!("at most 1024·w/ln 2 bits for w = {w} (counters of at most 32 bits)"),
-            ));
+        match goal {
+            Goal::Budget(memory_bits) => {
+                let d = ddf_theory::bdbf::counter_bits(memory_bits as f64, w as f64).max(2.0);
+                if d > f64::from(MAX_COUNTER_BITS) {
+                    return Err(ParamError::new(
+                        "memory_bits",
+                        memory_bits,
+                        format!(
+                            "at most 1024·w/ln 2 bits for w = {w} (counters of at most 32 bits)"
+                        ),
+                    ));
+                }
+                let d = d as u32;
+                let counters = memory_bits / u64::from(d);
+                if counters < 1 {
+                    return Err(ParamError::new(
+                        "memory_bits",
+                        memory_bits,
+                        "room for one counter",
+                    ));
+                }
+                Ok((counters, d, d))
+            }
+            Goal::Fpr(fp) => {
+                let fp = ddf_param::ensure_probability("fp", fp)?;
+                // Beyond 64 probes, the most `new` takes, the counters needed
+                // grow without bound as the rate falls: refuse such rates.
+                if ddf_theory::bloom::optimal_slices(fp).is_none_or(|k| k > 64) {
+                    return Err(ParamError::new(
+                        "fp",
+                        fp,
+                        "a rate of at least 2^-64 (at most 64 probes)",
+                    ));
+                }
+                let max_slack = (w / 100).max(1);
+                let d = (2..=MAX_COUNTER_BITS)
+                    .find(|&d| {
+                        let (block, kept) = shape(w, d);
+                        (kept + 1) * block - w <= max_slack
+                    })
+                    .unwrap_or(MAX_COUNTER_BITS);
+                let (block, _) = shape(w, d);
+                let n = ddf_theory::bdbf::live_max(w as f64, block as f64);
+                let (m, k) = (1..=64u32)
+                    .map(|k| (ddf_theory::bdbf::counters_for(n, f64::from(k), fp), k))
+                    .filter(|(m, _)| m.is_finite())
+                    .min_by(|a, b| a.0.total_cmp(&b.0))
+                    .unwrap_or((f64::INFINITY, 1));
+                let most = (ddf_param::MAX_STATE_BITS / u64::from(d)) as f64;
+                if !(m >= 1.0 && m <= most) {
+                    return Err(ParamError::new(
+                        "fp",
+                        fp,
+                        format!("a rate {n} items reach in at most 2^40 bits of {d}-bit counters"),
+                    ));
+                }
+                Ok((m as u64, d, k))
+            }
         }
-        let d = d as u32;
-        let counters = memory_bits / u64::from(d);
-        if counters < 1 {
-            return Err(ParamError::new(
-                "memory_bits",
-                memory_bits,
-                "room for one counter",
-            ));
-        }
-        Self::new(w, counters, d, d)
     }
 
     /// The window `w`.
@@ -157,6 +234,14 @@ impl BlockDecayingBloom {
     fn sweep(&mut self) {
         self.counters.saturating_sub_half();
     }
+}
+
+/// `T = ⌈w/(2^(d−1) − 1)⌉` and `L = ⌈w/T⌉` for a window `w` and counters
+/// of `d` bits ([`ddf_theory::bdbf::block_size`], [`blocks_kept`](ddf_theory::bdbf::blocks_kept)),
+/// in integers.
+fn shape(w: u64, d: u32) -> (u64, u64) {
+    let block = w.div_ceil((1u64 << (d - 1)) - 1);
+    (block, w.div_ceil(block))
 }
 
 impl DuplicateFilter for BlockDecayingBloom {
@@ -362,5 +447,48 @@ mod tests {
                 );
             }
         }
+    }
+
+    #[test]
+    fn with_window_checks_and_sizes() {
+        let param = |r: Result<BlockDecayingBloom, ParamError>| r.unwrap_err().param();
+        assert_eq!(param(BlockDecayingBloom::with_window(0, 0.01)), "window");
+        assert_eq!(param(BlockDecayingBloom::with_window(100, 0.0)), "fp");
+        assert_eq!(param(BlockDecayingBloom::with_window(100, 1.0)), "fp");
+        assert_eq!(
+            param(BlockDecayingBloom::with_window(1 << 60, 1e-300)),
+            "fp"
+        );
+        assert_eq!(param(BlockDecayingBloom::with_window(100, 1e-20)), "fp");
+        assert!(BlockDecayingBloom::with_window(100, 1e-19).is_ok());
+        // w = 10^4: d = 8 gives T = 79, L = 127 and slack 128·79 − 10^4 =
+        // 112 > 100; d = 9 gives T = 40, L = 250 and slack 40.
+        let f = BlockDecayingBloom::with_window(10_000, 0.01).unwrap();
+        assert_eq!((f.counter_bits(), f.block_size(), f.slack()), (9, 40, 40));
+        assert!(f.slack() <= 100);
+        let n = ddf_theory::bdbf::live_max(10_000.0, f.block_size() as f64);
+        let fp = ddf_theory::bloom::standard_fp(n, f.counters() as f64, f64::from(f.probes()));
+        assert!(fp <= 0.01 && fp > 0.009, "{fp}");
+        // Small windows: the slack is at most 1 insertion.
+        assert!(BlockDecayingBloom::with_window(3, 0.1).unwrap().slack() <= 1);
+    }
+
+    #[test]
+    fn with_window_meets_its_rate_on_a_seeded_stream() {
+        // Distinct items, each step a fresh item queried first: the count of
+        // false positives stays below the binomial's 10^-6 upper quantile
+        // at the target rate (the target bounds the rate at every point).
+        let (w, fp) = (2_000u64, 0.02);
+        let mut f = BlockDecayingBloom::with_window(w, fp).unwrap();
+        let queries = 20 * w;
+        let mut false_positives = 0;
+        for i in 0..queries {
+            false_positives += u64::from(f.contains(Digest::mixed(i | 1 << 63)));
+            f.insert(Digest::mixed(i));
+        }
+        let bound = ddf_theory::stats::binomial_upper_quantile(queries, fp, 1e-6);
+        assert!(false_positives <= bound, "{false_positives} > {bound}");
+        // Not vacuous: the rate is of the target's order.
+        assert!(false_positives as f64 > 0.2 * fp * queries as f64);
     }
 }

@@ -51,9 +51,11 @@ proptest! {
         counter_bits in width(),
         probes in width(),
         memory in size(),
+        fp in probability(),
     ) {
-        let names = &["window", "counters", "counter_bits", "probes", "memory_bits"];
+        let names = &["window", "counters", "counter_bits", "probes", "memory_bits", "fp"];
         check(BlockDecayingBloom::new(window, counters, counter_bits, probes), names)?;
+        check(BlockDecayingBloom::with_window(window, fp), names)?;
         check_budget(BlockDecayingBloom::with_memory(memory, window), memory, names)?;
     }
 }

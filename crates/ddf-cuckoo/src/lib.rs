@@ -51,6 +51,12 @@ const ALT_MULTIPLIER: u64 = 0x9e37_79b9_7f4a_7c15;
 ///   (Fan et al.'s `MaxNumKicks`, 500 by default). If every bucket on the way
 ///   is full, the fingerprint in hand is dropped ([`dropped`](Self::dropped)
 ///   counts them).
+/// - Full table ([`FullTable`]): once every cell holds a fingerprint no walk
+///   can end in an empty cell, so by default ([`FullTable::Evict`]) the new
+///   fingerprint takes a random cell of one of its two buckets and the
+///   fingerprint there is dropped: one write instead of `max_kicks`
+///   relocations, the same number of fingerprints dropped, and the dropped
+///   one exactly uniform over the cells (`ddf_theory::cuckoo::survival_full`).
 /// - Stream ([`observe`](DuplicateFilter::observe)): lookup; if the
 ///   fingerprint is found, answer DUPLICATE and leave the table alone, else
 ///   insert and answer UNSEEN ([`StreamRule::LookupFirst`], the default). The
@@ -71,6 +77,36 @@ pub struct StreamingCuckoo {
     rng: SeededRng,
     dropped: u64,
     rule: StreamRule,
+    full_table: FullTable,
+    /// Cells holding a non-zero value; the table is full at `m·b`.
+    occupied: u64,
+}
+
+/// What an insertion does when every cell of the table holds a fingerprint
+/// (the saturated state of a long stream, which a streaming filter never
+/// leaves: nothing is deleted).
+///
+/// No relocation can then end in an empty cell, so Fan et al.'s walk
+/// ([`Walk`](Self::Walk)) always runs its `max_kicks` relocations and drops
+/// the fingerprint in hand: `max_kicks` bucket reads and writes per
+/// insertion (500 by default, 411 ns per item in the QHT authors' benchmark
+/// shape). [`Evict`](Self::Evict) goes straight to the outcome: the new
+/// fingerprint takes one random cell of one of its two buckets and the one
+/// there is dropped. Both store the new fingerprint and drop one, so the
+/// table holds as many fingerprints and the false-positive rate is the
+/// same; they differ in which one is dropped (uniform over the cells for
+/// `Evict`, the end of a random walk for `Walk`), which sets the
+/// false-negative rate: see `ddf_theory::cuckoo::survival_full`. Before
+/// the table is full the policies do exactly the same (same draws, same
+/// state). With `max_kicks = 0` both drop the new fingerprint.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Default)]
+pub enum FullTable {
+    /// Replace a random cell of one of the two buckets: constant work.
+    #[default]
+    Evict,
+    /// Walk `max_kicks` relocations as when the table has room (Fan et
+    /// al.'s Algorithm 1; the behaviour of snapshots before layout 3).
+    Walk,
 }
 
 /// What [`observe`](DuplicateFilter::observe) does with an item whose
@@ -142,6 +178,8 @@ impl StreamingCuckoo {
             rng: SeededRng::new(DEFAULT_SEED),
             dropped: 0,
             rule: StreamRule::default(),
+            full_table: FullTable::default(),
+            occupied: 0,
         }
     }
 
@@ -165,6 +203,31 @@ impl StreamingCuckoo {
     /// What `observe` does with an item whose fingerprint it finds.
     pub fn stream_rule(&self) -> StreamRule {
         self.rule
+    }
+
+    /// The same filter, empty, with insertions into a full table following
+    /// `policy`.
+    #[must_use]
+    pub fn with_full_table(mut self, policy: FullTable) -> Self {
+        self.full_table = policy;
+        self.clear();
+        self
+    }
+
+    /// What an insertion into a full table does.
+    pub fn full_table(&self) -> FullTable {
+        self.full_table
+    }
+
+    /// Cells holding a fingerprint (a non-zero value).
+    pub fn occupied(&self) -> u64 {
+        self.occupied
+    }
+
+    /// Whether every cell holds a fingerprint: no relocation can then make
+    /// room, and it stays so until [`clear`](DuplicateFilter::clear).
+    pub fn is_full(&self) -> bool {
+        self.occupied == self.cells()
     }
 
     /// The same filter, empty, with its generator seeded by `seed`.
@@ -260,17 +323,52 @@ impl StreamingCuckoo {
         self.cells.find(first, fp).is_some() || self.cells.find(second, fp).is_some()
     }
 
+    /// Keeps `occupied` exact when a cell's value goes from `old` to `new`.
+    #[inline]
+    fn recount(&mut self, old: u32, new: u32) {
+        self.occupied = self.occupied + u64::from(new != 0) - u64::from(old != 0);
+    }
+
     /// Stores `fp`, relocating up to `max_kicks` fingerprints; drops the one
-    /// in hand when the chain ends in a full bucket.
+    /// in hand when the chain ends in a full bucket. A full table under
+    /// [`FullTable::Evict`] skips the walk that cannot succeed.
     #[inline]
     fn store(&mut self, first: u64, second: u64, fp: u32) {
+        if self.full_table == FullTable::Evict && self.max_kicks > 0 && self.is_full() {
+            self.evict(first, second, fp);
+            return;
+        }
         for bucket in [first, second] {
             if let Some(cell) = self.cells.first_empty(bucket) {
                 self.cells.set(bucket, cell, fp);
+                self.recount(0, fp);
                 return;
             }
         }
         self.relocate(first, second, fp);
+    }
+
+    /// [`FullTable::Evict`]: `fp` replaces a random cell of a random one of
+    /// its two buckets, and the fingerprint there is dropped. The bucket is
+    /// `i₁` or `i₂` by a fair coin, both uniform over the `m` buckets, and
+    /// the cell uniform in it, so every cell is the victim with
+    /// probability `1/(m·b)`.
+    #[inline]
+    fn evict(&mut self, first: u64, second: u64, fp: u32) {
+        let bucket = if self.rng.next_u64() >> 63 == 0 {
+            first
+        } else {
+            second
+        };
+        let b = self.cells.cells_per_row() as u64;
+        let cell = if b == 1 {
+            0
+        } else {
+            self.rng.below(b) as usize
+        };
+        let old = self.cells.replace(bucket, cell, fp);
+        self.recount(old, fp);
+        self.dropped = self.dropped.saturating_add(1);
     }
 
     /// The cuckoo walk of Fan et al.'s Algorithm 1, with the final failure
@@ -293,11 +391,13 @@ impl StreamingCuckoo {
             let mut held = self.cells.get(bucket, 0);
             for _ in 0..self.max_kicks {
                 self.cells.set(bucket, 0, fp);
+                self.recount(held, fp);
                 fp = held;
                 bucket = self.alternate(bucket, fp);
                 held = self.cells.get(bucket, 0);
                 if held == 0 {
                     self.cells.set(bucket, 0, fp);
+                    self.recount(0, fp);
                     return;
                 }
             }
@@ -310,10 +410,13 @@ impl StreamingCuckoo {
             } else {
                 self.rng.below(b) as usize
             };
-            fp = self.cells.replace(bucket, cell, fp);
+            let old = self.cells.replace(bucket, cell, fp);
+            self.recount(old, fp);
+            fp = old;
             bucket = self.alternate(bucket, fp);
             if let Some(empty) = self.cells.first_empty(bucket) {
                 self.cells.set(bucket, empty, fp);
+                self.recount(0, fp);
                 return;
             }
         }
@@ -403,6 +506,7 @@ impl DuplicateFilter for StreamingCuckoo {
         self.cells.clear();
         self.rng.reset();
         self.dropped = 0;
+        self.occupied = 0;
     }
 }
 
@@ -427,6 +531,8 @@ impl fmt::Debug for StreamingCuckoo {
             .field("fingerprint_bits", &self.fingerprint_bits())
             .field("max_kicks", &self.max_kicks)
             .field("rule", &self.rule)
+            .field("full_table", &self.full_table)
+            .field("occupied", &self.occupied)
             .field("zero_policy", &self.zero_policy())
             .field("seed", &self.seed())
             .field("dropped", &self.dropped)
@@ -436,14 +542,18 @@ impl fmt::Debug for StreamingCuckoo {
 
 /// Body: buckets (u64), cells per bucket (u32), fingerprint bits (u8), zero
 /// policy (u8), max kicks (u32), stream rule (u8: 0 lookup first, 1 insert
-/// always; from layout version 2), generator seed and state (u64 each),
-/// dropped count (u64), table words. Decoding checks the parameters as
-/// [`StreamingCuckoo::new`] does, and that every bucket is filled in order.
+/// always; from layout version 2), full-table policy (u8: 0 evict, 1 walk;
+/// from layout version 3), generator seed and state (u64 each), dropped
+/// count (u64), table words. Decoding checks the parameters as
+/// [`StreamingCuckoo::new`] does, and that every bucket is filled in order;
+/// the occupied count is recounted from the table.
 /// A version 1 snapshot was written when `observe` inserted every item, so
-/// it decodes with [`StreamRule::InsertAlways`] and goes on as it was.
+/// it decodes with [`StreamRule::InsertAlways`] and goes on as it was;
+/// versions 1 and 2 walked in a full table, so they decode with
+/// [`FullTable::Walk`].
 impl Snapshot for StreamingCuckoo {
     const KIND: u16 = snapshot::kind::CUCKOO;
-    const VERSION: u16 = 2;
+    const VERSION: u16 = 3;
 
     fn encode_body(&self, out: &mut Encoder) {
         out.put_u64(self.buckets());
@@ -454,6 +564,10 @@ impl Snapshot for StreamingCuckoo {
         out.put_u8(match self.rule {
             StreamRule::LookupFirst => 0,
             StreamRule::InsertAlways => 1,
+        });
+        out.put_u8(match self.full_table {
+            FullTable::Evict => 0,
+            FullTable::Walk => 1,
         });
         out.put_rng(&self.rng);
         out.put_u64(self.dropped);
@@ -480,6 +594,20 @@ impl Snapshot for StreamingCuckoo {
                 }
             }
         };
+        let full_table = if version < 3 {
+            FullTable::Walk
+        } else {
+            match input.u8("full_table")? {
+                0 => FullTable::Evict,
+                1 => FullTable::Walk,
+                v => {
+                    return Err(DecodeError::invalid(
+                        "full_table",
+                        format!("{v}, expected 0 (evict) or 1 (walk)"),
+                    ));
+                }
+            }
+        };
         let rng = input.rng("generator")?;
         let dropped = input.u64("dropped")?;
         let words = input.words("cells")?;
@@ -491,6 +619,7 @@ impl Snapshot for StreamingCuckoo {
         f.rng = rng;
         f.dropped = dropped;
         f.rule = rule;
+        f.full_table = full_table;
         let rules = RowRules {
             distinct: false,
             filled_in_order: policy != ZeroPolicy::TreatAsValue,
@@ -498,6 +627,9 @@ impl Snapshot for StreamingCuckoo {
         f.cells
             .check_rows(rules, |_| true)
             .map_err(|v| DecodeError::invalid("cells", v.to_string()))?;
+        f.occupied = (0..f.buckets())
+            .map(|r| (0..b).filter(|&j| f.cells.get(r, j) != 0).count() as u64)
+            .sum();
         Ok(f)
     }
 }
@@ -643,6 +775,86 @@ mod tests {
         let sealed = snapshot::seal(StreamingCuckoo::KIND, 2, 0, &[], &bad.into_bytes());
         let err = StreamingCuckoo::from_bytes(&sealed).unwrap_err();
         assert!(err.to_string().contains("stream_rule"), "{err}");
+    }
+
+    #[test]
+    fn a_full_table_evicts_in_one_step_and_matches_the_walk_before() {
+        let (evict, walk) = (
+            StreamingCuckoo::new(64, 2, 12).unwrap().with_seed(9),
+            StreamingCuckoo::new(64, 2, 12)
+                .unwrap()
+                .with_seed(9)
+                .with_full_table(FullTable::Walk),
+        );
+        assert_eq!(evict.full_table(), FullTable::Evict);
+        let (mut evict, mut walk) = (evict, walk);
+        let mut x = 0;
+        // Until the table is full the two policies draw and store alike.
+        while !walk.is_full() {
+            evict.insert(d(x));
+            walk.insert(d(x));
+            x += 1;
+            assert_eq!(evict.table().as_words(), walk.table().as_words());
+            assert_eq!(evict.dropped(), walk.dropped());
+            assert!(x < 10_000, "the table fills");
+        }
+        assert!(evict.is_full() && evict.occupied() == 128);
+        // Full: each unseen item is stored and drops exactly one.
+        for y in x..x + 500 {
+            let before = evict.dropped();
+            if evict.observe(d(y)) == Verdict::Unseen {
+                assert_eq!(evict.dropped(), before + 1);
+                assert!(evict.contains(d(y)));
+            }
+            assert!(evict.is_full());
+        }
+        // The walk's count is recounted from a snapshot, as is the policy.
+        let back = StreamingCuckoo::from_bytes(&evict.to_bytes()).unwrap();
+        assert_eq!(
+            (back.occupied(), back.full_table()),
+            (128, FullTable::Evict)
+        );
+        let back = StreamingCuckoo::from_bytes(&walk.to_bytes()).unwrap();
+        assert_eq!(back.full_table(), FullTable::Walk);
+        evict.clear();
+        assert_eq!(evict.occupied(), 0);
+    }
+
+    #[test]
+    fn version_2_snapshots_walk_and_bad_policies_are_refused() {
+        let mut f = StreamingCuckoo::new(32, 1, 8).unwrap();
+        for x in 0..40 {
+            f.observe(d(x));
+        }
+        let body = |policy: Option<u8>| {
+            let mut e = Encoder::new();
+            e.put_u64(f.buckets());
+            e.put_u32(1);
+            e.put_u8(8);
+            e.put_zero_policy(f.zero_policy());
+            e.put_u32(f.max_kicks());
+            e.put_u8(0);
+            if let Some(p) = policy {
+                e.put_u8(p);
+            }
+            e.put_rng(&f.rng);
+            e.put_u64(f.dropped());
+            e.put_words(f.table().as_words());
+            e.into_bytes()
+        };
+        let v2 = snapshot::seal(StreamingCuckoo::KIND, 2, 0, &[], &body(None));
+        let old = StreamingCuckoo::from_bytes(&v2).unwrap();
+        assert_eq!(old.full_table(), FullTable::Walk);
+        assert_eq!(old.occupied(), f.occupied());
+        assert_eq!(old.table().as_words(), f.table().as_words());
+        let v3 = snapshot::seal(StreamingCuckoo::KIND, 3, 0, &[], &body(Some(0)));
+        assert_eq!(
+            StreamingCuckoo::from_bytes(&v3).unwrap().full_table(),
+            FullTable::Evict
+        );
+        let bad = snapshot::seal(StreamingCuckoo::KIND, 3, 0, &[], &body(Some(2)));
+        let err = StreamingCuckoo::from_bytes(&bad).unwrap_err();
+        assert!(err.to_string().contains("full_table"), "{err}");
     }
 }
 

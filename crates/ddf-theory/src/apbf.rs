@@ -475,11 +475,17 @@ pub fn choose_parameters(fp: f64, max_npws: f64) -> Option<(u32, u32)> {
 /// ```
 pub fn apbbf_segment_rates(k: usize, l: usize, block_bits: u32, bits_per_block: u32) -> Vec<f64> {
     let c = crate::blocked_bloom::block_capacity(block_bits, bits_per_block);
+    let rate = |generations: usize| {
+        crate::blocked_bloom::blocked_fp(
+            generations as f64 * c / k as f64,
+            block_bits,
+            bits_per_block,
+        )
+    };
+    // Segments from k − 1 on are all full: one Poisson sum for all of them.
+    let full = rate(k);
     (0..k + l)
-        .map(|i| {
-            let generations = (i + 1).min(k) as f64;
-            crate::blocked_bloom::blocked_fp(generations * c / k as f64, block_bits, bits_per_block)
-        })
+        .map(|i| if i + 1 >= k { full } else { rate(i + 1) })
         .collect()
 }
 

@@ -87,6 +87,45 @@ pub fn window_fp(m: f64, k: f64, w: f64, t: f64) -> f64 {
         / count as f64
 }
 
+/// The most items a b_DBF reports at once, `(L + 1)·T`: a full current
+/// block and the `L` before it, the worst point for the false-positive rate.
+///
+/// ```
+/// use ddf_theory::bdbf::live_max;
+/// assert_eq!(live_max(6000.0, 858.0), 8.0 * 858.0);
+/// ```
+pub fn live_max(w: f64, t: f64) -> f64 {
+    (blocks_kept(w, t) + 1.0) * t
+}
+
+/// The fewest counters `m` for which a standard filter holding `n` items
+/// with `k` probes answers an unseen item with rate at most `fp`: the
+/// inverse of [`standard_fp`] in `m`,
+///
+/// ```text
+/// (1 − (1 − 1/m)^(k·n))^k ≤ fp  ⇔  m ≥ 1 / (1 − (1 − fp^(1/k))^(1/(k·n))),
+/// ```
+///
+/// rounded up; the rate falls as `m` grows, so every larger `m` meets
+/// `fp` too. Computed with `ln_1p`/`exp_m1`, so tiny rates keep their
+/// precision. NaN unless `0 < fp < 1`, `n > 0` and `k ≥ 1`.
+///
+/// ```
+/// use ddf_theory::bdbf::counters_for;
+/// use ddf_theory::bloom::standard_fp;
+/// let m = counters_for(1000.0, 7.0, 0.01);
+/// assert!(standard_fp(1000.0, m, 7.0) <= 0.01);
+/// assert!(standard_fp(1000.0, m - 1.0, 7.0) > 0.01);
+/// ```
+pub fn counters_for(n: f64, k: f64, fp: f64) -> f64 {
+    if !(fp > 0.0 && fp < 1.0 && n > 0.0 && k >= 1.0) {
+        return f64::NAN;
+    }
+    // 1 − (1 − fp^(1/k))^(1/(k·n)), without cancellation.
+    let step = -(((-fp.powf(1.0 / k)).ln_1p()) / (k * n)).exp_m1();
+    (1.0 / step).ceil()
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;

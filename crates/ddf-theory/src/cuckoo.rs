@@ -1,4 +1,5 @@
-//! The streaming cuckoo filter at saturation: a model of its false-positive rate.
+//! The streaming cuckoo filter at saturation: a model of its false-positive
+//! rate, and what its full-table policy does to false negatives.
 //!
 //! Source: Fan, Andersen, Kaminsky, Mitzenmacher, *Cuckoo Filter:
 //! Practically Better Than Bloom* (CoNEXT 2014), adapted to unbounded
@@ -61,6 +62,67 @@ pub fn zero_to_one_law(fingerprint_bits: u32) -> Option<Vec<f64>> {
             .map(|v| if v == 1 { 2.0 * unit } else { unit })
             .collect(),
     )
+}
+
+/// The probability that a fingerprint stored in a full streaming cuckoo
+/// filter of `n = m·b` cells is still there after `E` further evictions
+/// under the evicting full-table policy (`ddf_cuckoo::FullTable::Evict`):
+///
+/// ```text
+/// S(E) = (1 − 1/n)^E.
+/// ```
+///
+/// Derived here. In a full table every stored insertion drops exactly one
+/// fingerprint (nothing can move into an empty cell, and nothing leaves
+/// otherwise), and the evicting policy overwrites a cell chosen as follows:
+/// bucket `i₁` or `i₂` by a fair coin, then a uniform cell of it. The
+/// digest makes `i₁` uniform over the `m` buckets and independent of the
+/// fingerprint `φ`, so `i₂ = (H(φ) − i₁) mod m` is uniform too, and each
+/// bucket is chosen with probability `½·1/m + ½·1/m = 1/m` (also when
+/// `i₁ = i₂`); each cell is the victim with probability `1/(m·b)`,
+/// independently of earlier evictions (fresh digest, fresh draws). A given
+/// cell escapes `E` of them with probability `(1 − 1/n)^E`. The policy
+/// changes no false-positive rate: before the table is full it acts as the
+/// walk does, after it the table is full either way, so [`fpr_inf`] holds
+/// for both. The walk (`FullTable::Walk`) drops the fingerprint in hand
+/// after `max_kicks` relocations instead, close to but not exactly a
+/// uniform cell; this formula is exact only for eviction.
+///
+/// Under the lookup-first stream rule only items answered UNSEEN are
+/// stored, so `E` counts them (the filter's `dropped()` counter advances by
+/// one per eviction). The false-negative rate of a repeat after `E`
+/// evictions is then [`missed_after`].
+///
+/// ```
+/// use ddf_theory::cuckoo::survival_full;
+/// // About half the cells are overwritten after n·ln 2 evictions.
+/// let n = 1024.0;
+/// assert!((survival_full(n, n * std::f64::consts::LN_2) - 0.5).abs() < 1e-3);
+/// ```
+pub fn survival_full(cells: f64, evictions: f64) -> f64 {
+    crate::numerics::pow1m(1.0 / cells, evictions)
+}
+
+/// The probability that a repeat, stored `E` evictions ago in a full table
+/// of `n` cells under the evicting policy, is answered UNSEEN: its
+/// fingerprint was overwritten ([`survival_full`]) and none of the `2b`
+/// cells of its two buckets holds an equal value by chance, each an
+/// independent draw among `values` equiprobable fingerprints (the model of
+/// [`fpr_inf`]):
+///
+/// ```text
+/// FNR(E) = (1 − S(E)) · (1 − 1/values)^(2b).
+/// ```
+///
+/// ```
+/// use ddf_theory::cuckoo::{missed_after, survival_full};
+/// let (n, e) = (1024.0, 700.0);
+/// let fnr = missed_after(n, 4.0, 255.0, e);
+/// assert!(fnr < 1.0 - survival_full(n, e) && fnr > 0.9 * (1.0 - survival_full(n, e)));
+/// ```
+pub fn missed_after(cells: f64, cells_per_bucket: f64, values: f64, evictions: f64) -> f64 {
+    let overwritten = 1.0 - survival_full(cells, evictions);
+    overwritten * crate::numerics::pow1m(1.0 / values, 2.0 * cells_per_bucket)
 }
 
 #[cfg(test)]

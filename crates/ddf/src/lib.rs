@@ -67,6 +67,11 @@ pub use ddf_queue as queue;
 #[cfg(feature = "queue")]
 pub use ddf_queue::Queue;
 
+#[cfg(all(feature = "queue", feature = "qht"))]
+mod queued;
+#[cfg(all(feature = "queue", feature = "qht"))]
+pub use queued::queued_qht;
+
 /// The Naor–Yogev sliding Bloom filter (the `ddf-sliding` crate).
 #[cfg(feature = "sliding")]
 pub use ddf_sliding as sliding;

@@ -26,7 +26,7 @@ const GOLDEN: &[(&str, u64)] = &[
     ("qhtd", 0x816cd4231370490c),
     ("qqhtd", 0x3036b54c19115e23),
     ("sqf", 0x1966577c6b85c9ee),
-    ("cuckoo", 0x93f88b5a11a1e31b),
+    ("cuckoo", 0xcd2c6c542663d3ee),
     ("bloom", 0x38c9794b1d0eeccf),
     ("stable-bloom", 0x1aea9da04fad2e75),
     ("a2", 0xf90592acdf7cf519),

@@ -257,14 +257,8 @@ impl Candidate {
                 capacity,
                 rows,
                 fingerprint_bits,
-            } => {
-                let seed = self.seed;
-                ddf_queue::Queue::new(subfilters, capacity, |i| {
-                    Ok(ddf_qht::Qht::new(rows, 1, fingerprint_bits)?
-                        .with_seed(seed.wrapping_add(i as u64)))
-                })?
-                .into()
-            }
+            } => crate::queued::build(subfilters, capacity, rows, fingerprint_bits, self.seed)?
+                .into(),
             #[cfg(feature = "bloom")]
             Config::Bloom { slices, slice_bits } => {
                 ddf_bloom::PartitionedBloom::new(slices, slice_bits)?.into()

@@ -21,7 +21,7 @@ type Sized = (&'static str, Result<Candidate, String>);
 /// over the `c` insertions of each subfilter for every `L` compared, about
 /// 1.5 s of planning per 2^20 window items in a release build.
 #[cfg(all(feature = "queue", any(feature = "bloom", feature = "qht")))]
-const MAX_QUEUE_WINDOW: u64 = 1 << 20;
+pub(crate) const MAX_QUEUE_WINDOW: u64 = 1 << 20;
 
 /// The most subfilters a queued candidate compares (§5.4's search range;
 /// the paper's optima are near ten).
@@ -337,15 +337,29 @@ const MAX_QUEUED_QHT_SUBFILTERS: u64 = 16;
 /// otherwise.
 #[cfg(all(feature = "queue", feature = "qht"))]
 fn queued_qht(need: &Need, w: u64) -> Result<Candidate, String> {
-    use ddf_qht::Qht;
-    use ddf_theory::qht::{QhtSubfilter, queue_fpr_one_cell, queue_rates_fixed_hash};
-    use ddf_theory::queue::{capacity_for_window, fnr_queue};
     let budget = budget(need)?;
     let target = need
         .target
         .ok_or("sized for a target within a budget (target_fpr and memory_budget)")?;
+    queued_qht_for(w, target, budget, need.distinct, need.seed)
+}
+
+/// The rule of [`queued_qht`] for a count window `w`, a target, a budget
+/// and (if known) the distinct items of the stream: shared with
+/// [`crate::queued_qht`], which searches the budget.
+#[cfg(all(feature = "queue", feature = "qht"))]
+pub(crate) fn queued_qht_for(
+    w: u64,
+    target: f64,
+    budget: u64,
+    distinct: Option<f64>,
+    seed: u64,
+) -> Result<Candidate, String> {
+    use ddf_qht::Qht;
+    use ddf_theory::qht::{QhtSubfilter, queue_fpr_one_cell, queue_rates_fixed_hash};
+    use ddf_theory::queue::{capacity_for_window, fnr_queue};
     let w = queue_window(w)?;
-    let alphabet = need.distinct.unwrap_or(2f64.powi(64));
+    let alphabet = distinct.unwrap_or(2f64.powi(64));
     let values = Qht::fingerprint_values;
     // (ER, L, c, N, s, FPR, FNR) of the best L so far.
     let mut best: Option<(f64, u64, u64, u64, u32, f64, f64)> = None;
@@ -370,7 +384,7 @@ fn queued_qht(need: &Need, w: u64) -> Result<Candidate, String> {
     let (_, l, c, rows, s, fpr, mut fnr) = best.ok_or_else(|| {
         format!("no L ≤ {MAX_QUEUED_QHT_SUBFILTERS} and fingerprint ≤ 32 bits meets target_fpr within memory_budget")
     })?;
-    if let Some(u) = need.distinct {
+    if let Some(u) = distinct {
         // The fixed-hash mixture sums about (14√(U/N) + 15)·(14√(U/(N·S)) + 15)
         // terms of O(c) each; keep it below 2^26 model steps.
         let (n, sv) = (rows as f64, values(s));
@@ -395,7 +409,7 @@ fn queued_qht(need: &Need, w: u64) -> Result<Candidate, String> {
         rows,
         fingerprint_bits: s,
     };
-    Ok(Candidate::new(config, p, Some(w), need.seed))
+    Ok(Candidate::new(config, p, Some(w), seed))
 }
 
 /// A partitioned Bloom filter over the whole stream, which never forgets:

@@ -17,7 +17,7 @@
 //! times, so any requirements plan in bounded time.
 
 mod candidate;
-mod families;
+pub(crate) mod families;
 mod rank;
 
 pub use candidate::{Candidate, Config};

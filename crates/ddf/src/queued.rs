@@ -1,0 +1,161 @@
+//! A queue of QHTs from a window and a rate: the constructor that
+//! `ddf-queue` cannot hold (it does not depend on `ddf-qht`), built on the
+//! planner's one rule for the family.
+
+use crate::planner::families::{MAX_QUEUE_WINDOW, queued_qht_for};
+use ddf_core::ParamError;
+use ddf_qht::Qht;
+use ddf_queue::Queue;
+
+/// The seed of the subfilters' generators (subfilter `i` gets `seed + i`).
+const SEED: u64 = 0xddf0_5eed_0000_0001;
+
+/// `L` one-cell-per-row QHTs of `N` rows and `s`-bit fingerprints, `c`
+/// insertions each, subfilter `i` seeded with `seed + i`: what the
+/// planner's `Config::QueuedQht` builds.
+pub(crate) fn build(
+    subfilters: usize,
+    capacity: u64,
+    rows: u64,
+    fingerprint_bits: u32,
+    seed: u64,
+) -> Result<Queue<Qht>, ParamError> {
+    Queue::new(subfilters, capacity, |i| {
+        Ok(Qht::new(rows, 1, fingerprint_bits)?.with_seed(seed.wrapping_add(i as u64)))
+    })
+}
+
+/// A queue of one-cell-per-row QHTs (the queuing construction of the
+/// sliding-window paper §5 over the QHT of the QHT paper §4) for a window of
+/// `window` insertions (1..=2^20) whose predicted false-positive **and**
+/// false-negative rates are both at most `fpr` (in `(0, 1)`), on a uniform
+/// stream of distinct items (the planner's default).
+///
+/// A QHT forgets by overwriting, so the least memory that meets a
+/// false-positive target alone is degenerate (one row per subfilter: every
+/// item in the window forgotten); bounding the misses too is what makes the
+/// size meaningful. The rule is the planner's for a target within a budget
+/// (for every `L ≤ 16`, the narrowest fingerprint whose Theorem 7 rate meets
+/// the target; among those the `L` with the least `FPR + FNR`), applied to
+/// the least budget, found by doubling and then bisection to 1 %, at which
+/// its prediction also has `FNR ≤ fpr`. The work is at most about 16
+/// evaluations of that rule (below 0.1 s at `window = 4000` in a test
+/// build).
+///
+/// Fails (parameter `window` or `fpr`) outside those ranges, or when no
+/// budget below the exact window's state, `w·(log₂ w + 128)` bits
+/// ([`exact_memory_bits`](ddf_theory::sliding_window::exact_memory_bits)
+/// for 64-bit digests), gives both rates: an exact filter is then smaller
+/// and makes no errors.
+///
+/// ```
+/// use ddf::{DuplicateFilter, queued_qht};
+/// let f = queued_qht(1000, 0.05)?;
+/// assert!(f.memory_bits() > 0);
+/// # Ok::<(), ddf::ParamError>(())
+/// ```
+pub fn queued_qht(window: u64, fpr: f64) -> Result<Queue<Qht>, ParamError> {
+    let w = ddf_param::ensure_range("window", window, 1..=MAX_QUEUE_WINDOW)?;
+    let fpr = ddf_param::ensure_probability("fpr", fpr)?;
+    let meets = |budget: u64| {
+        queued_qht_for(w, fpr, budget, None, SEED)
+            .ok()
+            .filter(|c| c.fnr <= fpr && c.fpr <= fpr)
+    };
+    // Beyond the exact window's state (Theorem 1 over 64-bit digests) an
+    // exact filter, with no errors at all, is the smaller choice.
+    let exact = ddf_theory::sliding_window::exact_memory_bits(w as f64, 2f64.powi(64)) as u64;
+    // Doubling from one bit per window item: the least power of two that
+    // meets both rates bounds the search.
+    let mut hi = w;
+    let mut best = loop {
+        if let Some(c) = meets(hi.min(exact)) {
+            hi = hi.min(exact);
+            break c;
+        }
+        if hi >= exact {
+            return Err(ParamError::new(
+                "fpr",
+                fpr,
+                format!(
+                    "a rate a queue of QHTs reaches for both false positives and false \
+                     negatives in less than the {exact} bits of the exact window of {w} \
+                     items (ddf::ExactWindow, which makes no errors)"
+                ),
+            ));
+        }
+        hi *= 2;
+    };
+    let mut lo = hi / 2;
+    // To 1 %, or to one bit for small budgets (hi/100 = 0 would not end).
+    while hi - lo > (hi / 100).max(1) {
+        let mid = lo + (hi - lo) / 2;
+        match meets(mid) {
+            Some(c) => {
+                hi = mid;
+                best = c;
+            }
+            None => lo = mid,
+        }
+    }
+    let crate::Config::QueuedQht {
+        subfilters,
+        capacity,
+        rows,
+        fingerprint_bits,
+    } = best.config
+    else {
+        unreachable!("the queued QHT rule plans a queued QHT")
+    };
+    build(subfilters, capacity, rows, fingerprint_bits, SEED)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use ddf_core::{DuplicateFilter, Window, Windowed};
+
+    #[test]
+    fn bad_input_is_named() {
+        let param = |r: Result<Queue<Qht>, ParamError>| r.unwrap_err().param();
+        assert_eq!(param(queued_qht(0, 0.01)), "window");
+        assert_eq!(param(queued_qht(MAX_QUEUE_WINDOW + 1, 0.01)), "window");
+        assert_eq!(param(queued_qht(1000, 0.0)), "fpr");
+        assert_eq!(param(queued_qht(1000, 1.5)), "fpr");
+        // Small windows end (a budget search to one bit) with a queue or
+        // a named error.
+        for w in 1..=40 {
+            if let Err(e) = queued_qht(w, 0.3) {
+                assert_eq!(e.param(), "fpr", "w = {w}");
+            }
+        }
+    }
+
+    #[test]
+    fn measured_rates_are_within_the_target() {
+        // Distinct items; every step a fresh item is queried (a false
+        // positive if reported) and, every 7th step, an item of the window
+        // at an age spread evenly over 1..=w (a false negative if missed).
+        // Both counts stay below the binomial's 10^-6 upper quantile at the
+        // target.
+        let (w, fpr) = (1_000u64, 0.05);
+        let mut f = queued_qht(w, fpr).unwrap();
+        // The queue spans c·L ≥ w insertions: its window c·(L − 1) plus the
+        // newest subfilter's c (the planner's model, Theorems 7 and 8).
+        assert!(matches!(f.window(), Window::Count(len) if len + f.slack() >= w));
+        let steps = 40 * w;
+        let (mut fp, mut fn_, mut repeats) = (0, 0, 0);
+        for i in 0..steps {
+            fp += u64::from(f.contains(ddf_core::Digest::mixed(i | 1 << 63)));
+            if i % 7 == 0 && i >= w {
+                repeats += 1;
+                let age = 1 + (i * 7_919) % w;
+                fn_ += u64::from(!f.contains(ddf_core::Digest::mixed(i - age)));
+            }
+            f.insert(ddf_core::Digest::mixed(i));
+        }
+        let q = ddf_theory::stats::binomial_upper_quantile;
+        assert!(fp <= q(steps, fpr, 1e-6), "{fp} false positives in {steps}");
+        assert!(fn_ <= q(repeats, fpr, 1e-6), "{fn_} misses in {repeats}");
+    }
+}
