@@ -333,6 +333,12 @@ impl SlidingBloom {
         self.table.entries().map(move |(k, t)| (k, ages.age(t)))
     }
 
+    /// Where the bits of [`memory_bits`](DuplicateFilter::memory_bits) go,
+    /// per window element (see [`SpaceBreakdown`](crate::SpaceBreakdown)).
+    pub fn space_breakdown(&self) -> crate::SpaceBreakdown {
+        self.plan.breakdown()
+    }
+
     /// Entries dropped because relocation failed while the stash held
     /// [`STASH_CAPACITY`](crate::STASH_CAPACITY) entries, since construction,
     /// the last `clear` or a snapshot restore. 0 at the design load

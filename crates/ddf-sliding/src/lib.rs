@@ -20,6 +20,7 @@ mod table;
 pub use filter::SlidingBloom;
 pub use plan::{
     CELLS_PER_BUCKET, COUNTER_WORDS, DESIGN_LOAD, DESIGN_LOAD_RANGE, SCAN_SPEEDUP, Sizing, Slack,
+    SpaceBreakdown,
 };
 pub use table::{EntryKey, MAX_KICKS, STASH_CAPACITY};
 

@@ -102,6 +102,8 @@ pub struct Sizing {
     pub buckets: u64,
     /// The guaranteed false-positive bound, at most `ε` (§2.1).
     pub false_positive_bound: f64,
+    /// Where the bits go, per window element.
+    pub breakdown: SpaceBreakdown,
     /// Expected memory accesses of one `observe` of an unseen item: two
     /// candidate buckets read, one written, and the incremental scan's
     /// share, `B` buckets per `c + 1` generations.
@@ -120,6 +122,39 @@ impl Sizing {
         )
         .with_slack(self.slack)
     }
+}
+
+/// Where a filter's bits go, in bits per element of the window (per item of
+/// the planned capacity for time windows); the parts sum to
+/// [`total`](Self::total), `memory_bits / n`.
+///
+/// Theorem 1.1 prices `n' = n(1 + 1/c)` entries of `log₂(1/ε)` bits of hash
+/// and `log₂ c + 1` of tag, with no cost for the dictionary itself; the
+/// parts here name what a real table adds to that.
+#[derive(Debug, Clone, Copy, PartialEq)]
+pub struct SpaceBreakdown {
+    /// `log₂(1/ε)`: the hash bits of one entry per window element, the
+    /// leading term of both theorems.
+    pub fingerprint: f64,
+    /// `(n'/n − 1)·log₂(1/ε)`: the hashes of the `(c + 1)`-th generation
+    /// (`n' = (c + 1)·⌈n/c⌉` entries may be active at once).
+    pub extra_generation: f64,
+    /// `(n'/n)·s`: the generation tags.
+    pub tags: f64,
+    /// `(n'/n)·(r − log₂(1/ε))`: remainder bits beyond `log₂(1/ε)`. A query
+    /// compares `2·4` cells of a table at load `α`, so §2.1's union bound
+    /// needs `log₂(8α)` more bits than one comparison would, plus the
+    /// rounding of `r` to a whole bit.
+    pub bucket_compare: f64,
+    /// `(4B − n')·(r + s)/n`: cells no active entry can fill, the design
+    /// load `α` and the margin of small tables.
+    pub unused_cells: f64,
+    /// The stash's reserved entries.
+    pub stash: f64,
+    /// The counters (clock, scan, generator, diagnostics).
+    pub counters: f64,
+    /// The sum: `memory_bits / n`.
+    pub total: f64,
 }
 
 /// Whether generations advance by insertions or by the caller's clock.
@@ -369,6 +404,25 @@ impl Plan {
         self.table_bits() + self.stash_bits() + self.counter_bits()
     }
 
+    /// Where the bits go ([`SpaceBreakdown`]), per element of the capacity.
+    pub(crate) fn breakdown(&self) -> SpaceBreakdown {
+        let n = self.request.capacity as f64;
+        let log_eps = (1.0 / self.request.epsilon).log2();
+        let active = self.max_active as f64 / n;
+        let cell = f64::from(self.remainder_bits + self.tag_bits);
+        let cells = (self.buckets * CELLS_PER_BUCKET as u64) as f64;
+        SpaceBreakdown {
+            fingerprint: log_eps,
+            extra_generation: (active - 1.0) * log_eps,
+            tags: active * f64::from(self.tag_bits),
+            bucket_compare: active * (f64::from(self.remainder_bits) - log_eps),
+            unused_cells: (cells - self.max_active as f64) * cell / n,
+            stash: self.stash_bits() as f64 / n,
+            counters: self.counter_bits() as f64 / n,
+            total: self.memory_bits() as f64 / n,
+        }
+    }
+
     /// The cost and guarantee of this plan.
     pub(crate) fn sizing(&self) -> Sizing {
         Sizing {
@@ -376,6 +430,7 @@ impl Plan {
             slack: self.slack,
             table_bits: self.table_bits(),
             memory_bits: self.memory_bits(),
+            breakdown: self.breakdown(),
             buckets: self.buckets,
             false_positive_bound: self.false_positive_bound(),
             accesses: 3.0
@@ -575,6 +630,28 @@ mod tests {
                 assert!(c * p.generation_len >= n, "window covered");
                 assert_eq!(p.slack, (c + 1) * n.div_ceil(c) - 1 - n);
             }
+        }
+    }
+
+    #[test]
+    fn the_breakdown_sums_to_memory() {
+        for (n, slack, k) in [
+            (1u64 << 16, Slack::LeastSpace, 4),
+            (1_000_000, Slack::AtMost(15_625), 12),
+            (10, Slack::AtMost(0), 8),
+        ] {
+            let p = count(n, slack, 2f64.powi(-k)).unwrap();
+            let b = p.breakdown();
+            let sum = b.fingerprint
+                + b.extra_generation
+                + b.tags
+                + b.bucket_compare
+                + b.unused_cells
+                + b.stash
+                + b.counters;
+            assert!((sum - b.total).abs() < 1e-9 * b.total, "{b:?}");
+            assert_eq!(b.total, p.memory_bits() as f64 / n as f64);
+            assert!(b.bucket_compare > 0.0 && b.unused_cells > 0.0);
         }
     }
 
