@@ -18,11 +18,13 @@ const DEFAULT_SEED: u64 = 0x6e61_6f72_796f_6765;
 /// The construction of *Tight Bounds for Sliding Bloom Filters* (§2): the
 /// stream is cut into generations of `⌈n/c⌉` insertions; each item's hash
 /// `h(x)` is kept in a dictionary with the generation of its latest
-/// occurrence, counted modulo `2c + 3` (§2.4). An item is reported while that
+/// occurrence, counted modulo `2^s` (§2.4 counts modulo `2c + 3`; see
+/// [`SCAN_SPEEDUP`](crate::SCAN_SPEEDUP)). An item is reported while that
 /// generation is among the last `c + 1`. Stale entries are deleted lazily —
-/// an insertion overwrites any it needs — and by a scan that visits at most one
-/// bucket per insertion, `⌈B/(c + 1)⌉` per generation (§2.5), so no operation
-/// of a count window pauses.
+/// an insertion overwrites any it needs — and by a scan that visits about one
+/// bucket per insertion or less, `⌈B/k⌉` per generation for a sweep of
+/// `k = 2^s − c − 1` generations (§2.5), so no operation of a count window
+/// pauses.
 ///
 /// The dictionary is a two-choice table of 4-cell buckets; see the crate
 /// documentation for its sizing, the argument that it never drops an entry,
@@ -454,8 +456,8 @@ impl SlidingBloom {
 
     /// The per-insertion work after placing: the scan's share and the counters.
     ///
-    /// A generation owes the scan `q = ⌈B/(c + 1)⌉` buckets, so that `c + 1`
-    /// generations sweep the whole table; they are paid evenly, one bucket
+    /// A generation owes the scan `q = ⌈B/k⌉` buckets, so that `k = 2^s − c − 1`
+    /// generations sweep the whole table; they are paid evenly, a bucket
     /// whenever the insertions of the generation have earned one (`q` per
     /// `⌈n/c⌉` insertions), rather than all at once (§2.5).
     #[inline]
@@ -465,7 +467,9 @@ impl SlidingBloom {
         self.insertions = self.insertions.saturating_add(1);
         self.in_generation = self.in_generation.saturating_add(1);
         self.scan_credit += self.plan.scan_quota;
-        if self.scan_credit >= self.plan.generation_capacity {
+        // A quota above the generation's capacity (a sweep of few
+        // generations, small tables) earns more than one bucket an insertion.
+        while self.scan_credit >= self.plan.generation_capacity {
             self.scan_credit -= self.plan.generation_capacity;
             self.table.scan_step(ages);
         }

@@ -106,7 +106,7 @@ pub struct Sizing {
     pub breakdown: SpaceBreakdown,
     /// Expected memory accesses of one `observe` of an unseen item: two
     /// candidate buckets read, one written, and the incremental scan's
-    /// share, `B` buckets per `c + 1` generations.
+    /// share, `B` buckets per `k` generations.
     pub accesses: f64,
 }
 
@@ -435,7 +435,7 @@ impl Plan {
             false_positive_bound: self.false_positive_bound(),
             accesses: 3.0
                 + self.buckets as f64
-                    / ((self.generations + 1) as f64 * self.generation_capacity as f64),
+                    / (self.sweep_generations as f64 * self.generation_capacity as f64),
         }
     }
 

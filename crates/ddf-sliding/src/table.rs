@@ -58,10 +58,8 @@ pub(crate) struct Ages {
     pub(crate) max_active_age: u32,
     /// `current` in every lane.
     current_lanes: u128,
-    /// The oldest active tag, `current − c mod 2^s`, in every lane.
-    oldest_lanes: u128,
-    /// Whether the active tags wrap past 0 (oldest > current).
-    wraps: bool,
+    /// `c` in every lane.
+    max_age_lanes: u128,
 }
 
 impl Ages {
@@ -188,28 +186,25 @@ impl Lanes {
     }
 
     /// The cells of `bucket` that are empty or stale (`free`) and those that
-    /// are stale (`stale`), flagged at bit 0 of their lane.
+    /// are stale (`stale`), flagged at the top bit of their lane.
     ///
-    /// An entry is active when its tag lies in the cyclic interval
-    /// `[current − c, current]` modulo `2^s`. With the tags isolated and a
-    /// guard bit above each, `guard + tag − lo` keeps the guard exactly when
-    /// `tag ≥ lo` and `guard + current − tag` when `tag ≤ current`, for all
-    /// four lanes in two subtractions; the interval is the intersection of
-    /// the two, or their union when it wraps past 0.
+    /// An entry is active when its age, `current − tag` modulo `2^s`, is at
+    /// most `c`. With the tags isolated and a guard bit above each,
+    /// `guard + current − tag` never borrows from the next lane and its low
+    /// `s` bits are the age; `top + c − age` then keeps the lane's top bit
+    /// exactly when `age ≤ c`. All four lanes in two subtractions, with no
+    /// branch and no shift, and the flags land where the occupancy test puts
+    /// its own.
     #[inline]
     fn free_and_stale(&self, bucket: u128, ages: &Ages) -> (u128, u128) {
         let tags = bucket & self.tags;
-        let at_least_lo = ((tags | self.guards) - ages.oldest_lanes) & self.guards;
-        let at_most_current = ((ages.current_lanes | self.guards) - tags) & self.guards;
-        let active = if ages.wraps {
-            at_least_lo | at_most_current
-        } else {
-            at_least_lo & at_most_current
-        } >> self.tag_bits;
-        let occupied = ((((bucket & self.below_highs) + self.below_highs) | bucket) & self.highs)
-            >> (self.width - 1);
+        let age = ((ages.current_lanes | self.guards) - tags) & self.tags;
+        let active = ((ages.max_age_lanes | self.highs) - age) & self.highs;
+        // A cell is occupied when any bit is set (entries have a non-zero
+        // remainder): the low bits carry into the top one.
+        let occupied = (((bucket & self.below_highs) + self.below_highs) | bucket) & self.highs;
         let stale = occupied & !active;
-        ((self.lows & !occupied) | stale, stale)
+        ((self.highs & !occupied) | stale, stale)
     }
 }
 
@@ -236,14 +231,12 @@ impl Table {
     /// The clock at tag `current` of `2^s`, with its lane broadcasts.
     pub(crate) fn ages(&self, current: u32, modulus: u32, max_active_age: u32) -> Ages {
         let age_mask = modulus - 1;
-        let oldest = current.wrapping_sub(max_active_age) & age_mask;
         Ages {
             current,
             age_mask,
             max_active_age,
             current_lanes: u128::from(current) * self.lanes.lows,
-            oldest_lanes: u128::from(oldest) * self.lanes.lows,
-            wraps: oldest > current,
+            max_age_lanes: u128::from(max_active_age) * self.lanes.lows,
         }
     }
 
@@ -472,8 +465,8 @@ impl Table {
         let (_, stale) = self.lanes.free_and_stale(row, ages);
         if stale != 0 {
             // Spread each lane's flag over the lane: no carries, a flag is one bit.
-            self.cells
-                .write_row(bucket, row & !(stale * u128::from(self.lanes.cell_mask)));
+            let lanes = (stale >> (self.lanes.width - 1)) * u128::from(self.lanes.cell_mask);
+            self.cells.write_row(bucket, row & !lanes);
             self.occupied -= u64::from(stale.count_ones());
         }
     }
@@ -617,12 +610,13 @@ mod tests {
                     let (free, stale) = t.lanes.free_and_stale(row, &ages);
                     for (j, &v) in cells.iter().enumerate() {
                         let old = v != 0 && !ages.is_active(v & t.tag_mask);
-                        let bit = |flags: u128| flags >> (j as u32 * t.lanes.width) & 1 == 1;
+                        let top = j as u32 * t.lanes.width + t.lanes.width - 1;
+                        let bit = |flags: u128| flags >> top & 1 == 1;
                         assert_eq!(bit(stale), old, "c {c}, current {current}, cell {v:#x}");
                         assert_eq!(bit(free), v == 0 || old);
                     }
-                    // Flags sit at bit 0 of their lane only.
-                    assert_eq!((free | stale) & !t.lanes.lows, 0);
+                    // Flags sit at the top bit of their lane only.
+                    assert_eq!((free | stale) & !t.lanes.highs, 0);
                 }
             }
         }
