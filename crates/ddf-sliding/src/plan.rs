@@ -616,7 +616,10 @@ mod tests {
             let sweep = p.sweep_generations;
             assert!(sweep >= (p.generations + 1).div_ceil(SCAN_SPEEDUP));
             assert_eq!(p.generations + sweep + 1, u64::from(p.tag_modulus));
-            assert!(p.generations + 1 + (p.generations + 1).div_ceil(SCAN_SPEEDUP) > 1 << (p.tag_bits - 1));
+            assert!(
+                p.generations + 1 + (p.generations + 1).div_ceil(SCAN_SPEEDUP)
+                    > 1 << (p.tag_bits - 1)
+            );
         }
     }
 

@@ -69,8 +69,8 @@ mod tests {
     #[test]
     fn the_budget_epsilon_fits_and_is_tight() {
         let s = SlidingBloom::sizing(10_000, Slack::AtMost(0), 0.001).unwrap();
-        let eps =
-            SlidingBloom::epsilon_for_budget(10_000, Slack::AtMost(0), None, s.memory_bits).unwrap();
+        let eps = SlidingBloom::epsilon_for_budget(10_000, Slack::AtMost(0), None, s.memory_bits)
+            .unwrap();
         assert!(eps <= 0.001 * 1.01, "{eps}");
         let at = SlidingBloom::sizing(10_000, Slack::AtMost(0), eps).unwrap();
         assert!(at.memory_bits <= s.memory_bits);

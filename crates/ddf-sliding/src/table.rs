@@ -650,12 +650,17 @@ mod tests {
         }
         let cells = plan.buckets * CELLS_PER_BUCKET as u64;
         let placed = u64::from(keys);
-        assert_eq!(t.occupied() + t.stash_len() as u64 + t.stash_overflows(), placed);
+        assert_eq!(
+            t.occupied() + t.stash_len() as u64 + t.stash_overflows(),
+            placed
+        );
         assert!(t.occupied() <= cells);
         if t.stash_overflows() > 0 {
             assert_eq!(t.stash_len(), STASH_CAPACITY);
         }
-        let found = (1..=keys).filter(|&rem| t.find(t.slot(0, rem)).is_some()).count() as u64;
+        let found = (1..=keys)
+            .filter(|&rem| t.find(t.slot(0, rem)).is_some())
+            .count() as u64;
         assert_eq!(found, placed - t.stash_overflows());
         assert!(placed > cells + STASH_CAPACITY as u64 || t.stash_overflows() == 0);
     }
