@@ -41,12 +41,14 @@ const SMALL_TABLE_MARGIN: f64 = 2.0;
 ///
 /// A tag of `s` bits counts generations modulo `2^s`; an entry is read
 /// correctly while its age is below `2^s`, so with a sweep of `k`
-/// generations (no entry older than `c + k`, see [`Plan::sweep_generations`])
+/// generations (no entry older than `c + k`, see
+/// [`SlidingBloom::sweep_generations`](crate::SlidingBloom::sweep_generations))
 /// `s` needs `c + k + 1 ≤ 2^s`. §2.4's counter modulo `2c + 3` is the case
 /// `k = c + 1` with a spare value. Letting `k` fall to a quarter of `c + 1`
-/// saves a tag bit at most `c` (every `c` in `2^(s−1) − 1 ..= 0.8·2^s`),
-/// for at most four times the paper's scanning, about one bucket per
-/// insertion.
+/// saves a tag bit on `⌈log₂(2c + 3)⌉` for every `c` from `2^(s−1) − 1` up
+/// to `c + 1 + ⌈(c + 1)/4⌉ = 2^s` (about three fifths of each width's
+/// range), for at most four times the paper's scanning, about one bucket
+/// per insertion.
 pub const SCAN_SPEEDUP: u64 = 4;
 
 /// 64-bit words of counters every filter keeps besides its cells: the
