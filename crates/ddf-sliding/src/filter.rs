@@ -18,11 +18,13 @@ const DEFAULT_SEED: u64 = 0x6e61_6f72_796f_6765;
 /// The construction of *Tight Bounds for Sliding Bloom Filters* (§2): the
 /// stream is cut into generations of `⌈n/c⌉` insertions; each item's hash
 /// `h(x)` is kept in a dictionary with the generation of its latest
-/// occurrence, counted modulo `2c + 3` (§2.4). An item is reported while that
+/// occurrence, counted modulo `2^s` (§2.4 counts modulo `2c + 3`; see
+/// [`SCAN_SPEEDUP`](crate::SCAN_SPEEDUP)). An item is reported while that
 /// generation is among the last `c + 1`. Stale entries are deleted lazily —
-/// an insertion overwrites any it needs — and by a scan that visits at most one
-/// bucket per insertion, `⌈B/(c + 1)⌉` per generation (§2.5), so no operation
-/// of a count window pauses.
+/// an insertion overwrites any it needs — and by a scan that visits about one
+/// bucket per insertion or less, `⌈B/k⌉` per generation for a sweep of
+/// `k = 2^s − c − 1` generations (§2.5), so no operation of a count window
+/// pauses.
 ///
 /// The dictionary is a two-choice table of 4-cell buckets; see the crate
 /// documentation for its sizing, the argument that it never drops an entry,
@@ -34,7 +36,7 @@ pub struct SlidingBloom {
     fingerprinter: Fingerprinter,
     /// Absolute index of the current generation.
     generation: u64,
-    /// `generation mod (2c + 3)`.
+    /// `generation mod 2^s`.
     tag: u32,
     /// The clock at `tag`, as the table's lane operations want it.
     ages: Ages,
@@ -234,7 +236,9 @@ impl SlidingBloom {
         self.plan.remainder_bits
     }
 
-    /// Bits of the generation tag, `⌈log₂(2c + 3)⌉` (§2.4).
+    /// Bits of the generation tag `s`: the fewest whose `2^s` ages cover
+    /// the `c + 1` active generations and a sweep of the scan (§2.4; see
+    /// [`SCAN_SPEEDUP`](crate::SCAN_SPEEDUP)).
     pub fn tag_bits(&self) -> u32 {
         self.plan.tag_bits
     }
@@ -274,10 +278,17 @@ impl SlidingBloom {
     }
 
     /// Insertions in which the scan visits every bucket once, counted from
-    /// the start of a generation (count windows): `c + 1` generations, each
-    /// paying `⌈B/(c + 1)⌉` buckets, `(c + 1)·⌈n/c⌉` insertions.
+    /// the start of a generation (count windows): `k = 2^s − c − 1`
+    /// generations ([`sweep_generations`](Self::sweep_generations)), each
+    /// paying `⌈B/k⌉` buckets, `k·⌈n/c⌉` insertions.
     pub fn scan_period(&self) -> u64 {
-        (self.plan.generations + 1) * self.plan.generation_len
+        self.plan.sweep_generations * self.plan.generation_len
+    }
+
+    /// `k = 2^s − c − 1`, the generations in which the scan sweeps the
+    /// table: at least `⌈(c + 1)/4⌉`, so that no entry lives to age `2^s`.
+    pub fn sweep_generations(&self) -> u64 {
+        self.plan.sweep_generations
     }
 
     /// The oldest age (in insertions, as for the window) at which a stale
@@ -322,6 +333,21 @@ impl SlidingBloom {
     pub fn entries(&self) -> impl Iterator<Item = (EntryKey, u32)> + '_ {
         let ages = self.ages();
         self.table.entries().map(move |(k, t)| (k, ages.age(t)))
+    }
+
+    /// Where the bits of [`memory_bits`](DuplicateFilter::memory_bits) go,
+    /// per window element (see [`SpaceBreakdown`](crate::SpaceBreakdown)).
+    pub fn space_breakdown(&self) -> crate::SpaceBreakdown {
+        self.plan.breakdown()
+    }
+
+    /// Entries dropped because relocation failed while the stash held
+    /// [`STASH_CAPACITY`](crate::STASH_CAPACITY) entries, since construction,
+    /// the last `clear` or a snapshot restore. 0 at the design load
+    /// (measured, see the crate docs); each dropped entry may be a false
+    /// negative.
+    pub fn stash_overflows(&self) -> u64 {
+        self.table.stash_overflows()
     }
 
     /// Relocation moves (cuckoo kicks) since construction, the last `clear`
@@ -430,8 +456,8 @@ impl SlidingBloom {
 
     /// The per-insertion work after placing: the scan's share and the counters.
     ///
-    /// A generation owes the scan `q = ⌈B/(c + 1)⌉` buckets, so that `c + 1`
-    /// generations sweep the whole table; they are paid evenly, one bucket
+    /// A generation owes the scan `q = ⌈B/k⌉` buckets, so that `k = 2^s − c − 1`
+    /// generations sweep the whole table; they are paid evenly, a bucket
     /// whenever the insertions of the generation have earned one (`q` per
     /// `⌈n/c⌉` insertions), rather than all at once (§2.5).
     #[inline]
@@ -441,7 +467,9 @@ impl SlidingBloom {
         self.insertions = self.insertions.saturating_add(1);
         self.in_generation = self.in_generation.saturating_add(1);
         self.scan_credit += self.plan.scan_quota;
-        if self.scan_credit >= self.plan.generation_capacity {
+        // A quota above the generation's capacity (a sweep of few
+        // generations, small tables) earns more than one bucket an insertion.
+        while self.scan_credit >= self.plan.generation_capacity {
             self.scan_credit -= self.plan.generation_capacity;
             self.table.scan_step(ages);
         }
@@ -623,11 +651,14 @@ impl DuplicateFilter for SlidingBloom {
         batch::contains_batch(self, digests, answers);
     }
 
-    /// Table cells times their width, `4·B·(r + s)`, plus the stash entries
-    /// (bucket, remainder and tag each) when there are any. The two counters
-    /// and the hash key, `O(log n)` bits in the paper's count, are left out.
+    /// Table cells times their width, `4·B·(r + s)`, plus the stash's
+    /// [`STASH_CAPACITY`](crate::STASH_CAPACITY) reserved entries (bucket,
+    /// remainder and tag each) and the counters
+    /// ([`COUNTER_WORDS`](crate::COUNTER_WORDS) words, and one per
+    /// generation of the last `c + 1` for time windows): fixed at
+    /// construction.
     fn memory_bits(&self) -> u64 {
-        self.table.memory_bits(&self.plan)
+        self.plan.memory_bits()
     }
 
     fn clear(&mut self) {
@@ -663,6 +694,40 @@ impl TimedFilter for SlidingBloom {
             self.advance_to(now);
         }
         Verdict::from_seen(self.observe_now(digest))
+    }
+
+    /// Moves the clock to `now` once, then observes the batch with both
+    /// buckets prefetched a few items ahead (as
+    /// [`observe_batch`](DuplicateFilter::observe_batch)): the verdicts,
+    /// state and counters of `observe_at` one by one. A `now` behind the
+    /// latest time seen takes the one-by-one path, which counts one clock
+    /// regression per item.
+    fn observe_batch_at(&mut self, digests: &[Digest], now: u64, verdicts: &mut Vec<Verdict>) {
+        if self.plan.request.clock == Clock::Time {
+            if now < self.clock.latest() {
+                verdicts.reserve(digests.len());
+                for &d in digests {
+                    verdicts.push(self.observe_at(d, now));
+                }
+                return;
+            }
+            self.advance_to(now);
+        }
+        batch::observe_batch(self, digests, verdicts);
+    }
+
+    /// Prefetched like [`contains_batch`](DuplicateFilter::contains_batch)
+    /// when `now` falls in the current generation or before (the usual
+    /// case); a `now` generations ahead is answered one by one, and one more
+    /// than `c` ahead reports nothing.
+    fn contains_batch_at(&self, digests: &[Digest], now: u64, answers: &mut Vec<bool>) {
+        match self.generations_ahead(now) {
+            0 => batch::contains_batch(self, digests, answers),
+            ahead if ahead > self.plan.generations => {
+                answers.extend(std::iter::repeat_n(false, digests.len()));
+            }
+            ahead => answers.extend(digests.iter().map(|&d| self.contains_ahead(d, ahead))),
+        }
     }
 
     /// 0 for count windows, which ignore `now`.

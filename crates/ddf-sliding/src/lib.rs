@@ -18,8 +18,11 @@ mod snapshot;
 mod table;
 
 pub use filter::SlidingBloom;
-pub use plan::{CELLS_PER_BUCKET, DESIGN_LOAD, DESIGN_LOAD_RANGE, Sizing, Slack};
-pub use table::{EntryKey, MAX_KICKS};
+pub use plan::{
+    CELLS_PER_BUCKET, COUNTER_WORDS, DESIGN_LOAD, DESIGN_LOAD_RANGE, SCAN_SPEEDUP, Sizing, Slack,
+    SpaceBreakdown,
+};
+pub use table::{EntryKey, MAX_KICKS, STASH_CAPACITY};
 
 #[cfg(feature = "serde")]
 ddf_core::impl_serde_via_snapshot!(SlidingBloom);

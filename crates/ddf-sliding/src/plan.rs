@@ -36,6 +36,29 @@ pub const DESIGN_LOAD_RANGE: std::ops::RangeInclusive<f64> = 0.25..=0.96;
 /// `n = 10^6` and 1.2 % at `n = 10^5`.
 const SMALL_TABLE_MARGIN: f64 = 2.0;
 
+/// How much faster than one sweep per `c + 1` generations the scan may run
+/// to save a tag bit: a sweep takes at least `⌈(c + 1)/4⌉` generations.
+///
+/// A tag of `s` bits counts generations modulo `2^s`; an entry is read
+/// correctly while its age is below `2^s`, so with a sweep of `k`
+/// generations (no entry older than `c + k`, see
+/// [`SlidingBloom::sweep_generations`](crate::SlidingBloom::sweep_generations))
+/// `s` needs `c + k + 1 ≤ 2^s`. §2.4's counter modulo `2c + 3` is the case
+/// `k = c + 1` with a spare value. Letting `k` fall to a quarter of `c + 1`
+/// saves a tag bit on `⌈log₂(2c + 3)⌉` for every `c` from `2^(s−1) − 1` up
+/// to `c + 1 + ⌈(c + 1)/4⌉ = 2^s` (about three fifths of each width's
+/// range), for at most four times the paper's scanning, about one bucket
+/// per insertion.
+pub const SCAN_SPEEDUP: u64 = 4;
+
+/// 64-bit words of counters every filter keeps besides its cells: the
+/// generation, its tag and insertions, the scan's position and credit, the
+/// clock's latest time, regressions, epoch and early closes, the active
+/// total, the insertions, the relocation generator and its seed, the
+/// occupied cells, relocation moves, stash overflows and the stash length.
+/// Counted in `memory_bits` (the paper's `O(log n)` bits of counters).
+pub const COUNTER_WORDS: u64 = 17;
+
 /// The widest cell: remainder plus tag bits.
 const MAX_CELL_BITS: u32 = ddf_bits::MAX_CELL_BITS;
 
@@ -70,15 +93,22 @@ pub struct Sizing {
     pub generations: u64,
     /// The effective slack `m` (insertions or time units).
     pub slack: u64,
-    /// Table bits `B·4·(r + s)`: `memory_bits` of the new filter.
+    /// Table bits `B·4·(r + s)`: the cells.
     pub table_bits: u64,
+    /// `memory_bits` of the new filter: the cells, the stash's
+    /// [`STASH_CAPACITY`](crate::STASH_CAPACITY) reserved entries and the
+    /// counters ([`COUNTER_WORDS`] words, plus `c + 1` per-generation
+    /// counts for time windows).
+    pub memory_bits: u64,
     /// Buckets `B`.
     pub buckets: u64,
     /// The guaranteed false-positive bound, at most `ε` (§2.1).
     pub false_positive_bound: f64,
+    /// Where the bits go, per window element.
+    pub breakdown: SpaceBreakdown,
     /// Expected memory accesses of one `observe` of an unseen item: two
     /// candidate buckets read, one written, and the incremental scan's
-    /// share, `B` buckets per `c + 1` generations.
+    /// share, `B` buckets per `k` generations.
     pub accesses: f64,
 }
 
@@ -88,12 +118,45 @@ impl Sizing {
     /// than window + slack.
     pub fn prediction(&self) -> ddf_core::Prediction {
         ddf_core::Prediction::exact_window(
-            self.table_bits,
+            self.memory_bits,
             self.false_positive_bound,
             self.accesses,
         )
         .with_slack(self.slack)
     }
+}
+
+/// Where a filter's bits go, in bits per element of the window (per item of
+/// the planned capacity for time windows); the parts sum to
+/// [`total`](Self::total), `memory_bits / n`.
+///
+/// Theorem 1.1 prices `n' = n(1 + 1/c)` entries of `log₂(1/ε)` bits of hash
+/// and `log₂ c + 1` of tag, with no cost for the dictionary itself; the
+/// parts here name what a real table adds to that.
+#[derive(Debug, Clone, Copy, PartialEq)]
+pub struct SpaceBreakdown {
+    /// `log₂(1/ε)`: the hash bits of one entry per window element, the
+    /// leading term of both theorems.
+    pub fingerprint: f64,
+    /// `(n'/n − 1)·log₂(1/ε)`: the hashes of the `(c + 1)`-th generation
+    /// (`n' = (c + 1)·⌈n/c⌉` entries may be active at once).
+    pub extra_generation: f64,
+    /// `(n'/n)·s`: the generation tags.
+    pub tags: f64,
+    /// `(n'/n)·(r − log₂(1/ε))`: remainder bits beyond `log₂(1/ε)`. A query
+    /// compares `2·4` cells of a table at load `α`, so §2.1's union bound
+    /// needs `log₂(8α)` more bits than one comparison would, plus the
+    /// rounding of `r` to a whole bit.
+    pub bucket_compare: f64,
+    /// `(4B − n')·(r + s)/n`: cells no active entry can fill, the design
+    /// load `α` and the margin of small tables.
+    pub unused_cells: f64,
+    /// The stash's reserved entries.
+    pub stash: f64,
+    /// The counters (clock, scan, generator, diagnostics).
+    pub counters: f64,
+    /// The sum: `memory_bits / n`.
+    pub total: f64,
 }
 
 /// Whether generations advance by insertions or by the caller's clock.
@@ -165,16 +228,19 @@ pub(crate) struct Plan {
     pub(crate) slack: u64,
     /// `(c + 1)·generation_capacity`: the most entries active at once.
     pub(crate) max_active: u64,
-    /// `2c + 3`: the generation counter's modulus (§2.4).
+    /// `2^s`: the generation counter's modulus (§2.4 uses `2c + 3`; see
+    /// [`SCAN_SPEEDUP`]).
     pub(crate) tag_modulus: u32,
-    /// `⌈log₂(2c + 3)⌉`.
+    /// `s`, the fewest bits with `c + ⌈(c + 1)/4⌉ + 1 ≤ 2^s` ([`tag_bits_for`]).
     pub(crate) tag_bits: u32,
+    /// `k = 2^s − c − 1`: generations in which the scan sweeps the table.
+    pub(crate) sweep_generations: u64,
     /// Bits of the stored remainder `r`.
     pub(crate) remainder_bits: u32,
     /// Buckets `B` of [`CELLS_PER_BUCKET`] cells.
     pub(crate) buckets: u64,
-    /// `⌈B/(c + 1)⌉`: buckets the scan visits per generation, so that a full
-    /// sweep takes at most `c + 1` generations.
+    /// `⌈B/k⌉`: buckets the scan visits per generation, so that a full
+    /// sweep takes at most `k` generations.
     pub(crate) scan_quota: u64,
 }
 
@@ -242,22 +308,21 @@ impl Plan {
         let generation_len = request.window.div_ceil(c);
         let generation_capacity = request.capacity.div_ceil(c);
         let slack = retention_excess(request.clock, request.window, c);
-        // Tags run over 0..2c + 3 (§2.4): at most 31 bits leaves a remainder bit.
-        let tag_modulus = c
-            .checked_mul(2)
-            .and_then(|x| x.checked_add(3))
-            .and_then(|q| u32::try_from(q).ok())
-            .filter(|&q| q <= 1 << (MAX_CELL_BITS - 1))
+        // Tags run over 0..2^s: at most 31 bits leaves a remainder bit.
+        let tag_bits = tag_bits_for(c)
+            .filter(|&s| s < MAX_CELL_BITS)
             .ok_or_else(|| {
                 ParamError::new(
                     "generations",
                     c,
-                    "at most 2^30 generations, so that a tag of ⌈log2(2c + 3)⌉ bits fits a 32-bit cell",
+                    "at most 2^30 − 2^28 generations, so that a tag counting c + ⌈(c + 1)/4⌉ + 1 \
+                     generations fits a 32-bit cell with a remainder",
                 )
             })?;
+        let tag_modulus = 1u32 << tag_bits;
+        let sweep_generations = u64::from(tag_modulus) - c - 1;
         // After the tag check, so `c + 1` cannot overflow.
         let max_active = checked_mul("capacity", c + 1, generation_capacity)?;
-        let tag_bits = 32 - (tag_modulus - 1).leading_zeros();
         let cells_needed = max_active as f64 / request.load;
         let base = cells_needed / CELLS_PER_BUCKET as f64;
         let buckets = (base + SMALL_TABLE_MARGIN * base.sqrt()).ceil().max(1.0);
@@ -303,9 +368,10 @@ impl Plan {
             max_active,
             tag_modulus,
             tag_bits,
+            sweep_generations,
             remainder_bits,
             buckets,
-            scan_quota: buckets.div_ceil(c + 1),
+            scan_quota: buckets.div_ceil(sweep_generations),
         })
     }
 
@@ -314,17 +380,64 @@ impl Plan {
         self.buckets * CELLS_PER_BUCKET as u64 * u64::from(self.remainder_bits + self.tag_bits)
     }
 
+    /// Bits of one stash entry: its bucket, remainder and tag.
+    pub(crate) fn stash_entry_bits(&self) -> u64 {
+        let bucket_bits = u64::from(64 - (self.buckets - 1).leading_zeros()).max(1);
+        bucket_bits + u64::from(self.remainder_bits + self.tag_bits)
+    }
+
+    /// The stash's reserved entries.
+    pub(crate) fn stash_bits(&self) -> u64 {
+        crate::STASH_CAPACITY as u64 * self.stash_entry_bits()
+    }
+
+    /// The counters: [`COUNTER_WORDS`] words, plus one word per generation
+    /// of the last `c + 1` for time windows (their active entries).
+    pub(crate) fn counter_bits(&self) -> u64 {
+        let per_generation = match self.request.clock {
+            Clock::Count => 0,
+            Clock::Time => self.generations + 1,
+        };
+        64 * (COUNTER_WORDS + per_generation)
+    }
+
+    /// Everything the filter holds: cells, stash and counters.
+    pub(crate) fn memory_bits(&self) -> u64 {
+        self.table_bits() + self.stash_bits() + self.counter_bits()
+    }
+
+    /// Where the bits go ([`SpaceBreakdown`]), per element of the capacity.
+    pub(crate) fn breakdown(&self) -> SpaceBreakdown {
+        let n = self.request.capacity as f64;
+        let log_eps = (1.0 / self.request.epsilon).log2();
+        let active = self.max_active as f64 / n;
+        let cell = f64::from(self.remainder_bits + self.tag_bits);
+        let cells = (self.buckets * CELLS_PER_BUCKET as u64) as f64;
+        SpaceBreakdown {
+            fingerprint: log_eps,
+            extra_generation: (active - 1.0) * log_eps,
+            tags: active * f64::from(self.tag_bits),
+            bucket_compare: active * (f64::from(self.remainder_bits) - log_eps),
+            unused_cells: (cells - self.max_active as f64) * cell / n,
+            stash: self.stash_bits() as f64 / n,
+            counters: self.counter_bits() as f64 / n,
+            total: self.memory_bits() as f64 / n,
+        }
+    }
+
     /// The cost and guarantee of this plan.
     pub(crate) fn sizing(&self) -> Sizing {
         Sizing {
             generations: self.generations,
             slack: self.slack,
             table_bits: self.table_bits(),
+            memory_bits: self.memory_bits(),
+            breakdown: self.breakdown(),
             buckets: self.buckets,
             false_positive_bound: self.false_positive_bound(),
             accesses: 3.0
                 + self.buckets as f64
-                    / ((self.generations + 1) as f64 * self.generation_capacity as f64),
+                    / (self.sweep_generations as f64 * self.generation_capacity as f64),
         }
     }
 
@@ -338,6 +451,17 @@ impl Plan {
     pub(crate) fn false_positive_bound(&self) -> f64 {
         self.max_active as f64 / self.key_space()
     }
+}
+
+/// The tag width `s` for `c` generations: the fewest bits whose `2^s` ages
+/// cover the `c + 1` active generations and a sweep of at least
+/// `⌈(c + 1)/`[`SCAN_SPEEDUP`]`⌉` generations; `None` beyond 31 bits.
+pub(crate) fn tag_bits_for(c: u64) -> Option<u32> {
+    let ages = c
+        .checked_add(1)?
+        .checked_add((c + 1).div_ceil(SCAN_SPEEDUP))?;
+    let bits = 64 - (ages - 1).leading_zeros();
+    (bits <= 31).then_some(bits.max(1))
 }
 
 /// How far beyond the window `c` generations of `⌈w/c⌉` remember an item.
@@ -438,12 +562,22 @@ fn choose_generations(request: &Request) -> Result<u64, ParamError> {
     };
     // More generations with the same tag width cost no tag bit and shrink
     // the `(c + 1)/c` overhead: take the best feasible one in the class of
-    // tags `⌈log₂(2c + 3)⌉` bits wide.
-    let tag_bits = 64 - fewest.saturating_mul(2).saturating_add(2).leading_zeros();
-    let class_end = 1u64
-        .checked_shl(tag_bits)
-        .map_or(fewest, |q| q.saturating_sub(3) / 2)
-        .max(fewest);
+    // tags as wide as the fewest generations' (`tag_bits_for`).
+    let class_end = match tag_bits_for(fewest) {
+        Some(s) => {
+            let mut end = fewest;
+            // The largest c of the same width: c + ⌈(c + 1)/4⌉ + 1 ≤ 2^s.
+            let mut step = 1u64 << s;
+            while step > 0 {
+                if tag_bits_for(end + step).is_some_and(|t| t <= s) {
+                    end += step;
+                }
+                step /= 2;
+            }
+            end
+        }
+        None => fewest,
+    };
     let last = class_end
         .min(window)
         .min(fewest.saturating_add(MAX_CLASS_SEARCH));
@@ -478,9 +612,16 @@ mod tests {
                 load <= DESIGN_LOAD && load > DESIGN_LOAD - 0.01,
                 "load {load}"
             );
-            assert_eq!(p.tag_modulus as u64, 2 * p.generations + 3);
-            assert!(1u64 << p.tag_bits >= u64::from(p.tag_modulus));
-            assert!(1u64 << (p.tag_bits - 1) < u64::from(p.tag_modulus));
+            assert_eq!(p.tag_modulus, 1 << p.tag_bits);
+            // The ages of the active generations and a sweep fit the tag;
+            // one bit fewer would not.
+            let sweep = p.sweep_generations;
+            assert!(sweep >= (p.generations + 1).div_ceil(SCAN_SPEEDUP));
+            assert_eq!(p.generations + sweep + 1, u64::from(p.tag_modulus));
+            assert!(
+                p.generations + 1 + (p.generations + 1).div_ceil(SCAN_SPEEDUP)
+                    > 1 << (p.tag_bits - 1)
+            );
         }
     }
 
@@ -494,6 +635,28 @@ mod tests {
                 assert!(c * p.generation_len >= n, "window covered");
                 assert_eq!(p.slack, (c + 1) * n.div_ceil(c) - 1 - n);
             }
+        }
+    }
+
+    #[test]
+    fn the_breakdown_sums_to_memory() {
+        for (n, slack, k) in [
+            (1u64 << 16, Slack::LeastSpace, 4),
+            (1_000_000, Slack::AtMost(15_625), 12),
+            (10, Slack::AtMost(0), 8),
+        ] {
+            let p = count(n, slack, 2f64.powi(-k)).unwrap();
+            let b = p.breakdown();
+            let sum = b.fingerprint
+                + b.extra_generation
+                + b.tags
+                + b.bucket_compare
+                + b.unused_cells
+                + b.stash
+                + b.counters;
+            assert!((sum - b.total).abs() < 1e-9 * b.total, "{b:?}");
+            assert_eq!(b.total, p.memory_bits() as f64 / n as f64);
+            assert!(b.bucket_compare > 0.0 && b.unused_cells > 0.0);
         }
     }
 

@@ -38,7 +38,7 @@ impl SlidingBloom {
     ) -> Result<f64, ParamError> {
         let fits = |eps: f64| {
             Self::sizing_for(window, slack, capacity, eps)
-                .is_ok_and(|s| s.table_bits <= memory_bits)
+                .is_ok_and(|s| s.memory_bits <= memory_bits)
         };
         let (mut lo, mut hi) = (MIN_BUDGET_EPSILON.ln(), 0.5f64.ln());
         if !fits(hi.exp()) {
@@ -69,14 +69,14 @@ mod tests {
     #[test]
     fn the_budget_epsilon_fits_and_is_tight() {
         let s = SlidingBloom::sizing(10_000, Slack::AtMost(0), 0.001).unwrap();
-        let eps =
-            SlidingBloom::epsilon_for_budget(10_000, Slack::AtMost(0), None, s.table_bits).unwrap();
+        let eps = SlidingBloom::epsilon_for_budget(10_000, Slack::AtMost(0), None, s.memory_bits)
+            .unwrap();
         assert!(eps <= 0.001 * 1.01, "{eps}");
         let at = SlidingBloom::sizing(10_000, Slack::AtMost(0), eps).unwrap();
-        assert!(at.table_bits <= s.table_bits);
+        assert!(at.memory_bits <= s.memory_bits);
         assert!(SlidingBloom::epsilon_for_budget(10_000, Slack::LeastSpace, None, 100).is_err());
         let p = at.prediction();
-        assert_eq!(p.memory_bits, at.table_bits);
+        assert_eq!(p.memory_bits, at.memory_bits);
         assert!(p.accesses > 3.0 && p.accesses < 4.0);
     }
 }

@@ -21,9 +21,11 @@ const SLACK_LEAST_SPACE: u8 = 1;
 /// stash as sorted `(bucket, remainder, tag)` triples.
 impl Snapshot for SlidingBloom {
     const KIND: u16 = snapshot::kind::SLIDING_BLOOM;
-    // Layout 2 added the clock and overload counters; layout 1 is not read.
-    const VERSION: u16 = 2;
-    const OLDEST_VERSION: u16 = 2;
+    // Layout 2 added the clock and overload counters; layout 3 counts
+    // generations modulo 2^s with a faster scan (tags of layout 2 meant
+    // modulo 2c + 3) and bounds the stash. Older layouts are not read.
+    const VERSION: u16 = 3;
+    const OLDEST_VERSION: u16 = 3;
 
     fn encode_body(&self, out: &mut Encoder) {
         let plan = self.plan();
@@ -208,6 +210,15 @@ impl Snapshot for SlidingBloom {
             }
         }
         let count = input.u64("stash")?;
+        if count > crate::STASH_CAPACITY as u64 {
+            return Err(DecodeError::invalid(
+                "stash",
+                format!(
+                    "{count} entries where the stash holds at most {}",
+                    crate::STASH_CAPACITY
+                ),
+            ));
+        }
         if count > (input.remaining() / 16) as u64 {
             return Err(DecodeError::Truncated { field: "stash" });
         }

@@ -8,6 +8,15 @@ use std::collections::BTreeMap;
 /// Relocations an insertion tries before it parks an entry in the stash.
 pub const MAX_KICKS: u32 = 500;
 
+/// Entries the stash holds at most; an entry that finds no room when the
+/// stash is full is dropped and counted
+/// ([`SlidingBloom::stash_overflows`](crate::SlidingBloom::stash_overflows)).
+///
+/// At the design load the stash stays empty (measured, `sliding/stash-stays-empty`);
+/// its cells are reserved and counted in `memory_bits` all the same, so
+/// memory is fixed at construction whatever relocation does.
+pub const STASH_CAPACITY: usize = 16;
+
 /// Multiplier of the remainder hash that picks the alternate bucket (the
 /// 64-bit golden ratio: odd, so distinct remainders get distinct products).
 const ALT_MULTIPLIER: u64 = 0x9e37_79b9_7f4a_7c15;
@@ -43,29 +52,23 @@ pub struct EntryKey {
 pub(crate) struct Ages {
     /// Tag of the current generation, in `0..modulus`.
     pub(crate) current: u32,
-    /// `2c + 3`.
-    pub(crate) modulus: u32,
+    /// `2^s − 1`: ages are counted modulo `2^s`.
+    pub(crate) age_mask: u32,
     /// `c`: entries of age at most this are active.
     pub(crate) max_active_age: u32,
     /// `current` in every lane.
     current_lanes: u128,
-    /// The oldest active tag, `current − c mod (2c + 3)`, in every lane.
-    oldest_lanes: u128,
-    /// Whether the active tags wrap past 0 (oldest > current).
-    wraps: bool,
+    /// `c` in every lane.
+    max_age_lanes: u128,
 }
 
 impl Ages {
-    /// Generations since `tag` was current, modulo `2c + 3`. Exact for every
+    /// Generations since `tag` was current, modulo `2^s`. Exact for every
     /// entry in the table, since entries are deleted before their age reaches
-    /// `2c + 3` (see [`Table::scan_step`]).
+    /// `2^s` (see [`Table::scan_step`]).
     #[inline]
     pub(crate) fn age(&self, tag: u32) -> u32 {
-        if self.current >= tag {
-            self.current - tag
-        } else {
-            self.current + self.modulus - tag
-        }
+        self.current.wrapping_sub(tag) & self.age_mask
     }
 
     #[inline]
@@ -98,6 +101,9 @@ pub(crate) struct Table {
     scan: u64,
     /// Relocation moves since construction, `clear` or restore (a diagnostic).
     kicks: u64,
+    /// Entries dropped because the stash was full (since construction,
+    /// `clear` or restore): each may be a false negative.
+    stash_overflows: u64,
 }
 
 /// SWAR constants for a bucket of four cells read as one `u128`: every
@@ -180,28 +186,25 @@ impl Lanes {
     }
 
     /// The cells of `bucket` that are empty or stale (`free`) and those that
-    /// are stale (`stale`), flagged at bit 0 of their lane.
+    /// are stale (`stale`), flagged at the top bit of their lane.
     ///
-    /// An entry is active when its tag lies in the cyclic interval
-    /// `[current − c, current]` modulo `2c + 3`. With the tags isolated and a
-    /// guard bit above each, `guard + tag − lo` keeps the guard exactly when
-    /// `tag ≥ lo` and `guard + current − tag` when `tag ≤ current`, for all
-    /// four lanes in two subtractions; the interval is the intersection of
-    /// the two, or their union when it wraps past 0.
+    /// An entry is active when its age, `current − tag` modulo `2^s`, is at
+    /// most `c`. With the tags isolated and a guard bit above each,
+    /// `guard + current − tag` never borrows from the next lane and its low
+    /// `s` bits are the age; `top + c − age` then keeps the lane's top bit
+    /// exactly when `age ≤ c`. All four lanes in two subtractions, with no
+    /// branch and no shift, and the flags land where the occupancy test puts
+    /// its own.
     #[inline]
     fn free_and_stale(&self, bucket: u128, ages: &Ages) -> (u128, u128) {
         let tags = bucket & self.tags;
-        let at_least_lo = ((tags | self.guards) - ages.oldest_lanes) & self.guards;
-        let at_most_current = ((ages.current_lanes | self.guards) - tags) & self.guards;
-        let active = if ages.wraps {
-            at_least_lo | at_most_current
-        } else {
-            at_least_lo & at_most_current
-        } >> self.tag_bits;
-        let occupied = ((((bucket & self.below_highs) + self.below_highs) | bucket) & self.highs)
-            >> (self.width - 1);
+        let age = ((ages.current_lanes | self.guards) - tags) & self.tags;
+        let active = ((ages.max_age_lanes | self.highs) - age) & self.highs;
+        // A cell is occupied when any bit is set (entries have a non-zero
+        // remainder): the low bits carry into the top one.
+        let occupied = (((bucket & self.below_highs) + self.below_highs) | bucket) & self.highs;
         let stale = occupied & !active;
-        ((self.lows & !occupied) | stale, stale)
+        ((self.highs & !occupied) | stale, stale)
     }
 }
 
@@ -221,23 +224,19 @@ impl Table {
             occupied: 0,
             scan: 0,
             kicks: 0,
+            stash_overflows: 0,
         }
     }
 
-    /// The clock at tag `current` of `2c + 3`, with its lane broadcasts.
+    /// The clock at tag `current` of `2^s`, with its lane broadcasts.
     pub(crate) fn ages(&self, current: u32, modulus: u32, max_active_age: u32) -> Ages {
-        let oldest = if current >= max_active_age {
-            current - max_active_age
-        } else {
-            current + modulus - max_active_age
-        };
+        let age_mask = modulus - 1;
         Ages {
             current,
-            modulus,
+            age_mask,
             max_active_age,
             current_lanes: u128::from(current) * self.lanes.lows,
-            oldest_lanes: u128::from(oldest) * self.lanes.lows,
-            wraps: oldest > current,
+            max_age_lanes: u128::from(max_active_age) * self.lanes.lows,
         }
     }
 
@@ -407,7 +406,8 @@ impl Table {
     /// whose other bucket has a free cell moves there and the new entry takes
     /// its place. Otherwise a random walk: evict a random entry into the
     /// walk's bucket, send the evicted entry to its other bucket, repeat, up
-    /// to [`MAX_KICKS`] times; the entry left homeless goes to the stash.
+    /// to [`MAX_KICKS`] times; the entry left homeless goes to the stash, or
+    /// is dropped and counted when the stash holds [`STASH_CAPACITY`].
     /// Only active entries move (a stale one met on the way is overwritten),
     /// which is what keeps the scan's deadline: a stale entry is never
     /// carried behind the scan.
@@ -441,8 +441,12 @@ impl Table {
                 return;
             }
         }
-        let key = self.key(bucket, value >> self.tag_bits);
-        self.stash.insert(key, value & self.tag_mask);
+        if self.stash.len() < STASH_CAPACITY {
+            let key = self.key(bucket, value >> self.tag_bits);
+            self.stash.insert(key, value & self.tag_mask);
+        } else {
+            self.stash_overflows += 1;
+        }
     }
 
     /// Visits the scan's next bucket and deletes its stale entries (§2.5).
@@ -461,8 +465,8 @@ impl Table {
         let (_, stale) = self.lanes.free_and_stale(row, ages);
         if stale != 0 {
             // Spread each lane's flag over the lane: no carries, a flag is one bit.
-            self.cells
-                .write_row(bucket, row & !(stale * u128::from(self.lanes.cell_mask)));
+            let lanes = (stale >> (self.lanes.width - 1)) * u128::from(self.lanes.cell_mask);
+            self.cells.write_row(bucket, row & !lanes);
             self.occupied -= u64::from(stale.count_ones());
         }
     }
@@ -501,17 +505,17 @@ impl Table {
         self.clear_entries();
         self.scan = 0;
         self.kicks = 0;
+        self.stash_overflows = 0;
+    }
+
+    /// Entries dropped because the stash was full.
+    pub(crate) fn stash_overflows(&self) -> u64 {
+        self.stash_overflows
     }
 
     /// Relocation moves since construction, `clear` or restore.
     pub(crate) fn kicks(&self) -> u64 {
         self.kicks
-    }
-
-    pub(crate) fn memory_bits(&self, plan: &Plan) -> u64 {
-        let cell_bits = u64::from(plan.remainder_bits + plan.tag_bits);
-        let bucket_bits = u64::from(64 - (self.buckets - 1).leading_zeros()).max(1);
-        plan.table_bits() + self.stash.len() as u64 * (bucket_bits + cell_bits)
     }
 
     pub(crate) fn occupied(&self) -> u64 {
@@ -534,9 +538,10 @@ impl Table {
         &self.stash
     }
 
-    /// Parks an entry in the stash (snapshot restore).
+    /// Parks an entry in the stash (snapshot restore); false if it repeats
+    /// one or the stash is full.
     pub(crate) fn stash_insert(&mut self, key: EntryKey, tag: u32) -> bool {
-        self.stash.insert(key, tag).is_none()
+        self.stash.len() < STASH_CAPACITY && self.stash.insert(key, tag).is_none()
     }
 
     /// Every entry with its tag: table cells, then the stash.
@@ -605,12 +610,13 @@ mod tests {
                     let (free, stale) = t.lanes.free_and_stale(row, &ages);
                     for (j, &v) in cells.iter().enumerate() {
                         let old = v != 0 && !ages.is_active(v & t.tag_mask);
-                        let bit = |flags: u128| flags >> (j as u32 * t.lanes.width) & 1 == 1;
+                        let top = j as u32 * t.lanes.width + t.lanes.width - 1;
+                        let bit = |flags: u128| flags >> top & 1 == 1;
                         assert_eq!(bit(stale), old, "c {c}, current {current}, cell {v:#x}");
                         assert_eq!(bit(free), v == 0 || old);
                     }
-                    // Flags sit at bit 0 of their lane only.
-                    assert_eq!((free | stale) & !t.lanes.lows, 0);
+                    // Flags sit at the top bit of their lane only.
+                    assert_eq!((free | stale) & !t.lanes.highs, 0);
                 }
             }
         }
@@ -630,25 +636,32 @@ mod tests {
     }
 
     #[test]
-    fn full_buckets_relocate_and_then_stash() {
-        // Three buckets, twelve cells, fifteen keys: those the table cannot
-        // place must reach the stash, never be dropped.
+    fn full_buckets_relocate_then_stash_then_drop_and_count() {
+        // Three buckets, twelve cells, up to 40 keys: those the table cannot
+        // place reach the stash; once it holds STASH_CAPACITY, the homeless
+        // entry is dropped and counted, never silently.
         let (plan, mut t) = table(4, 1, 0.5);
         let ages = t.ages(0, plan.tag_modulus, 1);
         let mut rng = SplitMix64::new(1);
-        let mut placed = 0;
-        for rem in 1..=((1u32 << plan.remainder_bits) - 1).min(40) {
-            let slot = t.slot(0, rem);
-            assert_eq!(t.upsert(slot, 0, &ages, &mut rng), None);
-            placed += 1;
-            assert!(t.find(slot).is_some(), "entry {rem} lost");
+        let keys = ((1u32 << plan.remainder_bits) - 1).min(40);
+        for rem in 1..=keys {
+            assert_eq!(t.upsert(t.slot(0, rem), 0, &ages, &mut rng), None);
+            assert!(t.stash_len() <= STASH_CAPACITY);
         }
         let cells = plan.buckets * CELLS_PER_BUCKET as u64;
-        assert_eq!(t.occupied() + t.stash_len() as u64, placed);
-        assert!(t.stash_len() as u64 >= placed.saturating_sub(cells));
-        // Every entry is still found, and refreshing one reports its tag.
-        for rem in 1..=((1u32 << plan.remainder_bits) - 1).min(40) {
-            assert_eq!(t.upsert(t.slot(0, rem), 1, &ages, &mut rng), Some(0));
+        let placed = u64::from(keys);
+        assert_eq!(
+            t.occupied() + t.stash_len() as u64 + t.stash_overflows(),
+            placed
+        );
+        assert!(t.occupied() <= cells);
+        if t.stash_overflows() > 0 {
+            assert_eq!(t.stash_len(), STASH_CAPACITY);
         }
+        let found = (1..=keys)
+            .filter(|&rem| t.find(t.slot(0, rem)).is_some())
+            .count() as u64;
+        assert_eq!(found, placed - t.stash_overflows());
+        assert!(placed > cells + STASH_CAPACITY as u64 || t.stash_overflows() == 0);
     }
 }

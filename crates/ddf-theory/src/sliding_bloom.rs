@@ -261,7 +261,8 @@ pub fn retention(n: f64, c: f64) -> f64 {
 /// insertions, and an insertion that moves it first deletes it instead
 /// (§2.6). The tags of §2.4 count generations modulo `2c + 3`, so the entry
 /// must be gone within `c + 2` generations of turning stale for its tag never
-/// to read as fresh: `P ≤ (c + 2)·⌈n/c⌉` suffices. The paper's scan takes two
+/// to read as fresh: `P ≤ (c + 2)·⌈n/c⌉` suffices. In general tags modulo
+/// `q` allow `P ≤ (q − c − 1)·⌈n/c⌉`: a faster scan buys narrower tags. The paper's scan takes two
 /// cells per insertion over `n'` cells, `P = n'/2`; a scan paying
 /// `⌈cells/(c + 1)⌉` per generation has `P = (c + 1)·⌈n/c⌉`.
 ///

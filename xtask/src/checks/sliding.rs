@@ -323,6 +323,10 @@ struct Watch {
     counter_mismatches: u64,
     /// The oldest entry seen in a cell, as an age `T − t` in insertions.
     oldest_entry: u64,
+    /// `k`: generations of one sweep of the scan.
+    sweep: u64,
+    /// `s`: tags count generations modulo `2^s`.
+    tag_bits: u32,
     checkpoints: u64,
     entries_seen: u64,
 }
@@ -331,6 +335,7 @@ fn watch(ctx: &Ctx, salt: u64) -> Watch {
     let n = ctx.pick(20_000, 100_000);
     let f = standard(n);
     let (c, g) = (f.generations(), f.generation_len());
+    let (sweep, tag_bits) = (f.sweep_generations(), f.tag_bits());
     let seeds = ctx.seeds(salt, 2);
     let parts = run_seeds(&seeds, threads(), |seed| {
         let hasher = KeyedSipHasher::with_seed(seed);
@@ -362,6 +367,8 @@ fn watch(ctx: &Ctx, salt: u64) -> Watch {
         n,
         c,
         g,
+        sweep,
+        tag_bits,
         age_mismatches: parts.iter().map(|p| p.0).sum(),
         counter_mismatches: parts.iter().map(|p| p.1).sum(),
         oldest_entry: parts.iter().map(|p| p.2).max().unwrap_or(0),
@@ -382,24 +389,26 @@ fn generations_advance(ctx: &Ctx) -> Outcome {
 }
 
 /// §2.4–2.5: no entry outlives `retention + scan period` insertions, so no
-/// stale tag ever wraps around to look fresh.
+/// stale tag ever wraps around to look fresh (the sweep of `k = 2^s − c − 1`
+/// generations is what the tag width allows).
 fn stale_entries_removed(ctx: &Ctx) -> Outcome {
     let w = watch(ctx, 68);
     let (n, c) = (w.n as f64, w.c as f64);
-    let period = (c + 1.0) * w.g as f64;
+    let period = w.sweep as f64 * w.g as f64;
     let bound = physical_lifetime(n, c, period);
     Outcome::at_most(
         bound,
         w.oldest_entry as f64,
-        "retention (c + 1)·g − 1 plus a scan period of (c + 1)·g insertions (ddf_theory::sliding_bloom::physical_lifetime)",
+        "retention (c + 1)·g − 1 plus a scan period of k·g insertions, k = 2^s − c − 1 (ddf_theory::sliding_bloom::physical_lifetime)",
     )
     .note(format!(
-        "n = {}, c = {}, g = {}; reported up to age {}, deletion deadline {bound}, tags wrap at {} generations",
+        "n = {}, c = {}, g = {}, k = {}; reported up to age {}, deletion deadline {bound}, tags wrap at {} generations",
         w.n,
         w.c,
         w.g,
+        w.sweep,
         retention(n, c),
-        2 * w.c + 3
+        1u64 << w.tag_bits
     ))
 }
 
