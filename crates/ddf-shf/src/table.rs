@@ -17,8 +17,8 @@
 //! Its size is fixed at construction: at most `n = min(w + 1, 2^h)`
 //! distinct hashes are ever stored (the ring's `w` and the new one, counted
 //! before the oldest leaves), and `2^k` is the least power of two of at least
-//! `2·n` cells, so the load never exceeds 1/2 and a probe always ends at an
-//! empty cell.
+//! `2·(n − 1)` cells and 4, so the load stays about 1/2 and a probe always
+//! ends at an empty cell.
 
 use ddf_core::ParamError;
 use std::fmt::Debug;
@@ -77,17 +77,21 @@ fn count_bits(window: u64) -> u32 {
 }
 
 /// Cells of the table for `window` and `hash_bits`: the power of two of at
-/// least `2·n` for the `n = min(w + 1, 2^h)` distinct hashes it holds at
-/// once (the ring's and the one being inserted; load at most 1/2: a
-/// deletion's backward shift walks about two cells, at 2/3 it walked five).
+/// least `2·(n − 1)` (and 4) for the `n = min(w + 1, 2^h)` distinct hashes
+/// it holds at once (the ring's and the one being inserted): load at most
+/// about 1/2, so a deletion's backward shift walks about two cells (at 2/3
+/// it walked five), and always below 1.
 fn cells_for(window: u64, hash_bits: u32) -> u64 {
     let n = if hash_bits >= 64 {
         window + 1
     } else {
         (window + 1).min(1 << hash_bits)
     };
-    // `w < 2^32`, so this neither overflows nor is below 2.
-    (2 * n).next_power_of_two()
+    // The `w + 1`-th hash is there only between counting the new hash and
+    // uncounting the oldest, so sizing for `n − 1` keeps a power-of-two
+    // window at `2·w` cells, not `4·w`; at least 4 cells keep one empty
+    // for `n ≤ 3`. `w < 2^32`, so nothing overflows.
+    (2 * (n - 1)).next_power_of_two().max(4)
 }
 
 /// Whether the cells are `u64` (else `u128`).
@@ -325,6 +329,9 @@ mod tests {
         assert_eq!(cells_for(1000, 4), 32);
         // A window of one holds its hash and the new one at once.
         assert_eq!(cells_for(1, 64), 4);
+        assert_eq!(cells_for(2, 64), 4);
+        // The L2 benchmark's window: 2·w cells, not 4·w.
+        assert_eq!(cells_for(1 << 14, 25), 1 << 15);
         assert_eq!(count_bits(1), 2);
         let c = u64::first(0b101, 11);
         assert_eq!((c.key(11), c.up().down()), (0b101, c));
