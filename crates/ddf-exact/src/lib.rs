@@ -11,21 +11,14 @@ pub use ddf_core::{
     TimedFilter, Verdict, Window, Windowed, digest,
 };
 
+mod dict;
+
 use ddf_core::snapshot::{self, Decoder, Encoder};
 use ddf_core::{Prediction, TimeClock};
 use ddf_hash::MixState;
-use std::collections::hash_map::Entry;
-use std::collections::{HashMap, VecDeque};
+use dict::{Dict, Slot};
+use std::collections::VecDeque;
 use std::hash::{BuildHasher, Hash};
-
-/// What the dictionary keeps per key present in the window.
-#[derive(Debug, Clone, Copy)]
-struct Slot {
-    /// Occurrences of the key in the FIFO (the counting dictionary's value).
-    count: u64,
-    /// Timestamp of the latest occurrence (time windows only).
-    latest: u64,
-}
 
 /// An exact duplicate filter over the last `w` insertions, the last `t` time
 /// units, or the whole stream: no false positives, no false negatives.
@@ -57,7 +50,8 @@ pub struct ExactWindow<K = Digest, S = MixState> {
     window: Window,
     /// Items of the window, oldest first, with their timestamps in time mode.
     fifo: VecDeque<(K, u64)>,
-    dict: HashMap<K, Slot, S>,
+    /// The counting dictionary, an open-addressing table (see `dict`).
+    dict: Dict<K, S>,
     /// The latest timestamp seen and the steps back (time mode only), so
     /// time never runs backwards.
     clock: TimeClock,
@@ -89,7 +83,7 @@ impl<K: Hash + Eq + Clone> ExactWindow<K> {
         ExactWindow {
             window: Window::Unbounded,
             fifo: VecDeque::new(),
-            dict: HashMap::default(),
+            dict: Dict::with_hasher(MixState),
             clock: TimeClock::new(),
             capacity: u64::MAX,
             closed_early: 0,
@@ -125,7 +119,7 @@ impl<K: Hash + Eq + Clone, S: BuildHasher> ExactWindow<K, S> {
         Ok(ExactWindow {
             window,
             fifo: VecDeque::new(),
-            dict: HashMap::with_hasher(hasher),
+            dict: Dict::with_hasher(hasher),
             clock: TimeClock::new(),
             capacity,
             closed_early: 0,
@@ -212,6 +206,8 @@ impl<K: Hash + Eq + Clone, S: BuildHasher> ExactWindow<K, S> {
     /// before: one dictionary probe serves both, since after expiring stale
     /// items a key is in the dictionary exactly when it is live.
     fn record(&mut self, key: K, now: u64) -> bool {
+        // One hash of the key serves the probe (and a doubling's reinsertion).
+        let hash = self.dict.hash(&key);
         // Count windows and the set ignore time; their clock stays at 0.
         let mut at = 0;
         // Whether the key was live before an early expiry (which may be its own).
@@ -221,35 +217,21 @@ impl<K: Hash + Eq + Clone, S: BuildHasher> ExactWindow<K, S> {
             self.expire(|&(_, ts)| at - ts >= span);
             if self.fifo.len() as u64 >= self.capacity {
                 // Full of live items: the oldest leaves before its time.
-                live_before = Some(self.dict.contains_key(&key));
+                live_before = Some(self.dict.get_hashed(&key, hash).is_some());
                 self.pop_oldest();
                 self.closed_early = self.closed_early.saturating_add(1);
             }
         }
-        let now = at;
-        let present = match self.dict.entry(key.clone()) {
-            Entry::Occupied(mut e) => {
-                let slot = e.get_mut();
-                slot.count += 1;
-                slot.latest = now;
-                true
-            }
-            Entry::Vacant(e) => {
-                e.insert(Slot {
-                    count: 1,
-                    latest: now,
-                });
-                false
-            }
-        };
         // The unbounded set keeps each key once; it needs no FIFO.
-        if self.window != Window::Unbounded {
-            self.fifo.push_back((key, now));
-            if let Window::Count(w) = self.window
-                && self.fifo.len() as u64 > w
-            {
-                self.pop_oldest();
-            }
+        if self.window == Window::Unbounded {
+            return self.dict.add(key, hash, at);
+        }
+        let present = self.dict.add(key.clone(), hash, at);
+        self.fifo.push_back((key, at));
+        if let Window::Count(w) = self.window
+            && self.fifo.len() as u64 > w
+        {
+            self.pop_oldest();
         }
         live_before.unwrap_or(present)
     }
@@ -271,13 +253,8 @@ impl<K: Hash + Eq + Clone, S: BuildHasher> ExactWindow<K, S> {
     }
 
     fn pop_oldest(&mut self) {
-        if let Some((old, _)) = self.fifo.pop_front()
-            && let Entry::Occupied(mut e) = self.dict.entry(old)
-        {
-            e.get_mut().count -= 1;
-            if e.get().count == 0 {
-                e.remove();
-            }
+        if let Some((old, _)) = self.fifo.pop_front() {
+            self.dict.remove_one(&old);
         }
     }
 
@@ -349,6 +326,83 @@ impl ExactWindow<Digest, MixState> {
     }
 }
 
+/// Items the batch paths look ahead: two cache lines per item (the new key's
+/// home cell and the evicted key's), about 16 misses in flight.
+const LOOKAHEAD: usize = 8;
+
+/// The state (as [`memory_bits`](DuplicateFilter::memory_bits) counts it)
+/// below which the batch paths give no hints: a table that fits the core's
+/// caches gains nothing from them, and computing them (a hash and a FIFO
+/// read per item) costs about a third of an operation.
+const MIN_PREFETCH_BITS: u64 = 1 << 24;
+
+impl ExactWindow<Digest, MixState> {
+    /// Hints the cells the insertion `ahead` operations from now touches:
+    /// the new key's home and the home of the FIFO item `ahead` places from
+    /// the front, which a full window evicts then (a time window evicts it
+    /// when its time is up or the FIFO is full; a wrong hint only wastes a
+    /// fetch).
+    #[inline(always)]
+    fn prefetch_insert(&self, digest: Digest, ahead: usize) {
+        self.dict.prefetch(self.dict.hash(&digest));
+        let evicts = match self.window {
+            Window::Count(w) => self.fifo.len() as u64 == w,
+            Window::Time(_) => true,
+            Window::Unbounded => false,
+        };
+        if evicts && let Some((old, _)) = self.fifo.get(ahead) {
+            self.dict.prefetch(self.dict.hash(old));
+        }
+    }
+
+    /// The insertion pipeline of every batch path: hints [`LOOKAHEAD`]
+    /// items ahead, then runs `op` on the items one at a time, in order.
+    #[inline(always)]
+    fn pipeline<T: Copy>(
+        &mut self,
+        items: &[T],
+        digest: impl Fn(T) -> Digest,
+        mut op: impl FnMut(&mut Self, T),
+    ) {
+        if self.memory_bits() < MIN_PREFETCH_BITS {
+            for &item in items {
+                op(self, item);
+            }
+            return;
+        }
+        let ahead = LOOKAHEAD.min(items.len());
+        for (j, &item) in items[..ahead].iter().enumerate() {
+            self.prefetch_insert(digest(item), j);
+        }
+        for (i, &item) in items.iter().enumerate() {
+            if let Some(&next) = items.get(i + ahead) {
+                self.prefetch_insert(digest(next), ahead);
+            }
+            op(self, item);
+        }
+    }
+
+    /// The lookup pipeline: hints the home cells [`LOOKAHEAD`] items ahead.
+    #[inline(always)]
+    fn lookup_pipeline(&self, digests: &[Digest], answers: &mut Vec<bool>, now: u64) {
+        answers.reserve(digests.len());
+        if self.memory_bits() < MIN_PREFETCH_BITS {
+            answers.extend(digests.iter().map(|d| self.contains_key_at(d, now)));
+            return;
+        }
+        let ahead = LOOKAHEAD.min(digests.len());
+        for d in &digests[..ahead] {
+            self.dict.prefetch(self.dict.hash(d));
+        }
+        for (i, d) in digests.iter().enumerate() {
+            if let Some(next) = digests.get(i + ahead) {
+                self.dict.prefetch(self.dict.hash(next));
+            }
+            answers.push(self.contains_key_at(d, now));
+        }
+    }
+}
+
 impl DuplicateFilter for ExactWindow<Digest, MixState> {
     #[inline]
     fn contains(&self, digest: Digest) -> bool {
@@ -364,6 +418,16 @@ impl DuplicateFilter for ExactWindow<Digest, MixState> {
     #[inline]
     fn observe(&mut self, digest: Digest) -> Verdict {
         self.observe_key(digest)
+    }
+
+    /// Prefetches the new and the evicted key's cells a few items ahead.
+    fn observe_batch(&mut self, digests: &[Digest], verdicts: &mut Vec<Verdict>) {
+        verdicts.reserve(digests.len());
+        self.pipeline(digests, |d| d, |f, d| verdicts.push(f.observe_key(d)));
+    }
+
+    fn contains_batch(&self, digests: &[Digest], answers: &mut Vec<bool>) {
+        self.lookup_pipeline(digests, answers, self.clock.latest());
     }
 
     /// Theorem 1's count with 64-bit digests as keys (see [`ExactWindow::theorem1_bits`]).
@@ -387,6 +451,30 @@ impl TimedFilter for ExactWindow<Digest, MixState> {
 
     fn observe_at(&mut self, digest: Digest, now: u64) -> Verdict {
         self.observe_key_at(digest, now)
+    }
+
+    /// Prefetches as [`observe_batch`](DuplicateFilter::observe_batch) does.
+    fn observe_batch_at(&mut self, digests: &[Digest], now: u64, verdicts: &mut Vec<Verdict>) {
+        verdicts.reserve(digests.len());
+        self.pipeline(
+            digests,
+            |d| d,
+            |f, d| verdicts.push(f.observe_key_at(d, now)),
+        );
+    }
+
+    fn contains_batch_at(&self, digests: &[Digest], now: u64, answers: &mut Vec<bool>) {
+        self.lookup_pipeline(digests, answers, now);
+    }
+
+    /// Prefetches as [`observe_batch`](DuplicateFilter::observe_batch) does.
+    fn observe_batch_stamped(&mut self, stamped: &[(Digest, u64)], verdicts: &mut Vec<Verdict>) {
+        verdicts.reserve(stamped.len());
+        self.pipeline(
+            stamped,
+            |(d, _)| d,
+            |f, (d, now)| verdicts.push(f.observe_key_at(d, now)),
+        );
     }
 
     /// 0 for count windows and the set, which ignore time.

@@ -15,6 +15,7 @@ mod compact;
 mod ring;
 mod shf;
 mod sizing;
+mod table;
 
 pub use compact::CompactShf;
 pub use shf::Shf;

@@ -43,6 +43,7 @@ impl Shf {
     /// the evicted hash's counters). Fails as `new` does.
     pub fn sizing(window: u64, hash_bits: u32) -> Result<Prediction, ParamError> {
         ring::check(window, hash_bits)?;
+        crate::table::check(window, hash_bits)?;
         let (h, w) = (f64::from(hash_bits), window as f64);
         Ok(Prediction::exact_window(
             shf_memory_bits(h, w).ceil() as u64,

@@ -31,3 +31,50 @@ proptest! {
         }
     }
 }
+
+/// A filter above the batch path's prefetch floor (`2^24` bits of state):
+/// `w = 2^18` hashes of 32 bits.
+fn large_shf() -> Shf {
+    let f = Shf::new(1 << 18, 32).unwrap();
+    assert!(f.memory_bits() >= 1 << 24);
+    f
+}
+
+proptest! {
+    #![proptest_config(ProptestConfig::with_cases(6))]
+
+    /// The prefetching batch path gives the verdicts and answers of the one
+    /// by one path, on a large filter whose ring is full (so every insertion
+    /// evicts and the eviction hints are live) and on a fresh one.
+    #[test]
+    fn large_batches_are_one_by_one(
+        prefill in prop::sample::select(vec![0u64, 1 << 18]),
+        items in prop::collection::vec(0u64..5_000, 1..3_000),
+        cuts in prop::collection::vec(0usize..70, 1..80),
+    ) {
+        let (mut single, mut batched) = (large_shf(), large_shf());
+        for i in 0..prefill {
+            let d = Digest::mixed(!i);
+            single.observe(d);
+            batched.observe(d);
+        }
+        let digests: Vec<Digest> = items.iter().map(|&i| Digest::mixed(i)).collect();
+        let want: Vec<Verdict> = digests.iter().map(|&d| single.observe(d)).collect();
+        let mut got = Vec::new();
+        let mut at = 0;
+        for &c in cuts.iter().cycle() {
+            if at == digests.len() {
+                break;
+            }
+            let end = (at + c).min(digests.len());
+            batched.observe_batch(&digests[at..end], &mut got);
+            at = end;
+        }
+        prop_assert_eq!(&got, &want);
+        let probes: Vec<Digest> = (0..2_000).map(Digest::mixed).collect();
+        let mut answers = Vec::new();
+        batched.contains_batch(&probes, &mut answers);
+        let one: Vec<bool> = probes.iter().map(|&d| single.contains(d)).collect();
+        prop_assert_eq!(answers, one);
+    }
+}
