@@ -393,8 +393,16 @@ fn crate_pages_link_portably() {
     for page in pages.iter().filter(|p| p.exists()) {
         let text = read(page);
         let lines = prose_lines(&text);
-        let name = page.strip_prefix(root()).unwrap_or(page).display().to_string();
-        let defined: Vec<&str> = lines.iter().filter_map(|l| definition(l)).map(|d| d.0).collect();
+        let name = page
+            .strip_prefix(root())
+            .unwrap_or(page)
+            .display()
+            .to_string();
+        let defined: Vec<&str> = lines
+            .iter()
+            .filter_map(|l| definition(l))
+            .map(|d| d.0)
+            .collect();
         for line in &lines {
             if let Some((label, dest)) = definition(line) {
                 if !portable_destination(dest) {
@@ -424,7 +432,11 @@ fn crate_pages_link_portably() {
             }
         }
     }
-    assert!(bad.is_empty(), "non-portable or undefined links:\n{}", bad.join("\n"));
+    assert!(
+        bad.is_empty(),
+        "non-portable or undefined links:\n{}",
+        bad.join("\n")
+    );
 }
 
 /// Public docs name the CPU, date and command of a measurement, not how busy
@@ -461,7 +473,11 @@ fn no_machine_prose() {
             // The rule itself, in ARCHITECTURE.md, and this test name the phrases.
             // A run header copied from `target/ddf/bench.md` counts as generated.
             let header = line.starts_with("Run ") && line.contains("(`cargo xtask bench");
-            if generated || header || lower.contains("generated header") || page.ends_with("tidy.rs") {
+            if generated
+                || header
+                || lower.contains("generated header")
+                || page.ends_with("tidy.rs")
+            {
                 continue;
             }
             for p in phrases {
@@ -471,5 +487,9 @@ fn no_machine_prose() {
             }
         }
     }
-    assert!(bad.is_empty(), "machine prose in public docs:\n{}", bad.join("\n"));
+    assert!(
+        bad.is_empty(),
+        "machine prose in public docs:\n{}",
+        bad.join("\n")
+    );
 }
