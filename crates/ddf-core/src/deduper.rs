@@ -45,6 +45,26 @@ pub struct Deduper<F, S = KeyedSipHasher> {
 
 impl<F: DuplicateFilter> Deduper<F> {
     /// Wraps `filter` with a [`KeyedSipHasher`] under a fresh random key.
+    ///
+    /// # Examples
+    ///
+    /// ```
+    /// use ddf_core::{Deduper, Digest, DuplicateFilter, Verdict};
+    ///
+    /// /// A filter that remembers one digest, enough for the example.
+    /// #[derive(Debug, Default)]
+    /// struct Last(Option<Digest>);
+    /// impl DuplicateFilter for Last {
+    ///     fn contains(&self, d: Digest) -> bool { self.0 == Some(d) }
+    ///     fn insert(&mut self, d: Digest) { self.0 = Some(d) }
+    ///     fn memory_bits(&self) -> u64 { 65 }
+    ///     fn clear(&mut self) { self.0 = None }
+    /// }
+    ///
+    /// let mut seen = Deduper::new(Last::default());
+    /// assert_eq!(seen.observe("x"), Verdict::Unseen);
+    /// assert_eq!(seen.observe("x"), Verdict::Duplicate);
+    /// ```
     pub fn new(filter: F) -> Self {
         Deduper {
             filter,
@@ -56,6 +76,25 @@ impl<F: DuplicateFilter> Deduper<F> {
     /// `seed`: runs that must replay exactly (tests, experiments). A key an
     /// adversary can guess lets them aim items at chosen cells; use
     /// [`new`](Self::new) in production.
+    ///
+    /// # Examples
+    ///
+    /// ```
+    /// use ddf_core::{Deduper, Digest, DuplicateFilter};
+    ///
+    /// #[derive(Debug, Default)]
+    /// struct Last(Option<Digest>);
+    /// impl DuplicateFilter for Last {
+    ///     fn contains(&self, d: Digest) -> bool { self.0 == Some(d) }
+    ///     fn insert(&mut self, d: Digest) { self.0 = Some(d) }
+    ///     fn memory_bits(&self) -> u64 { 65 }
+    ///     fn clear(&mut self) { self.0 = None }
+    /// }
+    ///
+    /// // The same seed gives the same digests: runs replay.
+    /// let (a, b) = (Deduper::with_seed(Last::default(), 3), Deduper::with_seed(Last::default(), 3));
+    /// assert_eq!(a.digest("x"), b.digest("x"));
+    /// ```
     pub fn with_seed(filter: F, seed: u64) -> Self {
         Deduper {
             filter,
@@ -66,6 +105,27 @@ impl<F: DuplicateFilter> Deduper<F> {
 
 impl<F: DuplicateFilter, S: BuildHasher> Deduper<F, S> {
     /// Wraps `filter` with the given hasher.
+    ///
+    /// # Examples
+    ///
+    /// ```
+    /// use ddf_core::{Deduper, Digest, DuplicateFilter, Verdict};
+    /// use std::collections::hash_map::RandomState;
+    ///
+    /// #[derive(Debug, Default)]
+    /// struct Last(Option<Digest>);
+    /// impl DuplicateFilter for Last {
+    ///     fn contains(&self, d: Digest) -> bool { self.0 == Some(d) }
+    ///     fn insert(&mut self, d: Digest) { self.0 = Some(d) }
+    ///     fn memory_bits(&self) -> u64 { 65 }
+    ///     fn clear(&mut self) { self.0 = None }
+    /// }
+    ///
+    /// // Any `BuildHasher` will do (snapshots need a `PortableHasher`).
+    /// let mut seen = Deduper::with_hasher(Last::default(), RandomState::new());
+    /// assert_eq!(seen.observe(&17u64), Verdict::Unseen);
+    /// assert_eq!(seen.observe(&17u64), Verdict::Duplicate);
+    /// ```
     pub fn with_hasher(filter: F, hasher: S) -> Self {
         Deduper { filter, hasher }
     }

@@ -103,17 +103,53 @@ impl Requirements {
     }
 
     /// A window of the last `window` insertions.
+    ///
+    /// # Examples
+    ///
+    /// ```
+    /// use ddf::{Requirements, Span};
+    ///
+    /// let req = Requirements::count(100_000).target_fpr(0.001);
+    /// assert_eq!(req.span(), Span::Count(100_000));
+    /// assert_eq!(req.slack_limit(), 1_000); // 1 % of the window by default
+    /// ```
     pub fn count(window: u64) -> Self {
         Self::with_span(Span::Count(window))
     }
 
     /// A window of the last `span` time units with `rate` expected arrivals
     /// per unit.
+    ///
+    /// # Examples
+    ///
+    /// ```
+    /// use ddf::{Requirements, plan};
+    ///
+    /// // The last minute in milliseconds, 100 events per second (0.1 per ms).
+    /// let best = &plan(&Requirements::time(60_000, 0.1).target_fpr(0.01))?[0];
+    /// assert!(best.is_timed());
+    /// # Ok::<(), ddf::PlanError>(())
+    /// ```
     pub fn time(span: u64, rate: f64) -> Self {
         Self::with_span(Span::Time { span, rate })
     }
 
     /// The whole stream.
+    ///
+    /// # Examples
+    ///
+    /// ```
+    /// use ddf::{Requirements, plan};
+    ///
+    /// // A fixed budget over the whole stream: the filters that forget.
+    /// // The rates depend on how many distinct items the stream draws from.
+    /// let req = Requirements::unbounded()
+    ///     .memory_budget(1 << 20)
+    ///     .allow_false_negatives(true)
+    ///     .distinct_items(1e7);
+    /// assert!(plan(&req)?.iter().all(|c| c.memory_bits <= 1 << 20));
+    /// # Ok::<(), ddf::PlanError>(())
+    /// ```
     pub fn unbounded() -> Self {
         Self::with_span(Span::Unbounded)
     }
@@ -386,11 +422,13 @@ struct Need {
 /// assert_eq!(seen.observe_at("order-42", 2_000), Verdict::Duplicate);
 ///
 /// // The whole stream in a fixed budget of 1 Mbit: only filters that forget
-/// // (and so miss) can promise that, so allow misses.
+/// // (and so miss) can promise that, so allow misses; their rates depend on
+/// // how many distinct items the stream draws from.
 /// let ever = plan(
 ///     &Requirements::unbounded()
 ///         .memory_budget(1 << 20)
-///         .allow_false_negatives(true),
+///         .allow_false_negatives(true)
+///         .distinct_items(1e7),
 /// )?;
 /// assert!(ever[0].memory_bits <= 1 << 20);
 ///
