@@ -251,6 +251,41 @@ impl<F: Snapshot, S: PortableHasher> Deduper<F, S> {
     }
 
     /// Restores a `Deduper` from [`to_bytes`](Self::to_bytes) output.
+    ///
+    /// # Examples
+    ///
+    /// ```
+    /// use ddf_core::{DecodeError, Deduper, Digest, DuplicateFilter, Snapshot, Verdict};
+    /// # use ddf_core::snapshot::{self, Decoder, Encoder};
+    /// # #[derive(Debug, Default)]
+    /// # struct Last(Option<Digest>);
+    /// # impl DuplicateFilter for Last {
+    /// #     fn contains(&self, d: Digest) -> bool { self.0 == Some(d) }
+    /// #     fn insert(&mut self, d: Digest) { self.0 = Some(d) }
+    /// #     fn memory_bits(&self) -> u64 { 65 }
+    /// #     fn clear(&mut self) { self.0 = None }
+    /// # }
+    /// # impl Snapshot for Last {
+    /// #     const KIND: u16 = snapshot::kind::TEST;
+    /// #     fn encode_body(&self, out: &mut Encoder) {
+    /// #         out.put_bool(self.0.is_some());
+    /// #         out.put_u64(self.0.map_or(0, Digest::get));
+    /// #     }
+    /// #     fn decode_body(input: &mut Decoder<'_>, _version: u16) -> Result<Self, DecodeError> {
+    /// #         let some = input.bool("present")?;
+    /// #         let d = Digest::new(input.u64("digest")?);
+    /// #         Ok(Last(some.then_some(d)))
+    /// #     }
+    /// # }
+    /// // `Last` is a toy filter that remembers one digest (hidden above).
+    /// let mut seen = Deduper::with_seed(Last::default(), 1);
+    /// seen.observe("x");
+    /// let bytes = seen.to_bytes();
+    /// let mut again = Deduper::<Last>::from_bytes(&bytes)?;
+    /// assert_eq!(again.observe("x"), Verdict::Duplicate); // same key, same state
+    /// assert!(Deduper::<Last>::from_bytes(&bytes[..bytes.len() - 1]).is_err());
+    /// # Ok::<(), DecodeError>(())
+    /// ```
     pub fn from_bytes(bytes: &[u8]) -> Result<Self, DecodeError> {
         let (filter, hasher) = snapshot::open_with_hasher::<F, S>(bytes)?;
         Ok(Deduper { filter, hasher })
@@ -262,6 +297,43 @@ impl<F: Snapshot, S: PortableHasher> Deduper<F, S> {
     }
 
     /// Reads one snapshot from `reader`, leaving later bytes unread.
+    ///
+    /// # Examples
+    ///
+    /// ```
+    /// use ddf_core::{DecodeError, Deduper, Digest, DuplicateFilter, Snapshot, Verdict};
+    /// # use ddf_core::snapshot::{self, Decoder, Encoder};
+    /// # #[derive(Debug, Default)]
+    /// # struct Last(Option<Digest>);
+    /// # impl DuplicateFilter for Last {
+    /// #     fn contains(&self, d: Digest) -> bool { self.0 == Some(d) }
+    /// #     fn insert(&mut self, d: Digest) { self.0 = Some(d) }
+    /// #     fn memory_bits(&self) -> u64 { 65 }
+    /// #     fn clear(&mut self) { self.0 = None }
+    /// # }
+    /// # impl Snapshot for Last {
+    /// #     const KIND: u16 = snapshot::kind::TEST;
+    /// #     fn encode_body(&self, out: &mut Encoder) {
+    /// #         out.put_bool(self.0.is_some());
+    /// #         out.put_u64(self.0.map_or(0, Digest::get));
+    /// #     }
+    /// #     fn decode_body(input: &mut Decoder<'_>, _version: u16) -> Result<Self, DecodeError> {
+    /// #         let some = input.bool("present")?;
+    /// #         let d = Digest::new(input.u64("digest")?);
+    /// #         Ok(Last(some.then_some(d)))
+    /// #     }
+    /// # }
+    /// // Two snapshots in one stream, read one after the other.
+    /// let mut file = Vec::new();
+    /// Deduper::with_seed(Last::default(), 1).write_to(&mut file).unwrap();
+    /// Deduper::with_seed(Last::default(), 2).write_to(&mut file).unwrap();
+    /// let mut reader = file.as_slice();
+    /// let first = Deduper::<Last>::read_from(&mut reader)?;
+    /// let second = Deduper::<Last>::read_from(&mut reader)?;
+    /// assert_ne!(first.digest("x"), second.digest("x"));
+    /// assert!(reader.is_empty());
+    /// # Ok::<(), DecodeError>(())
+    /// ```
     pub fn read_from<R: std::io::Read>(reader: R) -> Result<Self, DecodeError> {
         Self::from_bytes(&snapshot::read_sealed(reader)?)
     }
