@@ -383,3 +383,144 @@ fn dependencies_follow_the_architecture_graph() {
     }
     assert!(bad.is_empty(), "{}", bad.join("\n"));
 }
+
+/// The text of a Markdown page outside fenced code blocks, line by line.
+fn prose_lines(text: &str) -> Vec<&str> {
+    let mut fenced = false;
+    let mut out = Vec::new();
+    for line in text.lines() {
+        if line.trim_start().starts_with("```") {
+            fenced = !fenced;
+        } else if !fenced {
+            out.push(line);
+        }
+    }
+    out
+}
+
+/// A link destination that works on docs.rs and on the repository page
+/// alike (ARCHITECTURE.md, "Documentation"): an intra-doc path, a full URL
+/// or an anchor. Relative file links break on docs.rs.
+fn portable_destination(dest: &str) -> bool {
+    dest.starts_with("https://") || dest.starts_with('#') || dest.contains("::")
+}
+
+/// The label of a reference definition (`[label]: destination`) on `line`.
+fn definition(line: &str) -> Option<(&str, &str)> {
+    let rest = line.strip_prefix('[')?;
+    let end = rest.find(']')?;
+    let dest = rest[end + 1..].strip_prefix(':')?;
+    Some((&rest[..end], dest.trim()))
+}
+
+/// Every crate page (the README that is the crate doc, and the `ddf`
+/// guide) links only to portable destinations, and every shortcut link
+/// `[`Item`]` has its definition, so GitHub shows no bare brackets.
+#[test]
+fn crate_pages_link_portably() {
+    let mut pages: Vec<PathBuf> = crates().iter().map(|d| d.join("README.md")).collect();
+    pages.push(root().join("crates/ddf/src/guide.md"));
+    let mut bad = Vec::new();
+    for page in pages.iter().filter(|p| p.exists()) {
+        let text = read(page);
+        let lines = prose_lines(&text);
+        let name = page
+            .strip_prefix(root())
+            .unwrap_or(page)
+            .display()
+            .to_string();
+        let defined: Vec<&str> = lines
+            .iter()
+            .filter_map(|l| definition(l))
+            .map(|d| d.0)
+            .collect();
+        for line in &lines {
+            if let Some((label, dest)) = definition(line) {
+                if !portable_destination(dest) {
+                    bad.push(format!("{name}: [{label}]: {dest}"));
+                }
+                continue;
+            }
+            // Inline links: `](destination)`.
+            for (i, _) in line.match_indices("](") {
+                let dest = &line[i + 2..];
+                let dest = &dest[..dest.find(')').unwrap_or(dest.len())];
+                if !portable_destination(dest) {
+                    bad.push(format!("{name}: ({dest})"));
+                }
+            }
+            // Shortcut links to items: `` [`X`] `` not followed by `(` or `[`.
+            let mut rest = *line;
+            while let Some(start) = rest.find("[`") {
+                let after = &rest[start + 1..];
+                let Some(end) = after.find("`]") else { break };
+                let label = &after[..end + 1];
+                let next = after[end + 2..].chars().next();
+                if !matches!(next, Some('(' | '[')) && !defined.contains(&label) {
+                    bad.push(format!("{name}: [{label}] has no definition"));
+                }
+                rest = &after[end + 2..];
+            }
+        }
+    }
+    assert!(
+        bad.is_empty(),
+        "non-portable or undefined links:\n{}",
+        bad.join("\n")
+    );
+}
+
+/// Public docs name the CPU, date and command of a measurement, not how busy
+/// the development machine was; generated benchmark blocks (which carry a
+/// load average in their header) are exempt.
+#[test]
+fn no_machine_prose() {
+    let mut pages = Vec::new();
+    files(&root().join("crates"), "md", &mut pages);
+    files(&root().join("crates"), "rs", &mut pages);
+    files(&root().join("docs"), "md", &mut pages);
+    pages.push(root().join("README.md"));
+    pages.push(root().join("ARCHITECTURE.md"));
+    let phrases = [
+        "shared machine",
+        "oversubscribed",
+        "machine measured",
+        "busy machine",
+        "this virtual machine",
+        "other jobs",
+        "load average",
+    ];
+    let mut bad = Vec::new();
+    for page in &pages {
+        let text = read(page);
+        let mut generated = false;
+        for (n, line) in text.lines().enumerate() {
+            if line.contains("<!-- bench") && line.contains(":begin") {
+                generated = true;
+            } else if line.contains("<!-- bench") && line.contains(":end") {
+                generated = false;
+            }
+            let lower = line.to_lowercase();
+            // The rule itself, in ARCHITECTURE.md, and this test name the phrases.
+            // A run header copied from `target/ddf/bench.md` counts as generated.
+            let header = line.starts_with("Run ") && line.contains("(`cargo xtask bench");
+            if generated
+                || header
+                || lower.contains("generated header")
+                || page.ends_with("tidy.rs")
+            {
+                continue;
+            }
+            for p in phrases {
+                if lower.contains(p) {
+                    bad.push(format!("{}:{}: {p}", page.display(), n + 1));
+                }
+            }
+        }
+    }
+    assert!(
+        bad.is_empty(),
+        "machine prose in public docs:\n{}",
+        bad.join("\n")
+    );
+}

@@ -264,6 +264,17 @@ pub(crate) fn blocks_for_generation(g: u64, k: u32, block_bits: u32, bits_per_bl
 /// items that fill a part of `B/b` bits to ½; the window is `l·g`, the
 /// slack `k·g`, and time-based generations work as for
 /// [`Apbf`](crate::Apbf::timed).
+///
+/// # Examples
+///
+/// ```
+/// use ddf_apbf::{Apbbf, Deduper, Verdict};
+///
+/// let mut seen = Deduper::new(Apbbf::with_window(100_000, 3, 8, 512, 4)?);
+/// assert_eq!(seen.observe("order-1"), Verdict::Unseen);
+/// assert_eq!(seen.observe("order-1"), Verdict::Duplicate);
+/// # Ok::<(), ddf_apbf::ParamError>(())
+/// ```
 #[derive(Clone, PartialEq, Eq)]
 pub struct Apbbf {
     core: AgeCore<Blocks>,
@@ -274,6 +285,20 @@ impl Apbbf {
     /// `k + l ≤ 4096`), `blocks` (≥ 1) blocks of `block_bits` (`B`, 64 or
     /// 512) bits per segment, and `bits_per_block` (`b`, a power of two with
     /// `2b ≤ B` and `b·log₂(B/b) ≤ 64`, e.g. 4 or 8) bits per item and block.
+    ///
+    /// # Examples
+    ///
+    /// ```
+    /// use ddf_apbf::{Apbbf, Digest, DuplicateFilter, Verdict};
+    ///
+    /// // The APBF paper's shape k = 3, l = 8, 512-bit blocks, 4 bits per item.
+    /// let mut f = Apbbf::new(3, 8, 1024, 512, 4)?;
+    /// assert_eq!(f.memory_bits(), (3 + 8) * 1024 * 512);
+    /// assert_eq!(f.observe(Digest::mixed(1)), Verdict::Unseen);
+    /// assert_eq!(f.observe(Digest::mixed(1)), Verdict::Duplicate);
+    /// assert_eq!(Apbbf::new(3, 8, 1024, 100, 4).unwrap_err().param(), "block_bits");
+    /// # Ok::<(), ddf_apbf::ParamError>(())
+    /// ```
     pub fn new(
         k: u32,
         l: u32,
@@ -365,6 +390,16 @@ impl Apbbf {
     /// insertions: the fewest blocks per segment whose generation `g`
     /// makes `l·g ≥ window`. The APBF paper's Table 3 lists shapes and their
     /// false-positive rates ([`ddf_theory::apbf::apbbf_segment_rates`]).
+    ///
+    /// # Examples
+    ///
+    /// ```
+    /// use ddf_apbf::{Apbbf, Window, Windowed};
+    ///
+    /// let f = Apbbf::with_window_shape(100_000, 3, 8, 512, 4)?;
+    /// assert!(matches!(f.window(), Window::Count(w) if w >= 100_000));
+    /// # Ok::<(), ddf_apbf::ParamError>(())
+    /// ```
     pub fn with_window_shape(
         window: u64,
         k: u32,

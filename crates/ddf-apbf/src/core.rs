@@ -198,7 +198,7 @@ macro_rules! age_filter_impls {
         /// The segments of an unseen item's query and insertion.
         impl ddf_core::batch::Prefetch for $filter {
             const LOOKAHEAD: usize = $lookahead;
-            /// 16 Mbit (2 MiB, the L2 of the machine measured): below it
+            /// 16 Mbit (2 MiB, a per-core L2 of the Intel Xeon measured): below it
             /// the hints' probe hashes cost more than they save (APBBF at
             /// 1 Mbit: 68 ns one by one, 78 ns with hints).
             const MIN_PREFETCH_BITS: u64 = crate::core::CACHED_BITS;

@@ -119,6 +119,18 @@ impl Segments for Slices {
 /// its latest occurrence. Memory never changes. Pauses make
 /// several periods pass at once: up to `k + l` shifts, all applied at the
 /// next insertion.
+///
+/// # Examples
+///
+/// ```
+/// use ddf_apbf::{Apbf, Deduper, Verdict};
+///
+/// // The last 100,000 events at 1 % false positives.
+/// let mut seen = Deduper::new(Apbf::with_window(100_000, 0.01)?);
+/// assert_eq!(seen.observe("order-1"), Verdict::Unseen);
+/// assert_eq!(seen.observe("order-1"), Verdict::Duplicate);
+/// # Ok::<(), ddf_apbf::ParamError>(())
+/// ```
 #[derive(Clone, PartialEq, Eq)]
 pub struct Apbf {
     core: AgeCore<Slices>,
@@ -128,6 +140,21 @@ impl Apbf {
     /// An APBF with `k` (≥ 1) slices per item, `l` (≥ 1) extra slices for the
     /// window (`k + l ≤ 4096`), and `m` bits per slice, large enough for a
     /// generation of at least one item (`m·ln 2 ≥ k`).
+    ///
+    /// # Examples
+    ///
+    /// ```
+    /// use ddf_apbf::{Apbf, Digest, DuplicateFilter, Window, Windowed, Verdict};
+    ///
+    /// // k = 4 slices per item, l = 10 more for the window, 57,708 bits each:
+    /// // generations of g = ⌊57,708·ln 2/4⌋ items, window l·g.
+    /// let mut f = Apbf::new(4, 10, 57_708)?;
+    /// assert_eq!(f.window(), Window::Count(10 * f.generation()));
+    /// assert_eq!(f.observe(Digest::mixed(7)), Verdict::Unseen);
+    /// assert!(f.contains(Digest::mixed(7)));
+    /// assert_eq!(Apbf::new(0, 10, 57_708).unwrap_err().param(), "k");
+    /// # Ok::<(), ddf_apbf::ParamError>(())
+    /// ```
     pub fn new(k: u32, l: u32, m: u64) -> Result<Self, ParamError> {
         let (g, total) = Self::check(k, l, m)?;
         let slices = Slices {
@@ -172,6 +199,17 @@ impl Apbf {
     ///
     /// For example `fp = 0.01` gives `k = 10, l = 24` (about 20.4 bits per
     /// window item); `fp = 0.001` gives `k = 13, l = 22`.
+    ///
+    /// # Examples
+    ///
+    /// ```
+    /// use ddf_apbf::Apbf;
+    ///
+    /// let f = Apbf::with_window(100_000, 0.01)?;
+    /// assert_eq!((f.k(), f.l()), (10, 24));
+    /// assert!(Apbf::with_window(100_000, 1.5).is_err());
+    /// # Ok::<(), ddf_apbf::ParamError>(())
+    /// ```
     pub fn with_window(window: u64, fp: f64) -> Result<Self, ParamError> {
         Self::with_window_and_npws(window, fp, DEFAULT_NPWS)
     }
@@ -179,6 +217,18 @@ impl Apbf {
     /// As [`with_window`](Self::with_window) with a chosen bound on the peak
     /// NPWS (in `(0, 2]`): lower bounds need more slices, higher ones less
     /// memory per item down to a point (APBF paper Table 2).
+    ///
+    /// # Examples
+    ///
+    /// ```
+    /// use ddf_apbf::{Apbf, Window, Windowed};
+    ///
+    /// // A looser bound on the peak NPWS than the default.
+    /// let f = Apbf::with_window_and_npws(100_000, 0.01, 0.5)?;
+    /// assert!(matches!(f.window(), Window::Count(w) if w >= 100_000));
+    /// assert_eq!(Apbf::with_window_and_npws(100_000, 0.01, 0.0).unwrap_err().param(), "npws");
+    /// # Ok::<(), ddf_apbf::ParamError>(())
+    /// ```
     pub fn with_window_and_npws(window: u64, fp: f64, npws: f64) -> Result<Self, ParamError> {
         let fp = ensure_probability("fp", fp)?;
         let window = ddf_param::ensure_window(window, ddf_param::MAX_STATE_BITS)?;

@@ -35,6 +35,18 @@ impl BitArray {
     ///
     /// Fails (parameter `bits`) if `len` exceeds
     /// [`MAX_STATE_BITS`](ddf_param::MAX_STATE_BITS) or is not addressable.
+    ///
+    /// # Examples
+    ///
+    /// ```
+    /// use ddf_bits::BitArray;
+    ///
+    /// let mut bits = BitArray::new(100)?;
+    /// bits.set(42);
+    /// assert!(bits.get(42) && !bits.get(41));
+    /// assert_eq!(bits.count_ones(), 1);
+    /// # Ok::<(), ddf_bits::ParamError>(())
+    /// ```
     pub fn new(len: u64) -> Result<Self, ParamError> {
         Self::zeroed("bits", len)
     }
@@ -80,6 +92,20 @@ impl BitArray {
     /// Fails (parameter `bits`) on a bad `len` as [`new`](Self::new) does, and
     /// (parameter `words`) unless there are exactly `len.div_ceil(64)` words
     /// and no bit at or beyond `len` is set.
+    ///
+    /// # Examples
+    ///
+    /// ```
+    /// use ddf_bits::BitArray;
+    ///
+    /// let mut bits = BitArray::new(100)?;
+    /// bits.set(99);
+    /// let again = BitArray::from_words(100, bits.as_words().to_vec())?;
+    /// assert!(again.get(99));
+    /// // A bit beyond the length is corrupt input.
+    /// assert_eq!(BitArray::from_words(10, vec![1 << 20]).unwrap_err().param(), "words");
+    /// # Ok::<(), ddf_bits::ParamError>(())
+    /// ```
     pub fn from_words(len: u64, words: Vec<u64>) -> Result<Self, ParamError> {
         Self::restore("bits", len, words)
     }

@@ -27,6 +27,19 @@ impl PackedArray {
     /// Fails (parameter `cell_bits`) unless `cell_bits` is in `1..=32`, and
     /// (parameter `len`) if `len · cell_bits` overflows or exceeds
     /// [`MAX_STATE_BITS`](ddf_param::MAX_STATE_BITS).
+    ///
+    /// # Examples
+    ///
+    /// ```
+    /// use ddf_bits::PackedArray;
+    ///
+    /// // 1000 cells of 3 bits: exactly 3000 bits of state, cells straddling words.
+    /// let mut cells = PackedArray::new(1000, 3)?;
+    /// cells.set(21, 5);
+    /// assert_eq!(cells.get(21), 5);
+    /// assert_eq!(PackedArray::new(1000, 33).unwrap_err().param(), "cell_bits");
+    /// # Ok::<(), ddf_bits::ParamError>(())
+    /// ```
     pub fn new(len: u64, cell_bits: u32) -> Result<Self, ParamError> {
         Self::with_params("len", len, cell_bits)
     }
@@ -50,6 +63,18 @@ impl PackedArray {
     /// Rebuilds an array from the words [`as_words`](Self::as_words) returned,
     /// for snapshots; fails as [`new`](Self::new) and
     /// [`BitArray::from_words`] do.
+    ///
+    /// # Examples
+    ///
+    /// ```
+    /// use ddf_bits::PackedArray;
+    ///
+    /// let mut cells = PackedArray::new(10, 7)?;
+    /// cells.set(3, 100);
+    /// let again = PackedArray::from_words(10, 7, cells.as_words().to_vec())?;
+    /// assert_eq!(again.get(3), 100);
+    /// # Ok::<(), ddf_bits::ParamError>(())
+    /// ```
     pub fn from_words(len: u64, cell_bits: u32, words: Vec<u64>) -> Result<Self, ParamError> {
         Self::restore("len", len, cell_bits, words)
     }

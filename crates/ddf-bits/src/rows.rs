@@ -83,6 +83,19 @@ impl CellRows {
     /// `cells_per_row` is in `1..=4096` ([`MAX_BUCKETS_PER_ROW`](Self::MAX_BUCKETS_PER_ROW)),
     /// `cell_bits` is in `1..=32`, and the state `rows · k · width` is at most
     /// [`MAX_STATE_BITS`](ddf_param::MAX_STATE_BITS) (reported against `rows`).
+    ///
+    /// # Examples
+    ///
+    /// ```
+    /// use ddf_bits::CellRows;
+    ///
+    /// let mut rows = CellRows::new(16, 4, 8)?;
+    /// assert_eq!(rows.first_empty(3), Some(0));
+    /// rows.push_front(3, 0x2A);
+    /// assert_eq!(rows.find(3, 0x2A), Some(0));
+    /// assert_eq!(CellRows::new(0, 4, 8).unwrap_err().param(), "rows");
+    /// # Ok::<(), ddf_bits::ParamError>(())
+    /// ```
     pub fn new(rows: u64, cells_per_row: usize, cell_bits: u32) -> Result<Self, ParamError> {
         let (cells, k) = Self::check(rows, cells_per_row, cell_bits)?;
         Ok(Self::build(
@@ -124,6 +137,18 @@ impl CellRows {
 
     /// Rebuilds rows from the words [`as_words`](Self::as_words) returned, for
     /// snapshots; fails as [`new`](Self::new) and [`BitArray::from_words`] do.
+    ///
+    /// # Examples
+    ///
+    /// ```
+    /// use ddf_bits::CellRows;
+    ///
+    /// let mut rows = CellRows::new(16, 4, 8)?;
+    /// rows.push_front(5, 9);
+    /// let again = CellRows::from_words(16, 4, 8, rows.as_words().to_vec())?;
+    /// assert_eq!(again.find(5, 9), Some(0));
+    /// # Ok::<(), ddf_bits::ParamError>(())
+    /// ```
     pub fn from_words(
         rows: u64,
         cells_per_row: usize,

@@ -66,6 +66,20 @@ pub struct FieldScan {
 
 impl FieldScan {
     /// A scanner for fields of `width` bits (`field_bits`, 1..=64).
+    ///
+    /// # Examples
+    ///
+    /// ```
+    /// use ddf_bits::{BitArray, FieldScan};
+    ///
+    /// // Five 12-bit fields; find the first equal to 0xABC.
+    /// let mut bits = BitArray::new(60)?;
+    /// bits.write_bits(36, 12, 0xABC);
+    /// let scan = FieldScan::new(12)?;
+    /// assert_eq!(scan.find(&bits, 0, 5, 0xABC), Some(3));
+    /// assert!(FieldScan::new(65).is_err());
+    /// # Ok::<(), ddf_bits::ParamError>(())
+    /// ```
     pub fn new(width: u32) -> Result<Self, ParamError> {
         ensure_range("field_bits", width, 1..=64)?;
         let lanes = 64 / width;

@@ -25,6 +25,17 @@ use std::fmt;
 /// (the sliding-window paper §4.3 switches buffers every `w/2`). Only
 /// insertions of items absent from `active1` advance the buffers, so on a
 /// stream of repeats an item may be held longer: the slack is unbounded.
+///
+/// # Examples
+///
+/// ```
+/// use ddf_bloom::{A2, Deduper, Verdict};
+///
+/// let mut seen = Deduper::new(A2::with_window(10_000, 0.01)?);
+/// assert_eq!(seen.observe("click-1"), Verdict::Unseen);
+/// assert_eq!(seen.observe("click-1"), Verdict::Duplicate);
+/// # Ok::<(), ddf_bloom::ParamError>(())
+/// ```
 #[derive(Clone, PartialEq, Eq)]
 pub struct A2 {
     buffers: [BitArray; 2],
@@ -41,6 +52,19 @@ pub struct A2 {
 impl A2 {
     /// Two buffers of `buffer_bits` (`m ≥ 1`) bits, `probes` (`k`, 1..=64)
     /// probes, `capacity` (`n ≥ 1`) items per buffer.
+    ///
+    /// # Examples
+    ///
+    /// ```
+    /// use ddf_bloom::{A2, Digest, DuplicateFilter, Verdict};
+    ///
+    /// // Two buffers of 10,000 bits, 5 probes, switching every 1,000 items.
+    /// let mut f = A2::new(10_000, 5, 1_000)?;
+    /// assert_eq!(f.memory_bits(), 20_000);
+    /// assert_eq!(f.observe(Digest::mixed(3)), Verdict::Unseen);
+    /// assert_eq!(f.observe(Digest::mixed(3)), Verdict::Duplicate);
+    /// # Ok::<(), ddf_bloom::ParamError>(())
+    /// ```
     pub fn new(buffer_bits: u64, probes: u32, capacity: u64) -> Result<Self, ParamError> {
         let m = ensure_range(
             "buffer_bits",
@@ -66,6 +90,17 @@ impl A2 {
     /// `1 − √(1 − fp)` after `n` items, with the optimal `k` for that rate
     /// and the fewest bits that reach it ([`ddf_theory::a2::buffer_bits`],
     /// which counts the items a buffer skips as already present).
+    ///
+    /// # Examples
+    ///
+    /// ```
+    /// use ddf_bloom::{A2, Window, Windowed};
+    ///
+    /// let f = A2::with_window(1_000, 0.01)?;
+    /// assert_eq!(f.window(), Window::Count(1_000));
+    /// assert_eq!(f.capacity(), 500);
+    /// # Ok::<(), ddf_bloom::ParamError>(())
+    /// ```
     pub fn with_window(window: u64, fp: f64) -> Result<Self, ParamError> {
         let fp = ensure_probability("fp", fp)?;
         let w = ensure_range("window", window, 2..=ddf_param::MAX_STATE_BITS)?;
@@ -89,6 +124,18 @@ impl A2 {
     /// capacity that keeps it ([`ddf_theory::a2::buffer_capacity`]).
     ///
     /// The QHT paper's configuration is `with_memory(M, 0.1)`.
+    ///
+    /// # Examples
+    ///
+    /// ```
+    /// use ddf_bloom::{A2, DuplicateFilter};
+    ///
+    /// // The QHT paper's configuration in 1 Mbit.
+    /// let f = A2::with_memory(1 << 20, 0.1)?;
+    /// assert!(f.memory_bits() <= 1 << 20);
+    /// assert!(f.capacity() > 0);
+    /// # Ok::<(), ddf_bloom::ParamError>(())
+    /// ```
     pub fn with_memory(memory_bits: u64, fp: f64) -> Result<Self, ParamError> {
         let fp = ensure_probability("fp", fp)?;
         let m = memory_bits / 2;

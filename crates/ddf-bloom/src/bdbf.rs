@@ -30,6 +30,17 @@ pub const MAX_COUNTER_BITS: u32 = 32;
 /// `T = ⌈w/(2^(d−1) − 1)⌉` makes the largest value, `2^(d−1) − 1 + L + 1`,
 /// fit in `d` bits. No false negatives within the window; the last
 /// `L·T + j` items are reported when the current block holds `j`.
+///
+/// # Examples
+///
+/// ```
+/// use ddf_bloom::{BlockDecayingBloom, Deduper, Verdict};
+///
+/// let mut seen = Deduper::new(BlockDecayingBloom::with_memory(100_000, 6_000)?);
+/// assert_eq!(seen.observe("click-1"), Verdict::Unseen);
+/// assert_eq!(seen.observe("click-1"), Verdict::Duplicate);
+/// # Ok::<(), ddf_bloom::ParamError>(())
+/// ```
 #[derive(Clone, PartialEq, Eq)]
 pub struct BlockDecayingBloom {
     counters: PackedArray,
@@ -51,6 +62,20 @@ impl BlockDecayingBloom {
     /// A b_DBF for the last `window` (`w ≥ 1`) insertions with `counters`
     /// (`m ≥ 1`) counters of `counter_bits` (`d`, 2..=32) bits and `probes`
     /// (`k`, 1..=64) probes per item.
+    ///
+    /// # Examples
+    ///
+    /// ```
+    /// use ddf_bloom::{BlockDecayingBloom, Digest, DuplicateFilter, Verdict};
+    ///
+    /// // The last 6,000 items, 25,000 counters of 4 bits, 4 probes.
+    /// let mut f = BlockDecayingBloom::new(6_000, 25_000, 4, 4)?;
+    /// assert_eq!(f.memory_bits(), 100_000);
+    /// assert_eq!(f.observe(Digest::mixed(11)), Verdict::Unseen);
+    /// assert_eq!(f.observe(Digest::mixed(11)), Verdict::Duplicate);
+    /// assert_eq!(BlockDecayingBloom::new(6_000, 25_000, 1, 4).unwrap_err().param(), "counter_bits");
+    /// # Ok::<(), ddf_bloom::ParamError>(())
+    /// ```
     pub fn new(
         window: u64,
         counters: u64,
@@ -81,6 +106,16 @@ impl BlockDecayingBloom {
     /// `w/ln 2 < M ≤ 1024·w/ln 2`.
     ///
     /// The QHT paper's configuration is `with_memory(M, 6000)`.
+    ///
+    /// # Examples
+    ///
+    /// ```
+    /// use ddf_bloom::BlockDecayingBloom;
+    ///
+    /// let f = BlockDecayingBloom::with_memory(100_000, 6_000)?;
+    /// assert_eq!((f.counter_bits(), f.probes()), (4, 4));
+    /// # Ok::<(), ddf_bloom::ParamError>(())
+    /// ```
     pub fn with_memory(memory_bits: u64, window: u64) -> Result<Self, ParamError> {
         let (m, d, k) = Self::parameters_for(Goal::Budget(memory_bits), window)?;
         Self::new(window, m, d, k)

@@ -35,6 +35,17 @@ pub const MAX_PROBES: u32 = 64;
 /// exchange the fraction of zero cells converges to a stable point
 /// ([`ddf_theory::stable_bloom::stable_zero_fraction`]) and the
 /// false-positive rate to `(1 − P0)^K` whatever the stream's length.
+///
+/// # Examples
+///
+/// ```
+/// use ddf_bloom::{Deduper, StableBloom, Verdict};
+///
+/// let mut seen = Deduper::new(StableBloom::with_memory(1_000_000, 2, 2, 0.02)?);
+/// assert_eq!(seen.observe("url-1"), Verdict::Unseen);
+/// assert_eq!(seen.observe("url-1"), Verdict::Duplicate);
+/// # Ok::<(), ddf_bloom::ParamError>(())
+/// ```
 #[derive(Clone, PartialEq, Eq)]
 pub struct StableBloom {
     cells: PackedArray,
@@ -49,6 +60,20 @@ impl StableBloom {
     /// `cells` (`m ≥ 1`) cells of `cell_bits` (`d`, 1..=16) bits, `probes`
     /// (`K`, 1..=64) probes per item and `decrements` (`P`, 1..=`m`)
     /// decrements per insertion.
+    ///
+    /// # Examples
+    ///
+    /// ```
+    /// use ddf_bloom::{Digest, DuplicateFilter, StableBloom, Verdict};
+    ///
+    /// // 500,000 cells of 2 bits, 2 probes, 39 decrements per insertion.
+    /// let mut f = StableBloom::new(500_000, 2, 2, 39)?;
+    /// assert_eq!(f.memory_bits(), 1_000_000);
+    /// assert_eq!(f.observe(Digest::mixed(9)), Verdict::Unseen);
+    /// assert!(f.contains(Digest::mixed(9)));
+    /// assert_eq!(StableBloom::new(500_000, 2, 2, 0).unwrap_err().param(), "decrements");
+    /// # Ok::<(), ddf_bloom::ParamError>(())
+    /// ```
     pub fn new(
         cells: u64,
         cell_bits: u32,
@@ -73,6 +98,16 @@ impl StableBloom {
     /// rounded up, and at least 1.
     ///
     /// The QHT paper's configuration is `with_memory(M, 2, 2, 0.02)`.
+    ///
+    /// # Examples
+    ///
+    /// ```
+    /// use ddf_bloom::StableBloom;
+    ///
+    /// let f = StableBloom::with_memory(1_000_000, 2, 2, 0.02)?;
+    /// assert_eq!((f.cells(), f.decrements()), (500_000, 39));
+    /// # Ok::<(), ddf_bloom::ParamError>(())
+    /// ```
     pub fn with_memory(
         memory_bits: u64,
         cell_bits: u32,

@@ -19,6 +19,18 @@ pub struct TimeClock {
 
 impl TimeClock {
     /// A clock at time 0 that has seen no regression.
+    ///
+    /// # Examples
+    ///
+    /// ```
+    /// use ddf_core::TimeClock;
+    ///
+    /// let mut clock = TimeClock::new();
+    /// assert_eq!(clock.advance(10), 10);
+    /// // A time behind the latest is clamped to it and counted.
+    /// assert_eq!(clock.advance(5), 10);
+    /// assert_eq!(clock.regressions(), 1);
+    /// ```
     pub const fn new() -> Self {
         TimeClock {
             latest: 0,
@@ -66,6 +78,22 @@ impl TimeClock {
 
     /// Reads what [`encode`](Self::encode) wrote. Any pair is a valid clock;
     /// the filter checks the latest time against its own state.
+    ///
+    /// # Examples
+    ///
+    /// ```
+    /// use ddf_core::TimeClock;
+    /// use ddf_core::snapshot::{Decoder, Encoder};
+    ///
+    /// let mut clock = TimeClock::new();
+    /// clock.advance(42);
+    /// let mut out = Encoder::new();
+    /// clock.encode(&mut out);
+    /// let bytes = out.into_bytes();
+    /// let again = TimeClock::decode(&mut Decoder::new(&bytes))?;
+    /// assert_eq!(again.latest(), 42);
+    /// # Ok::<(), ddf_core::DecodeError>(())
+    /// ```
     pub fn decode(input: &mut Decoder<'_>) -> Result<Self, DecodeError> {
         Ok(TimeClock {
             latest: input.u64("latest time")?,

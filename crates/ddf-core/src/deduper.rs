@@ -45,6 +45,26 @@ pub struct Deduper<F, S = KeyedSipHasher> {
 
 impl<F: DuplicateFilter> Deduper<F> {
     /// Wraps `filter` with a [`KeyedSipHasher`] under a fresh random key.
+    ///
+    /// # Examples
+    ///
+    /// ```
+    /// use ddf_core::{Deduper, Digest, DuplicateFilter, Verdict};
+    ///
+    /// /// A filter that remembers one digest, enough for the example.
+    /// #[derive(Debug, Default)]
+    /// struct Last(Option<Digest>);
+    /// impl DuplicateFilter for Last {
+    ///     fn contains(&self, d: Digest) -> bool { self.0 == Some(d) }
+    ///     fn insert(&mut self, d: Digest) { self.0 = Some(d) }
+    ///     fn memory_bits(&self) -> u64 { 65 }
+    ///     fn clear(&mut self) { self.0 = None }
+    /// }
+    ///
+    /// let mut seen = Deduper::new(Last::default());
+    /// assert_eq!(seen.observe("x"), Verdict::Unseen);
+    /// assert_eq!(seen.observe("x"), Verdict::Duplicate);
+    /// ```
     pub fn new(filter: F) -> Self {
         Deduper {
             filter,
@@ -56,6 +76,25 @@ impl<F: DuplicateFilter> Deduper<F> {
     /// `seed`: runs that must replay exactly (tests, experiments). A key an
     /// adversary can guess lets them aim items at chosen cells; use
     /// [`new`](Self::new) in production.
+    ///
+    /// # Examples
+    ///
+    /// ```
+    /// use ddf_core::{Deduper, Digest, DuplicateFilter};
+    ///
+    /// #[derive(Debug, Default)]
+    /// struct Last(Option<Digest>);
+    /// impl DuplicateFilter for Last {
+    ///     fn contains(&self, d: Digest) -> bool { self.0 == Some(d) }
+    ///     fn insert(&mut self, d: Digest) { self.0 = Some(d) }
+    ///     fn memory_bits(&self) -> u64 { 65 }
+    ///     fn clear(&mut self) { self.0 = None }
+    /// }
+    ///
+    /// // The same seed gives the same digests: runs replay.
+    /// let (a, b) = (Deduper::with_seed(Last::default(), 3), Deduper::with_seed(Last::default(), 3));
+    /// assert_eq!(a.digest("x"), b.digest("x"));
+    /// ```
     pub fn with_seed(filter: F, seed: u64) -> Self {
         Deduper {
             filter,
@@ -66,6 +105,27 @@ impl<F: DuplicateFilter> Deduper<F> {
 
 impl<F: DuplicateFilter, S: BuildHasher> Deduper<F, S> {
     /// Wraps `filter` with the given hasher.
+    ///
+    /// # Examples
+    ///
+    /// ```
+    /// use ddf_core::{Deduper, Digest, DuplicateFilter, Verdict};
+    /// use std::collections::hash_map::RandomState;
+    ///
+    /// #[derive(Debug, Default)]
+    /// struct Last(Option<Digest>);
+    /// impl DuplicateFilter for Last {
+    ///     fn contains(&self, d: Digest) -> bool { self.0 == Some(d) }
+    ///     fn insert(&mut self, d: Digest) { self.0 = Some(d) }
+    ///     fn memory_bits(&self) -> u64 { 65 }
+    ///     fn clear(&mut self) { self.0 = None }
+    /// }
+    ///
+    /// // Any `BuildHasher` will do (snapshots need a `PortableHasher`).
+    /// let mut seen = Deduper::with_hasher(Last::default(), RandomState::new());
+    /// assert_eq!(seen.observe(&17u64), Verdict::Unseen);
+    /// assert_eq!(seen.observe(&17u64), Verdict::Duplicate);
+    /// ```
     pub fn with_hasher(filter: F, hasher: S) -> Self {
         Deduper { filter, hasher }
     }
@@ -191,6 +251,41 @@ impl<F: Snapshot, S: PortableHasher> Deduper<F, S> {
     }
 
     /// Restores a `Deduper` from [`to_bytes`](Self::to_bytes) output.
+    ///
+    /// # Examples
+    ///
+    /// ```
+    /// use ddf_core::{DecodeError, Deduper, Digest, DuplicateFilter, Snapshot, Verdict};
+    /// # use ddf_core::snapshot::{self, Decoder, Encoder};
+    /// # #[derive(Debug, Default)]
+    /// # struct Last(Option<Digest>);
+    /// # impl DuplicateFilter for Last {
+    /// #     fn contains(&self, d: Digest) -> bool { self.0 == Some(d) }
+    /// #     fn insert(&mut self, d: Digest) { self.0 = Some(d) }
+    /// #     fn memory_bits(&self) -> u64 { 65 }
+    /// #     fn clear(&mut self) { self.0 = None }
+    /// # }
+    /// # impl Snapshot for Last {
+    /// #     const KIND: u16 = snapshot::kind::TEST;
+    /// #     fn encode_body(&self, out: &mut Encoder) {
+    /// #         out.put_bool(self.0.is_some());
+    /// #         out.put_u64(self.0.map_or(0, Digest::get));
+    /// #     }
+    /// #     fn decode_body(input: &mut Decoder<'_>, _version: u16) -> Result<Self, DecodeError> {
+    /// #         let some = input.bool("present")?;
+    /// #         let d = Digest::new(input.u64("digest")?);
+    /// #         Ok(Last(some.then_some(d)))
+    /// #     }
+    /// # }
+    /// // `Last` is a toy filter that remembers one digest (hidden above).
+    /// let mut seen = Deduper::with_seed(Last::default(), 1);
+    /// seen.observe("x");
+    /// let bytes = seen.to_bytes();
+    /// let mut again = Deduper::<Last>::from_bytes(&bytes)?;
+    /// assert_eq!(again.observe("x"), Verdict::Duplicate); // same key, same state
+    /// assert!(Deduper::<Last>::from_bytes(&bytes[..bytes.len() - 1]).is_err());
+    /// # Ok::<(), DecodeError>(())
+    /// ```
     pub fn from_bytes(bytes: &[u8]) -> Result<Self, DecodeError> {
         let (filter, hasher) = snapshot::open_with_hasher::<F, S>(bytes)?;
         Ok(Deduper { filter, hasher })
@@ -202,6 +297,43 @@ impl<F: Snapshot, S: PortableHasher> Deduper<F, S> {
     }
 
     /// Reads one snapshot from `reader`, leaving later bytes unread.
+    ///
+    /// # Examples
+    ///
+    /// ```
+    /// use ddf_core::{DecodeError, Deduper, Digest, DuplicateFilter, Snapshot, Verdict};
+    /// # use ddf_core::snapshot::{self, Decoder, Encoder};
+    /// # #[derive(Debug, Default)]
+    /// # struct Last(Option<Digest>);
+    /// # impl DuplicateFilter for Last {
+    /// #     fn contains(&self, d: Digest) -> bool { self.0 == Some(d) }
+    /// #     fn insert(&mut self, d: Digest) { self.0 = Some(d) }
+    /// #     fn memory_bits(&self) -> u64 { 65 }
+    /// #     fn clear(&mut self) { self.0 = None }
+    /// # }
+    /// # impl Snapshot for Last {
+    /// #     const KIND: u16 = snapshot::kind::TEST;
+    /// #     fn encode_body(&self, out: &mut Encoder) {
+    /// #         out.put_bool(self.0.is_some());
+    /// #         out.put_u64(self.0.map_or(0, Digest::get));
+    /// #     }
+    /// #     fn decode_body(input: &mut Decoder<'_>, _version: u16) -> Result<Self, DecodeError> {
+    /// #         let some = input.bool("present")?;
+    /// #         let d = Digest::new(input.u64("digest")?);
+    /// #         Ok(Last(some.then_some(d)))
+    /// #     }
+    /// # }
+    /// // Two snapshots in one stream, read one after the other.
+    /// let mut file = Vec::new();
+    /// Deduper::with_seed(Last::default(), 1).write_to(&mut file).unwrap();
+    /// Deduper::with_seed(Last::default(), 2).write_to(&mut file).unwrap();
+    /// let mut reader = file.as_slice();
+    /// let first = Deduper::<Last>::read_from(&mut reader)?;
+    /// let second = Deduper::<Last>::read_from(&mut reader)?;
+    /// assert_ne!(first.digest("x"), second.digest("x"));
+    /// assert!(reader.is_empty());
+    /// # Ok::<(), DecodeError>(())
+    /// ```
     pub fn read_from<R: std::io::Read>(reader: R) -> Result<Self, DecodeError> {
         Self::from_bytes(&snapshot::read_sealed(reader)?)
     }

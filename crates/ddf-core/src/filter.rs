@@ -15,6 +15,15 @@ pub enum Verdict {
 
 impl Verdict {
     /// `Duplicate` if `seen`, else `Unseen`.
+    ///
+    /// # Examples
+    ///
+    /// ```
+    /// use ddf_core::Verdict;
+    ///
+    /// assert_eq!(Verdict::from_seen(true), Verdict::Duplicate);
+    /// assert_eq!(Verdict::from_seen(false), Verdict::Unseen);
+    /// ```
     #[inline]
     #[must_use]
     pub const fn from_seen(seen: bool) -> Self {

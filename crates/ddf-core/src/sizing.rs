@@ -36,6 +36,15 @@ pub struct Prediction {
 
 impl Prediction {
     /// A filter that never misses an item of its window and has no slack.
+    ///
+    /// # Examples
+    ///
+    /// ```
+    /// use ddf_core::Prediction;
+    ///
+    /// let p = Prediction::exact_window(1 << 20, 0.01, 3.0).with_slack(100);
+    /// assert_eq!((p.memory_bits, p.slack, p.false_negatives), (1 << 20, 100, false));
+    /// ```
     pub fn exact_window(memory_bits: u64, fpr: f64, accesses: f64) -> Self {
         Prediction {
             memory_bits,

@@ -252,6 +252,15 @@ pub enum DecodeError {
 
 impl DecodeError {
     /// An [`Invalid`](Self::Invalid) error for `field`.
+    ///
+    /// # Examples
+    ///
+    /// ```
+    /// use ddf_core::DecodeError;
+    ///
+    /// let e = DecodeError::invalid("rows", "zero rows");
+    /// assert!(matches!(e, DecodeError::Invalid { .. }));
+    /// ```
     pub fn invalid(field: &'static str, reason: impl Into<String>) -> Self {
         DecodeError::Invalid {
             field,
@@ -357,6 +366,20 @@ pub struct Encoder {
 
 impl Encoder {
     /// An empty body.
+    ///
+    /// # Examples
+    ///
+    /// ```
+    /// use ddf_core::snapshot::{Decoder, Encoder};
+    ///
+    /// let mut out = Encoder::new();
+    /// out.put_u64(7);
+    /// let bytes = out.into_bytes();
+    /// let mut input = Decoder::new(&bytes);
+    /// assert_eq!(input.u64("seven")?, 7);
+    /// input.finish()?;
+    /// # Ok::<(), ddf_core::DecodeError>(())
+    /// ```
     pub fn new() -> Self {
         Encoder::default()
     }
@@ -439,6 +462,16 @@ pub struct Decoder<'a> {
 
 impl<'a> Decoder<'a> {
     /// A decoder over `bytes`.
+    ///
+    /// # Examples
+    ///
+    /// ```
+    /// use ddf_core::snapshot::Decoder;
+    ///
+    /// // Truncated input is an error, never a panic.
+    /// let mut input = Decoder::new(&[1, 2, 3]);
+    /// assert!(input.u64("value").is_err());
+    /// ```
     pub fn new(bytes: &'a [u8]) -> Self {
         Decoder { bytes, pos: 0 }
     }

@@ -5,8 +5,8 @@
 //! only names its filters and sizes.
 //!
 //! The `time_*` methods return the thread's CPU time where Linux reports it
-//! (`/proc/thread-self/schedstat`), else wall time: on a shared machine
-//! with more runnable jobs than cores, wall time mostly measures how long
+//! (`/proc/thread-self/schedstat`), else wall time: with more runnable
+//! threads than cores, wall time mostly measures how long
 //! the thread waited for a core. The kernel updates that counter at
 //! scheduler ticks, so one reading can lag by up to a tick of run time; the
 //! error of a difference is as likely negative as positive, and criterion's
@@ -107,8 +107,8 @@ impl<F: DuplicateFilter> SpeedRig<F> {
     /// on `self` and [`time_batched`](Self::time_batched) on `other` (a copy
     /// of `self`, so both see the same stream), `iters` blocks of 4096 keys
     /// each, and returns the median CPU ns per key of each path. Side by
-    /// side, both paths meet the same interference from other jobs, which
-    /// two criterion runs one after the other on a busy machine do not.
+    /// side, both paths meet the same interference from other processes,
+    /// which two criterion runs one after the other do not.
     pub fn interleaved(&mut self, other: &mut Self, rounds: usize, iters: u64) -> (f64, f64) {
         const OPS: usize = 4096;
         let per_key = |d: Duration| d.as_nanos() as f64 / (iters * OPS as u64) as f64;

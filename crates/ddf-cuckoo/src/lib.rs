@@ -69,6 +69,18 @@ const ALT_MULTIPLIER: u64 = 0x9e37_79b9_7f4a_7c15;
 /// default (Fan et al.'s implementation maps 0 to 1,
 /// [`ZeroPolicy::MapToOne`]). Random choices come from a seeded
 /// [`SeededRng`], reset by [`clear`](DuplicateFilter::clear).
+///
+/// # Examples
+///
+/// ```
+/// use ddf_cuckoo::{Deduper, StreamingCuckoo, Verdict};
+///
+/// let mut seen = Deduper::new(StreamingCuckoo::with_memory(1 << 20, 4, 12)?);
+/// assert_eq!(seen.observe("nonce-1"), Verdict::Unseen);
+/// assert_eq!(seen.observe("nonce-1"), Verdict::Duplicate);
+/// assert_eq!(seen.filter().dropped(), 0);
+/// # Ok::<(), ddf_cuckoo::ParamError>(())
+/// ```
 #[derive(Clone)]
 pub struct StreamingCuckoo {
     cells: CellRows,
@@ -145,6 +157,19 @@ impl StreamingCuckoo {
     /// Fails with a [`ParamError`] naming the parameter when one is out of
     /// range, when the state exceeds 2^40 bits, or when
     /// `⌈log₂ m⌉ + f > 64` (bucket and fingerprint must fit in one digest).
+    ///
+    /// # Examples
+    ///
+    /// ```
+    /// use ddf_cuckoo::{Digest, DuplicateFilter, StreamingCuckoo, Verdict};
+    ///
+    /// let mut f = StreamingCuckoo::new(1 << 10, 4, 12)?;
+    /// assert_eq!(f.memory_bits(), 1024 * 4 * 12);
+    /// assert_eq!(f.observe(Digest::mixed(1)), Verdict::Unseen);
+    /// assert_eq!(f.observe(Digest::mixed(1)), Verdict::Duplicate);
+    /// assert_eq!(StreamingCuckoo::new(1 << 10, 4, 33).unwrap_err().param(), "fingerprint_bits");
+    /// # Ok::<(), ddf_cuckoo::ParamError>(())
+    /// ```
     pub fn new(
         buckets: u64,
         cells_per_bucket: usize,
@@ -159,6 +184,18 @@ impl StreamingCuckoo {
     /// A filter of at most `memory_bits` bits: `m = floor(M/(b·f))` buckets.
     /// Fails as [`new`](Self::new), or (parameter `memory_bits`) if not one
     /// bucket fits.
+    ///
+    /// # Examples
+    ///
+    /// ```
+    /// use ddf_cuckoo::{DuplicateFilter, StreamingCuckoo};
+    ///
+    /// let f = StreamingCuckoo::with_memory(1 << 20, 4, 8)?;
+    /// assert_eq!(f.buckets(), (1 << 20) / 32);
+    /// assert!(f.memory_bits() <= 1 << 20);
+    /// assert_eq!(StreamingCuckoo::with_memory(10, 4, 8).unwrap_err().param(), "memory_bits");
+    /// # Ok::<(), ddf_cuckoo::ParamError>(())
+    /// ```
     pub fn with_memory(
         memory_bits: u64,
         cells_per_bucket: usize,

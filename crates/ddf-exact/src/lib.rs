@@ -45,6 +45,17 @@ use std::hash::{BuildHasher, Hash};
 /// `Hash + Eq + Clone` type (item ids, strings) as ground truth. `S` hashes
 /// keys for the dictionary; the default [`MixState`] is fast and unkeyed, fine
 /// for digests and trusted ids.
+///
+/// # Examples
+///
+/// ```
+/// use ddf_exact::{Deduper, ExactWindow, Verdict};
+///
+/// let mut seen = Deduper::new(ExactWindow::new(1_000)?);
+/// assert_eq!(seen.observe("nonce-1"), Verdict::Unseen);
+/// assert_eq!(seen.observe("nonce-1"), Verdict::Duplicate);
+/// # Ok::<(), ddf_exact::ParamError>(())
+/// ```
 #[derive(Debug, Clone)]
 pub struct ExactWindow<K = Digest, S = MixState> {
     window: Window,
@@ -64,6 +75,20 @@ pub struct ExactWindow<K = Digest, S = MixState> {
 
 impl<K: Hash + Eq + Clone> ExactWindow<K> {
     /// An exact filter over the last `window` insertions (`w ≥ 1`).
+    ///
+    /// # Examples
+    ///
+    /// ```
+    /// use ddf_exact::{ExactWindow, Verdict};
+    ///
+    /// let mut w = ExactWindow::<&str>::new(2)?;
+    /// assert_eq!(w.observe_key("a"), Verdict::Unseen);
+    /// w.observe_key("b");
+    /// w.observe_key("c");
+    /// assert_eq!(w.observe_key("a"), Verdict::Unseen); // 3 insertions ago
+    /// assert_eq!(ExactWindow::<u64>::new(0).unwrap_err().param(), "window");
+    /// # Ok::<(), ddf_exact::ParamError>(())
+    /// ```
     pub fn new(window: u64) -> Result<Self, ParamError> {
         Self::with_hasher(Window::Count(window), MixState)
     }
@@ -73,12 +98,37 @@ impl<K: Hash + Eq + Clone> ExactWindow<K> {
     /// at most `capacity` (`≥ 1`) items: exact while at most `capacity`
     /// items arrive per `span`. `u64::MAX` means no cap (ground truth; its
     /// `memory_bits` is then `u64::MAX`, the honest bound).
+    ///
+    /// # Examples
+    ///
+    /// ```
+    /// use ddf_exact::{ExactWindow, Verdict};
+    ///
+    /// // The last 1,000 time units, at most 100 items in them.
+    /// let mut w = ExactWindow::<u64>::with_time_span(1_000, 100)?;
+    /// assert_eq!(w.observe_key_at(7, 0), Verdict::Unseen);
+    /// assert_eq!(w.observe_key_at(7, 999), Verdict::Duplicate);
+    /// assert_eq!(w.observe_key_at(7, 1_999), Verdict::Unseen);
+    /// # Ok::<(), ddf_exact::ParamError>(())
+    /// ```
     pub fn with_time_span(span: u64, capacity: u64) -> Result<Self, ParamError> {
         Self::with_hasher_capped(Window::Time(span), capacity, MixState)
     }
 
     /// An exact set over the whole stream (`w = ∞`); its memory grows with
     /// the number of distinct items.
+    ///
+    /// # Examples
+    ///
+    /// ```
+    /// use ddf_exact::{ExactWindow, Verdict};
+    ///
+    /// let mut set = ExactWindow::<u64>::unbounded();
+    /// for id in 0..10_000 {
+    ///     set.observe_key(id);
+    /// }
+    /// assert_eq!(set.observe_key(0), Verdict::Duplicate);
+    /// ```
     pub fn unbounded() -> Self {
         ExactWindow {
             window: Window::Unbounded,
@@ -95,6 +145,18 @@ impl<K: Hash + Eq + Clone, S: BuildHasher> ExactWindow<K, S> {
     /// An exact filter for `window` with the dictionary hasher `hasher`; a
     /// time window holds any number of items (see
     /// [`with_hasher_capped`](Self::with_hasher_capped)).
+    ///
+    /// # Examples
+    ///
+    /// ```
+    /// use ddf_exact::{ExactWindow, Verdict, Window};
+    /// use std::collections::hash_map::RandomState;
+    ///
+    /// let mut w = ExactWindow::<u64, _>::with_hasher(Window::Count(10), RandomState::new())?;
+    /// assert_eq!(w.observe_key(1), Verdict::Unseen);
+    /// assert_eq!(w.observe_key(1), Verdict::Duplicate);
+    /// # Ok::<(), ddf_exact::ParamError>(())
+    /// ```
     pub fn with_hasher(window: Window, hasher: S) -> Result<Self, ParamError> {
         Self::with_hasher_capped(window, u64::MAX, hasher)
     }
@@ -102,6 +164,18 @@ impl<K: Hash + Eq + Clone, S: BuildHasher> ExactWindow<K, S> {
     /// As [`with_hasher`](Self::with_hasher), a time window holding at most
     /// `capacity` (`≥ 1`) items (ignored by count windows, whose capacity is
     /// their window, and by the set).
+    ///
+    /// # Examples
+    ///
+    /// ```
+    /// use ddf_exact::{ExactWindow, Window};
+    /// use std::collections::hash_map::RandomState;
+    ///
+    /// let w = ExactWindow::<u64, _>::with_hasher_capped(Window::Time(60), 1_000, RandomState::new())?;
+    /// assert!(ExactWindow::<u64, _>::with_hasher_capped(Window::Time(60), 0, RandomState::new()).is_err());
+    /// # drop(w);
+    /// # Ok::<(), ddf_exact::ParamError>(())
+    /// ```
     pub fn with_hasher_capped(
         window: Window,
         capacity: u64,

@@ -24,6 +24,15 @@ impl std::fmt::Debug for Digest {
 impl Digest {
     /// Wraps a 64-bit hash the caller already computed. It must be close to
     /// uniform over all 64 bits, as a good hash function's output is.
+    ///
+    /// # Examples
+    ///
+    /// ```
+    /// use ddf_hash::Digest;
+    ///
+    /// let d = Digest::new(0x0123_4567_89ab_cdef);
+    /// assert_eq!(d.get(), 0x0123_4567_89ab_cdef);
+    /// ```
     #[inline]
     #[must_use]
     pub const fn new(hash: u64) -> Self {
@@ -33,6 +42,16 @@ impl Digest {
     /// Wraps a raw 64-bit value after a bijective mix, so that sequential or
     /// structured identifiers behave like uniform hashes. Distinct values stay
     /// distinct. Not keyed: an adversary who chooses the values chooses the digests.
+    ///
+    /// # Examples
+    ///
+    /// ```
+    /// use ddf_hash::Digest;
+    ///
+    /// // Sequential ids become spread-out digests, still distinct.
+    /// assert_ne!(Digest::mixed(1), Digest::mixed(2));
+    /// assert_ne!(Digest::mixed(1).get(), 1);
+    /// ```
     #[inline]
     #[must_use]
     pub const fn mixed(value: u64) -> Self {

@@ -56,6 +56,17 @@ pub struct Fingerprinter {
 
 impl Fingerprinter {
     /// A fingerprinter of `bits` bits (1..=32) under `policy`.
+    ///
+    /// # Examples
+    ///
+    /// ```
+    /// use ddf_hash::{Digest, Fingerprinter, ZeroPolicy};
+    ///
+    /// let f = Fingerprinter::new(3, ZeroPolicy::Rehash)?;
+    /// assert!((1..8).contains(&f.fingerprint(Digest::mixed(42))));
+    /// assert_eq!(Fingerprinter::new(0, ZeroPolicy::Rehash).unwrap_err().param(), "fingerprint_bits");
+    /// # Ok::<(), ddf_hash::ParamError>(())
+    /// ```
     pub fn new(bits: u32, policy: ZeroPolicy) -> Result<Self, ParamError> {
         ensure_range("fingerprint_bits", bits, 1..=32)?;
         Ok(Fingerprinter { bits, policy })

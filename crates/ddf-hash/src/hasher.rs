@@ -40,6 +40,16 @@ impl KeyedSipHasher {
     ///
     /// If the operating system's random source fails, as std's `HashMap`
     /// does; [`try_new`](Self::try_new) returns the error instead.
+    ///
+    /// # Examples
+    ///
+    /// ```
+    /// use ddf_hash::{KeyedSipHasher, digest};
+    ///
+    /// // Two fresh keys hash the same item differently (with overwhelming odds).
+    /// let (a, b) = (KeyedSipHasher::new(), KeyedSipHasher::new());
+    /// assert_ne!(digest(&a, "item"), digest(&b, "item"));
+    /// ```
     #[must_use]
     pub fn new() -> Self {
         match Self::try_new() {
@@ -49,6 +59,16 @@ impl KeyedSipHasher {
     }
 
     /// A hasher with a fresh random key, or the random source's error.
+    ///
+    /// # Examples
+    ///
+    /// ```
+    /// use ddf_hash::KeyedSipHasher;
+    ///
+    /// let hasher = KeyedSipHasher::try_new()?;
+    /// # drop(hasher);
+    /// # Ok::<(), getrandom::Error>(())
+    /// ```
     pub fn try_new() -> Result<Self, getrandom::Error> {
         let mut key = [0u8; 16];
         getrandom::fill(&mut key)?;
@@ -56,6 +76,15 @@ impl KeyedSipHasher {
     }
 
     /// A hasher whose key is derived from `seed`: reproducible, not secret.
+    ///
+    /// # Examples
+    ///
+    /// ```
+    /// use ddf_hash::{KeyedSipHasher, digest};
+    ///
+    /// let (a, b) = (KeyedSipHasher::with_seed(7), KeyedSipHasher::with_seed(7));
+    /// assert_eq!(digest(&a, "item"), digest(&b, "item"));
+    /// ```
     #[must_use]
     pub const fn with_seed(seed: u64) -> Self {
         KeyedSipHasher {
@@ -65,6 +94,16 @@ impl KeyedSipHasher {
     }
 
     /// A hasher with the given 128-bit key (little-endian `k0 ‖ k1`).
+    ///
+    /// # Examples
+    ///
+    /// ```
+    /// use ddf_hash::{KeyedSipHasher, digest};
+    ///
+    /// let a = KeyedSipHasher::with_key(*b"0123456789abcdef");
+    /// let b = KeyedSipHasher::with_key(*b"0123456789abcdef");
+    /// assert_eq!(digest(&a, &1u64), digest(&b, &1u64));
+    /// ```
     #[must_use]
     pub const fn with_key(key: [u8; 16]) -> Self {
         let [

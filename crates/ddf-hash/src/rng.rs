@@ -15,6 +15,15 @@ pub struct SplitMix64 {
 
 impl SplitMix64 {
     /// A generator seeded with `seed`.
+    ///
+    /// # Examples
+    ///
+    /// ```
+    /// use ddf_hash::SplitMix64;
+    ///
+    /// let (mut a, mut b) = (SplitMix64::new(1), SplitMix64::new(1));
+    /// assert_eq!(a.next_u64(), b.next_u64());
+    /// ```
     #[must_use]
     pub const fn new(seed: u64) -> Self {
         SplitMix64 { state: seed }
@@ -71,6 +80,16 @@ pub struct SeededRng {
 
 impl SeededRng {
     /// A generator at the start of the sequence of `seed`.
+    ///
+    /// # Examples
+    ///
+    /// ```
+    /// use ddf_hash::SeededRng;
+    ///
+    /// let mut a = SeededRng::new(5);
+    /// let first = a.next_u64();
+    /// assert_eq!(SeededRng::new(5).next_u64(), first);
+    /// ```
     #[must_use]
     pub const fn new(seed: u64) -> Self {
         SeededRng {
@@ -80,6 +99,17 @@ impl SeededRng {
     }
 
     /// A generator of seed `seed` resumed at `state` (from [`state`](Self::state)).
+    ///
+    /// # Examples
+    ///
+    /// ```
+    /// use ddf_hash::SeededRng;
+    ///
+    /// let mut a = SeededRng::new(5);
+    /// a.next_u64();
+    /// let mut b = SeededRng::resume(5, a.state());
+    /// assert_eq!(a.next_u64(), b.next_u64());
+    /// ```
     #[must_use]
     pub const fn resume(seed: u64, state: u64) -> Self {
         SeededRng {

@@ -27,6 +27,16 @@ pub struct ParamError {
 
 impl ParamError {
     /// An error for `param`, given `value`, which should have satisfied `expected`.
+    ///
+    /// # Examples
+    ///
+    /// ```
+    /// use ddf_param::ParamError;
+    ///
+    /// let e = ParamError::new("window", 0, "at least 1 item");
+    /// assert_eq!(e.param(), "window");
+    /// assert_eq!(e.to_string(), "invalid window = 0: expected at least 1 item");
+    /// ```
     pub fn new(
         param: &'static str,
         value: impl fmt::Display,

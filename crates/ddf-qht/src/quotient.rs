@@ -108,6 +108,18 @@ impl Insertion for Fifo {
 /// [`with_seed`](Self::with_seed) (a fixed default otherwise), reset by
 /// [`clear`](DuplicateFilter::clear). The filter may forget anything: there
 /// is no guarantee against false negatives.
+///
+/// # Examples
+///
+/// ```
+/// use ddf_qht::{Deduper, Qht, Verdict};
+///
+/// // `Qht`, `Qhtd` and `Qqhtd` are this type with their insertion rule.
+/// let mut seen = Deduper::new(Qht::with_memory(1 << 20, 1, 3)?);
+/// assert_eq!(seen.observe("GET /"), Verdict::Unseen);
+/// assert_eq!(seen.observe("GET /"), Verdict::Duplicate);
+/// # Ok::<(), ddf_qht::ParamError>(())
+/// ```
 #[derive(Clone)]
 pub struct QuotientFilter<I: Insertion> {
     cells: CellRows,
@@ -136,12 +148,34 @@ pub type Qht = QuotientFilter<Distinct>;
 /// QHT with duplicates (QHT paper §5.1): elements detected as duplicates are
 /// stored again, so a row may hold a fingerprint more than once. See
 /// [`QuotientFilter`].
+///
+/// # Examples
+///
+/// ```
+/// use ddf_qht::{Deduper, Qhtd, Verdict};
+///
+/// let mut seen = Deduper::new(Qhtd::with_memory(1 << 20, 4, 8)?);
+/// assert_eq!(seen.observe("GET /"), Verdict::Unseen);
+/// assert_eq!(seen.observe("GET /"), Verdict::Duplicate);
+/// # Ok::<(), ddf_qht::ParamError>(())
+/// ```
 pub type Qhtd = QuotientFilter<Duplicates>;
 
 /// Queued QHT with duplicates (QHT paper §5.2, Algorithm 2): each row is a
 /// FIFO queue of `k` cells, newest first; every element's fingerprint is
 /// pushed and the oldest falls out. It makes no random choice. With `k = 1`
 /// it behaves exactly as a [`Qht`]. See [`QuotientFilter`].
+///
+/// # Examples
+///
+/// ```
+/// use ddf_qht::{Deduper, Qqhtd, Verdict};
+///
+/// let mut seen = Deduper::new(Qqhtd::with_memory(1 << 20, 4, 8)?);
+/// assert_eq!(seen.observe("GET /"), Verdict::Unseen);
+/// assert_eq!(seen.observe("GET /"), Verdict::Duplicate);
+/// # Ok::<(), ddf_qht::ParamError>(())
+/// ```
 pub type Qqhtd = QuotientFilter<Fifo>;
 
 impl<I: Insertion> QuotientFilter<I> {
@@ -151,6 +185,20 @@ impl<I: Insertion> QuotientFilter<I> {
     /// Fails with a [`ParamError`] naming the parameter when one is out of
     /// range, when the state exceeds 2^40 bits, or when `⌈log₂ N⌉ + s > 64`
     /// (row and fingerprint must fit in one 64-bit digest).
+    ///
+    /// # Examples
+    ///
+    /// ```
+    /// use ddf_qht::{Digest, DuplicateFilter, Qht, Qqhtd, Verdict};
+    ///
+    /// let mut f = Qht::new(1024, 4, 8)?;
+    /// assert_eq!(f.memory_bits(), 1024 * 4 * 8);
+    /// assert_eq!(f.observe(Digest::mixed(1)), Verdict::Unseen);
+    /// assert_eq!(f.observe(Digest::mixed(1)), Verdict::Duplicate);
+    /// // k is at most 2^s: two 1-bit cells cannot hold three fingerprints.
+    /// assert_eq!(Qqhtd::new(1024, 3, 1).unwrap_err().param(), "cells_per_row");
+    /// # Ok::<(), ddf_qht::ParamError>(())
+    /// ```
     pub fn new(rows: u64, cells_per_row: usize, fingerprint_bits: u32) -> Result<Self, ParamError> {
         let fingerprinter = check_params(rows, cells_per_row, fingerprint_bits)?;
         let cells = CellRows::new(rows, cells_per_row, fingerprint_bits)?;
@@ -169,6 +217,17 @@ impl<I: Insertion> QuotientFilter<I> {
     /// A filter of at most `memory_bits` bits: `N = floor(M/(k·s))` rows
     /// (Algorithm 1, SETUP). Fails as [`new`](Self::new), or (parameter
     /// `memory_bits`) if not one row fits.
+    ///
+    /// # Examples
+    ///
+    /// ```
+    /// use ddf_qht::{DuplicateFilter, Qhtd};
+    ///
+    /// let f = Qhtd::with_memory(1 << 20, 1, 3)?;
+    /// assert_eq!(f.rows(), (1 << 20) / 3);
+    /// assert!(f.memory_bits() <= 1 << 20);
+    /// # Ok::<(), ddf_qht::ParamError>(())
+    /// ```
     pub fn with_memory(
         memory_bits: u64,
         cells_per_row: usize,

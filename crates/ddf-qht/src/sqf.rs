@@ -63,12 +63,36 @@ impl Sqf {
     /// An SQF of `2^q` rows of `cells_per_row` cells (`k`), remainder bits
     /// `r` and kept bits `r'` (`1 ≤ r' < r`, `σ = r' + ⌈log₂(r + 1)⌉ ≤ 32`,
     /// `q + r ≤ 64`, `1 ≤ k ≤ min(4096, 2^σ)`), as in the original.
+    ///
+    /// # Examples
+    ///
+    /// ```
+    /// use ddf_qht::{Digest, DuplicateFilter, Sqf, Verdict};
+    ///
+    /// // 2^10 rows of 2 cells, remainders of 8 bits of which 4 are kept.
+    /// let mut f = Sqf::new(10, 2, 8, 4)?;
+    /// assert_eq!(f.rows(), 1024);
+    /// assert_eq!(f.observe(Digest::mixed(3)), Verdict::Unseen);
+    /// assert_eq!(f.observe(Digest::mixed(3)), Verdict::Duplicate);
+    /// assert!(Sqf::new(10, 2, 4, 4).is_err()); // r' < r
+    /// # Ok::<(), ddf_qht::ParamError>(())
+    /// ```
     pub fn new(q: u32, cells_per_row: usize, r: u32, r_prime: u32) -> Result<Self, ParamError> {
         ddf_param::ensure_range("q", q, 0..=Self::MAX_Q)?;
         Self::with_rows(1 << q, cells_per_row, r, r_prime)
     }
 
     /// An SQF with any number of rows `N ≥ 1`; otherwise as [`new`](Self::new).
+    ///
+    /// # Examples
+    ///
+    /// ```
+    /// use ddf_qht::Sqf;
+    ///
+    /// let f = Sqf::with_rows(1000, 2, 8, 4)?;
+    /// assert_eq!(f.rows(), 1000);
+    /// # Ok::<(), ddf_qht::ParamError>(())
+    /// ```
     pub fn with_rows(
         rows: u64,
         cells_per_row: usize,
@@ -92,6 +116,16 @@ impl Sqf {
     }
 
     /// An SQF of at most `memory_bits` bits: `N = floor(M/(k·σ))` rows.
+    ///
+    /// # Examples
+    ///
+    /// ```
+    /// use ddf_qht::{DuplicateFilter, Sqf};
+    ///
+    /// let f = Sqf::with_memory(1 << 20, 4, 2, 1)?;
+    /// assert!(f.memory_bits() <= 1 << 20);
+    /// # Ok::<(), ddf_qht::ParamError>(())
+    /// ```
     pub fn with_memory(
         memory_bits: u64,
         cells_per_row: usize,
@@ -107,6 +141,16 @@ impl Sqf {
     /// budget can go unused). The QHT paper's benchmarks evidently sized
     /// their SQF this way (see `docs/errata.md`). Fails as
     /// [`with_memory`](Self::with_memory).
+    ///
+    /// # Examples
+    ///
+    /// ```
+    /// use ddf_qht::Sqf;
+    ///
+    /// let f = Sqf::with_memory_power_of_two(1 << 20, 4, 2, 1)?;
+    /// assert!(f.rows().is_power_of_two());
+    /// # Ok::<(), ddf_qht::ParamError>(())
+    /// ```
     pub fn with_memory_power_of_two(
         memory_bits: u64,
         cells_per_row: usize,

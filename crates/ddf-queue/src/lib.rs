@@ -90,6 +90,19 @@ impl Slices {
 /// rate stays that of a subfilter of `c` items), and the memory shortens to
 /// the last `L − 1` subfilters of `c` items; an item is missed within `t`
 /// only if a rotation was early since its latest occurrence.
+///
+/// # Examples
+///
+/// ```
+/// use ddf_queue::{Deduper, Queue, Verdict};
+/// use ddf_shf::CompactShf;
+///
+/// let queue = Queue::with_memory(4, 10_000, 1 << 20, |s| CompactShf::with_memory(s.bits, s.capacity))?;
+/// let mut seen = Deduper::new(queue);
+/// assert_eq!(seen.observe("tx-1"), Verdict::Unseen);
+/// assert_eq!(seen.observe("tx-1"), Verdict::Duplicate);
+/// # Ok::<(), ddf_queue::ParamError>(())
+/// ```
 #[derive(Debug, Clone)]
 pub struct Queue<F> {
     /// A ring: `newest`, then older ones at increasing indices (mod `L`).
@@ -247,6 +260,21 @@ impl<F: DuplicateFilter> Queue<F> {
     /// A queue of `subfilters` (`L`, 1..=[`MAX_SUBFILTERS`]) subfilters of
     /// `capacity` (`c ≥ 1`) insertions each; `make(i)` builds subfilter `i`
     /// (give each its own seed if it has a generator).
+    ///
+    /// # Examples
+    ///
+    /// ```
+    /// use ddf_queue::{Digest, DuplicateFilter, Queue, Verdict};
+    /// use ddf_shf::CompactShf;
+    ///
+    /// // L = 4 subfilters of c = 1,000 insertions: a window of at least 3,000.
+    /// let mut q = Queue::new(4, 1_000, |_| CompactShf::new(1_000, 32))?;
+    /// assert_eq!(q.subfilters(), 4);
+    /// assert_eq!(q.observe(Digest::mixed(1)), Verdict::Unseen);
+    /// assert_eq!(q.observe(Digest::mixed(1)), Verdict::Duplicate);
+    /// assert!(Queue::new(0, 1_000, |_| CompactShf::new(1_000, 32)).is_err());
+    /// # Ok::<(), ddf_queue::ParamError>(())
+    /// ```
     pub fn new(
         subfilters: usize,
         capacity: u64,
@@ -269,6 +297,17 @@ impl<F: DuplicateFilter> Queue<F> {
     /// Algorithm 2's SETUP: `memory_bits` (`M`) split evenly, `make` building
     /// each subfilter from its [`SubfilterSpec`] (`⌊M/L⌋` bits, `c`
     /// insertions). Fails if the subfilters take more than `M` bits in all.
+    ///
+    /// # Examples
+    ///
+    /// ```
+    /// use ddf_queue::{DuplicateFilter, Queue};
+    /// use ddf_shf::CompactShf;
+    ///
+    /// let q = Queue::with_memory(4, 1_000, 1 << 17, |s| CompactShf::with_memory(s.bits, s.capacity))?;
+    /// assert!(q.memory_bits() <= 1 << 17);
+    /// # Ok::<(), ddf_queue::ParamError>(())
+    /// ```
     pub fn with_memory(
         subfilters: usize,
         capacity: u64,
@@ -328,6 +367,20 @@ impl<F: DuplicateFilter> Queue<F> {
     /// as the capacity `c`: it also rotates when the newest subfilter has
     /// covered `s = ⌈t/(L − 1)⌉`, so it needs `L ≥ 2`. Drive it with
     /// [`TimedFilter::observe_at`].
+    ///
+    /// # Examples
+    ///
+    /// ```
+    /// use ddf_queue::{Digest, Queue, TimedFilter, Window, Windowed, Verdict};
+    /// use ddf_shf::CompactShf;
+    ///
+    /// // The last 3,000 time units in L = 4 slices of 1,000, at most 500 per slice.
+    /// let mut q = Queue::with_time_span(4, 500, 3_000, |_| CompactShf::new(500, 32))?;
+    /// assert_eq!(q.window(), Window::Time(3_000));
+    /// assert_eq!(q.observe_at(Digest::mixed(1), 0), Verdict::Unseen);
+    /// assert_eq!(q.observe_at(Digest::mixed(1), 2_000), Verdict::Duplicate);
+    /// # Ok::<(), ddf_queue::ParamError>(())
+    /// ```
     pub fn with_time_span(
         subfilters: usize,
         capacity: u64,

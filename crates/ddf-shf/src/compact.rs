@@ -13,6 +13,17 @@ use ddf_core::{Digest, DuplicateFilter, ParamError, Window, Windowed};
 /// time ([`ddf_bits::FieldScan`]). No false negatives within the window; the
 /// false-positive probability is `1 − (1 − 2^(−h))^w` (Theorem 3).
 /// [`CompactShf::near_exact`] is the linear-time filter of Theorem 2.
+///
+/// # Examples
+///
+/// ```
+/// use ddf_shf::{CompactShf, Deduper, Verdict};
+///
+/// let mut seen = Deduper::new(CompactShf::with_memory(100_000, 2_000)?);
+/// assert_eq!(seen.observe("tx-1"), Verdict::Unseen);
+/// assert_eq!(seen.observe("tx-1"), Verdict::Duplicate);
+/// # Ok::<(), ddf_shf::ParamError>(())
+/// ```
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct CompactShf {
     ring: HashRing,
@@ -21,6 +32,19 @@ pub struct CompactShf {
 impl CompactShf {
     /// A CSHF over the last `window` insertions (`w`, 1..=2^32 − 1) with
     /// hashes of `hash_bits` bits (`h`, 1..=64).
+    ///
+    /// # Examples
+    ///
+    /// ```
+    /// use ddf_shf::{CompactShf, Digest, DuplicateFilter, Verdict};
+    ///
+    /// let mut f = CompactShf::new(1_000, 20)?;
+    /// assert_eq!(f.memory_bits(), 20_000);
+    /// assert_eq!(f.observe(Digest::mixed(4)), Verdict::Unseen);
+    /// assert_eq!(f.observe(Digest::mixed(4)), Verdict::Duplicate);
+    /// assert_eq!(CompactShf::new(1_000, 65).unwrap_err().param(), "hash_bits");
+    /// # Ok::<(), ddf_shf::ParamError>(())
+    /// ```
     pub fn new(window: u64, hash_bits: u32) -> Result<Self, ParamError> {
         Ok(CompactShf {
             ring: HashRing::new(window, hash_bits)?,
@@ -29,6 +53,16 @@ impl CompactShf {
 
     /// The CSHF for `memory_bits` (`M`) and `window` (`w`): `h = ⌊M/w⌋`, at
     /// most 64. Fails unless `M ≥ w`.
+    ///
+    /// # Examples
+    ///
+    /// ```
+    /// use ddf_shf::CompactShf;
+    ///
+    /// assert_eq!(CompactShf::with_memory(100_000, 2_000)?.hash_bits(), 50);
+    /// assert!(CompactShf::with_memory(100, 2_000).is_err());
+    /// # Ok::<(), ddf_shf::ParamError>(())
+    /// ```
     pub fn with_memory(memory_bits: u64, window: u64) -> Result<Self, ParamError> {
         ddf_param::ensure_window(window, u64::MAX)?;
         let h = memory_bits / window;
@@ -44,6 +78,16 @@ impl CompactShf {
 
     /// The near-exact linear-time filter of Theorem 2 for `window`:
     /// `h = 2·⌈log₂ w⌉`, false-positive probability about `1/w`.
+    ///
+    /// # Examples
+    ///
+    /// ```
+    /// use ddf_shf::CompactShf;
+    ///
+    /// // h = 2·⌈log₂ 1000⌉ = 20.
+    /// assert_eq!(CompactShf::near_exact(1_000)?.hash_bits(), 20);
+    /// # Ok::<(), ddf_shf::ParamError>(())
+    /// ```
     pub fn near_exact(window: u64) -> Result<Self, ParamError> {
         ddf_param::ensure_window(window, u64::MAX)?;
         Self::new(window, crate::near_exact_bits(window))

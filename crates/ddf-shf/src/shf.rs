@@ -24,6 +24,17 @@ use ddf_core::{Digest, DuplicateFilter, ParamError, Verdict, Window, Windowed};
 /// `table` module): a hash and its counter share one cell, `observe` finds
 /// and counts the new hash with one probe, and the batch path prefetches the
 /// cells of the new and the evicted hash ahead of time.
+///
+/// # Examples
+///
+/// ```
+/// use ddf_shf::{Deduper, Shf, Verdict};
+///
+/// let mut seen = Deduper::new(Shf::with_memory(100_000, 2_000)?);
+/// assert_eq!(seen.observe("tx-1"), Verdict::Unseen);
+/// assert_eq!(seen.observe("tx-1"), Verdict::Duplicate);
+/// # Ok::<(), ddf_shf::ParamError>(())
+/// ```
 #[derive(Debug, Clone)]
 pub struct Shf {
     ring: WordRing,
@@ -61,6 +72,18 @@ impl Counts {
 impl Shf {
     /// An SHF over the last `window` insertions (`w`, 1..=2^32 − 1) with
     /// hashes of `hash_bits` bits (`h`, 1..=64).
+    ///
+    /// # Examples
+    ///
+    /// ```
+    /// use ddf_shf::{Digest, DuplicateFilter, Shf, Verdict};
+    ///
+    /// let mut f = Shf::new(1_000, 20)?;
+    /// assert_eq!(f.observe(Digest::mixed(4)), Verdict::Unseen);
+    /// assert_eq!(f.observe(Digest::mixed(4)), Verdict::Duplicate);
+    /// assert_eq!(Shf::new(0, 20).unwrap_err().param(), "window");
+    /// # Ok::<(), ddf_shf::ParamError>(())
+    /// ```
     pub fn new(window: u64, hash_bits: u32) -> Result<Self, ParamError> {
         let ring = WordRing::new(window, hash_bits)?;
         table::check(window, hash_bits)?;
@@ -74,6 +97,16 @@ impl Shf {
     /// `h = ⌊M/(2w) − ½·log₂ w⌋`, at most 64 (wider hashes would not lower the
     /// error measurably; [`memory_bits`](DuplicateFilter::memory_bits) then
     /// reports less than `M`). Fails unless `h ≥ 1`.
+    ///
+    /// # Examples
+    ///
+    /// ```
+    /// use ddf_shf::Shf;
+    ///
+    /// assert_eq!(Shf::with_memory(100_000, 2_000)?.hash_bits(), 19);
+    /// assert!(Shf::with_memory(1_000, 2_000).is_err());
+    /// # Ok::<(), ddf_shf::ParamError>(())
+    /// ```
     pub fn with_memory(memory_bits: u64, window: u64) -> Result<Self, ParamError> {
         ddf_param::ensure_window(window, u64::MAX)?;
         let h = ddf_theory::shf::shf_hash_bits(memory_bits as f64, window as f64).floor();
@@ -90,6 +123,15 @@ impl Shf {
 
     /// The near-exact SHF of Theorem 2 for `window`: `h = 2·⌈log₂ w⌉`, so
     /// the false-positive probability is about `1/w`.
+    ///
+    /// # Examples
+    ///
+    /// ```
+    /// use ddf_shf::Shf;
+    ///
+    /// assert_eq!(Shf::near_exact(1_000)?.hash_bits(), 20);
+    /// # Ok::<(), ddf_shf::ParamError>(())
+    /// ```
     pub fn near_exact(window: u64) -> Result<Self, ParamError> {
         ddf_param::ensure_window(window, u64::MAX)?;
         Self::new(window, crate::near_exact_bits(window))

@@ -26,11 +26,32 @@ pub enum Arrivals {
 
 impl Arrivals {
     /// One item every `gap` units, starting at 0.
+    ///
+    /// # Examples
+    ///
+    /// ```
+    /// use ddf_sim::Arrivals;
+    ///
+    /// let mut a = Arrivals::constant(10);
+    /// assert_eq!((a.next_time(), a.next_time()), (0, 10));
+    /// ```
     pub fn constant(gap: u64) -> Self {
         Arrivals::Constant { gap, next: 0 }
     }
 
     /// Poisson arrivals with mean gap `mean_gap` (finite, > 0), seeded.
+    ///
+    /// # Examples
+    ///
+    /// ```
+    /// use ddf_sim::Arrivals;
+    ///
+    /// let mut a = Arrivals::poisson(10.0, 1)?;
+    /// let (t0, t1) = (a.next_time(), a.next_time());
+    /// assert!(t1 >= t0);
+    /// assert!(Arrivals::poisson(0.0, 1).is_err());
+    /// # Ok::<(), ddf_core::ParamError>(())
+    /// ```
     pub fn poisson(mean_gap: f64, seed: u64) -> Result<Self, ParamError> {
         if !(mean_gap > 0.0 && mean_gap.is_finite()) {
             return Err(ParamError::new(

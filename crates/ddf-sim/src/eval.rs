@@ -27,6 +27,16 @@ pub struct EvalConfig {
 
 impl EvalConfig {
     /// Counts every one of `items` items against `window`.
+    ///
+    /// # Examples
+    ///
+    /// ```
+    /// use ddf_core::Window;
+    /// use ddf_sim::EvalConfig;
+    ///
+    /// let cfg = EvalConfig::new(Window::Count(1_000), 20_000);
+    /// # drop(cfg);
+    /// ```
     pub fn new(window: Window, items: u64) -> Self {
         EvalConfig {
             window,

@@ -39,6 +39,17 @@ pub struct Uniform {
 
 impl Uniform {
     /// A uniform stream over `alphabet` ids (`U ≥ 1`), seeded.
+    ///
+    /// # Examples
+    ///
+    /// ```
+    /// use ddf_sim::{Source, Uniform};
+    ///
+    /// let mut s = Uniform::new(100, 1)?;
+    /// assert!(s.next_id().unwrap() < 100);
+    /// assert!(Uniform::new(0, 1).is_err());
+    /// # Ok::<(), ddf_core::ParamError>(())
+    /// ```
     pub fn new(alphabet: u64, seed: u64) -> Result<Self, ParamError> {
         ddf_param_positive("alphabet", alphabet)?;
         Ok(Uniform {
@@ -75,6 +86,15 @@ pub struct Distinct {
 
 impl Distinct {
     /// An all-distinct stream starting at id `first`.
+    ///
+    /// # Examples
+    ///
+    /// ```
+    /// use ddf_sim::{Distinct, Source};
+    ///
+    /// let mut s = Distinct::new(5);
+    /// assert_eq!((s.next_id(), s.next_id()), (Some(5), Some(6)));
+    /// ```
     pub fn new(first: u64) -> Self {
         Distinct { next: first }
     }
@@ -106,6 +126,17 @@ pub struct Zipf {
 
 impl Zipf {
     /// A Zipf stream over `alphabet` ranks (`U ≥ 1`) with exponent `s` (finite, `0 < s ≤ 20`).
+    ///
+    /// # Examples
+    ///
+    /// ```
+    /// use ddf_sim::{Source, Zipf};
+    ///
+    /// let mut s = Zipf::new(1_000, 1.1, 1)?;
+    /// assert!(s.next_id().unwrap() < 1_000);
+    /// assert!(Zipf::new(1_000, 0.0, 1).is_err());
+    /// # Ok::<(), ddf_core::ParamError>(())
+    /// ```
     pub fn new(alphabet: u64, exponent: f64, seed: u64) -> Result<Self, ParamError> {
         ddf_param_positive("alphabet", alphabet)?;
         if !(exponent > 0.0 && exponent <= 20.0) {

@@ -29,6 +29,17 @@ const DEFAULT_SEED: u64 = 0x6e61_6f72_796f_6765;
 /// The dictionary is a two-choice table of 4-cell buckets; see the crate
 /// documentation for its sizing, the argument that it never drops an entry,
 /// and its measured speed.
+///
+/// # Examples
+///
+/// ```
+/// use ddf_sliding::{Deduper, Slack, SlidingBloom, Verdict};
+///
+/// let mut seen = Deduper::new(SlidingBloom::new(100_000, Slack::AtMost(1_000), 0.001)?);
+/// assert_eq!(seen.observe("order-1"), Verdict::Unseen);
+/// assert_eq!(seen.observe("order-1"), Verdict::Duplicate);
+/// # Ok::<(), ddf_sliding::ParamError>(())
+/// ```
 #[derive(Debug, Clone)]
 pub struct SlidingBloom {
     plan: Plan,
@@ -76,18 +87,55 @@ impl SlidingBloom {
     /// enough for a 32-bit cell), `slack` (for `Slack::AtMost(m)`: small
     /// slacks need many generations and wide tags) or `capacity` (a table
     /// above 2^40 bits).
+    ///
+    /// # Examples
+    ///
+    /// ```
+    /// use ddf_sliding::{Digest, DuplicateFilter, Slack, SlidingBloom, Windowed, Verdict};
+    ///
+    /// let mut f = SlidingBloom::new(10_000, Slack::AtMost(1_000), 0.01)?;
+    /// assert!(f.slack() <= 1_000);
+    /// assert_eq!(f.observe(Digest::mixed(8)), Verdict::Unseen);
+    /// assert_eq!(f.observe(Digest::mixed(8)), Verdict::Duplicate);
+    /// assert_eq!(SlidingBloom::new(10_000, Slack::AtMost(1_000), 1.0).unwrap_err().param(), "epsilon");
+    /// # Ok::<(), ddf_sliding::ParamError>(())
+    /// ```
     pub fn new(window: u64, slack: Slack, epsilon: f64) -> Result<Self, ParamError> {
         Self::from_request(Request::count(window, slack, None, epsilon))
     }
 
     /// An `(n, ε)`-sliding Bloom filter (`m = ∞`): the slack is whatever
     /// the least-space number of generations gives, about `n/log₂(1/ε)`.
+    ///
+    /// # Examples
+    ///
+    /// ```
+    /// use ddf_sliding::{DuplicateFilter, Slack, SlidingBloom};
+    ///
+    /// // Least space: more slack, fewer bits than a 1 % slack.
+    /// let least = SlidingBloom::least_space(10_000, 0.01)?;
+    /// let tight = SlidingBloom::new(10_000, Slack::AtMost(100), 0.01)?;
+    /// assert!(least.memory_bits() <= tight.memory_bits());
+    /// # Ok::<(), ddf_sliding::ParamError>(())
+    /// ```
     pub fn least_space(window: u64, epsilon: f64) -> Result<Self, ParamError> {
         Self::new(window, Slack::LeastSpace, epsilon)
     }
 
     /// A filter with exactly `generations` generations (`c`, in `1..=window`),
     /// the paper's own parameter: slack `(c + 1)·⌈n/c⌉ − 1 − n`.
+    ///
+    /// # Examples
+    ///
+    /// ```
+    /// use ddf_sliding::{SlidingBloom, Windowed};
+    ///
+    /// // c = 4 generations of 2,500: slack 5·2,500 − 1 − 10,000.
+    /// let f = SlidingBloom::with_generations(10_000, 4, 0.01)?;
+    /// assert_eq!(f.generations(), 4);
+    /// assert_eq!(f.slack(), 2_499);
+    /// # Ok::<(), ddf_sliding::ParamError>(())
+    /// ```
     pub fn with_generations(
         window: u64,
         generations: u64,
@@ -116,6 +164,19 @@ impl SlidingBloom {
     /// shortens to the last `c + 1` generations. A generation may take more
     /// than `g` items when the ones before it took fewer, so random arrivals
     /// (Poisson, say) at the sized mean rate rarely close one.
+    ///
+    /// # Examples
+    ///
+    /// ```
+    /// use ddf_sliding::{Digest, Slack, SlidingBloom, TimedFilter, Window, Windowed, Verdict};
+    ///
+    /// // The last 60 s of a millisecond clock, sized for 10,000 items per minute.
+    /// let mut f = SlidingBloom::with_time_span(60_000, Slack::AtMost(6_000), 10_000, 0.01)?;
+    /// assert_eq!(f.window(), Window::Time(60_000));
+    /// assert_eq!(f.observe_at(Digest::mixed(2), 0), Verdict::Unseen);
+    /// assert_eq!(f.observe_at(Digest::mixed(2), 59_999), Verdict::Duplicate);
+    /// # Ok::<(), ddf_sliding::ParamError>(())
+    /// ```
     pub fn with_time_span(
         span: u64,
         slack: Slack,

@@ -12,7 +12,7 @@
 //! | `N` | `rows` | rows of the table |
 //! | `k` | `cells_per_row` | cells per row |
 //! | `S` | `fingerprints` | distinct fingerprint values (`2^s − 1` for `s`-bit fingerprints with 0 kept for "empty", §3.2 and footnote 16) |
-//! | `U` | `alphabet_size` | items the uniform stream draws from (`U = |Γ|`) |
+//! | `U` | `alphabet_size` | items the uniform stream draws from (`U = \|Γ\|`) |
 //! | `m` | `m` | elements before the one judged (the judged one is the `(m+1)`-th) |
 //! | `t` | `t` | elements between an item's last occurrence and its repeat (`m − i` in `FN_{i,m}`) |
 //! | `a, b, c` | — | §4.2: `a = (S − k)/(k(NS − 1))`, `b = k/S`, `c = 1 − 1/(Nk)` |

@@ -159,6 +159,22 @@ macro_rules! filter_enum {
         ///
         /// Every variant is `Send + Sync` (plain data, no interior
         /// mutability), so `Filter` is too.
+        ///
+        /// # Examples
+        ///
+        /// ```
+        /// use ddf::{Deduper, Filter, Requirements, Shf, Verdict, plan};
+        ///
+        /// // From a plan, or from any concrete filter.
+        /// let planned: Filter = plan(&Requirements::count(10_000).target_fpr(0.01))?[0].build()?;
+        /// let concrete = Filter::from(Shf::with_memory(100_000, 2_000)?);
+        /// for filter in [planned, concrete] {
+        ///     let mut seen = Deduper::new(filter);
+        ///     assert_eq!(seen.observe("a"), Verdict::Unseen);
+        ///     assert_eq!(seen.observe("a"), Verdict::Duplicate);
+        /// }
+        /// # Ok::<(), Box<dyn std::error::Error>>(())
+        /// ```
         #[derive(Debug, Clone)]
         #[non_exhaustive]
         // A filter is built once and lives long; boxing the largest variant
@@ -423,11 +439,42 @@ impl Filter {
     /// Loads a snapshot of any kind compiled in (see the [module
     /// docs](self)). A snapshot written by a [`Deduper`](crate::Deduper)
     /// carries a hasher and is refused here: load it as `Deduper<Filter>`.
+    ///
+    /// # Examples
+    ///
+    /// ```
+    /// use ddf::{Apbf, Digest, DuplicateFilter, Filter, Snapshot};
+    ///
+    /// // Whatever filter wrote the bytes, `Filter` loads it as the right variant.
+    /// let mut apbf = Apbf::with_window(10_000, 0.01)?;
+    /// apbf.observe(Digest::mixed(1));
+    /// let loaded = Filter::from_bytes(&apbf.to_bytes())?;
+    /// assert!(matches!(loaded, Filter::Apbf(_)));
+    /// assert!(loaded.contains(Digest::mixed(1)));
+    /// assert!(Filter::from_bytes(b"not a snapshot").is_err());
+    /// # Ok::<(), Box<dyn std::error::Error>>(())
+    /// ```
     pub fn from_bytes(bytes: &[u8]) -> Result<Self, DecodeError> {
         <Self as Snapshot>::from_bytes(bytes)
     }
 
     /// Reads one snapshot of any kind from `reader`, leaving later bytes unread.
+    ///
+    /// # Examples
+    ///
+    /// ```
+    /// use ddf::{Digest, DuplicateFilter, Filter, Qht, Shf, Snapshot};
+    ///
+    /// // Two snapshots back to back in one stream, read one after the other.
+    /// let mut bytes = Qht::new(64, 1, 8)?.to_bytes();
+    /// bytes.extend(Shf::new(100, 16)?.to_bytes());
+    /// let mut reader = bytes.as_slice();
+    /// let first = Filter::read_from(&mut reader)?;
+    /// let second = Filter::read_from(&mut reader)?;
+    /// assert!(matches!((first, second), (Filter::Qht(_), Filter::Shf(_))));
+    /// assert!(!Filter::from(Qht::new(64, 1, 8)?).contains(Digest::mixed(0)));
+    /// # Ok::<(), Box<dyn std::error::Error>>(())
+    /// ```
     pub fn read_from<R: std::io::Read>(reader: R) -> Result<Self, DecodeError> {
         <Self as Snapshot>::read_from(reader)
     }

@@ -8,6 +8,9 @@ mod planner;
 pub mod filter;
 pub mod shared;
 
+#[doc = include_str!("guide.md")]
+pub mod guide {}
+
 pub use ddf_core::snapshot;
 pub use ddf_core::{
     DecodeError, Deduper, Digest, DuplicateFilter, FilterExt, Goal, KeyedSipHasher, ParamError,

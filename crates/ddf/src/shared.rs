@@ -93,12 +93,35 @@ pub struct Shared<F, S = KeyedSipHasher> {
 impl<F> Shared<F> {
     /// [`DEFAULT_SHARDS`] shards, `make(i)` building shard `i`, hashed by a
     /// [`KeyedSipHasher`] under a fresh random key.
+    ///
+    /// # Examples
+    ///
+    /// ```
+    /// use ddf::{DEFAULT_SHARDS, Qht, Shared, Verdict};
+    ///
+    /// let shared = Shared::new(|i| Ok(Qht::new(1024, 1, 8)?.with_seed(i as u64)))?;
+    /// assert_eq!(shared.shards(), DEFAULT_SHARDS);
+    /// assert_eq!(shared.observe("a"), Verdict::Unseen);
+    /// assert_eq!(shared.observe("a"), Verdict::Duplicate);
+    /// # Ok::<(), ddf::ParamError>(())
+    /// ```
     pub fn new(make: impl FnMut(usize) -> Result<F, ParamError>) -> Result<Self, ParamError> {
         Self::with_shards(DEFAULT_SHARDS, make)
     }
 
     /// `shards` (1..=[`MAX_SHARDS`]) shards, `make(i)` building shard `i`,
     /// under a fresh random key.
+    ///
+    /// # Examples
+    ///
+    /// ```
+    /// use ddf::{Shared, Shf};
+    ///
+    /// let shared = Shared::with_shards(4, |_| Shf::new(1_000, 20))?;
+    /// assert_eq!(shared.shards(), 4);
+    /// assert!(Shared::with_shards(0, |_| Shf::new(1_000, 20)).is_err());
+    /// # Ok::<(), ddf::ParamError>(())
+    /// ```
     pub fn with_shards(
         shards: usize,
         make: impl FnMut(usize) -> Result<F, ParamError>,
@@ -109,6 +132,18 @@ impl<F> Shared<F> {
     /// As [`with_shards`](Self::with_shards), with the key derived from
     /// `seed`, for runs that must replay (see
     /// [`Deduper::with_seed`](crate::Deduper::with_seed) for the risk).
+    ///
+    /// # Examples
+    ///
+    /// ```
+    /// use ddf::{Shared, Shf};
+    ///
+    /// // The same seed sends every item to the same shard.
+    /// let a = Shared::with_seed(4, 7, |_| Shf::new(1_000, 20))?;
+    /// let b = Shared::with_seed(4, 7, |_| Shf::new(1_000, 20))?;
+    /// assert_eq!(a.shard_of(a.digest("x")), b.shard_of(b.digest("x")));
+    /// # Ok::<(), ddf::ParamError>(())
+    /// ```
     pub fn with_seed(
         shards: usize,
         seed: u64,
@@ -121,6 +156,16 @@ impl<F> Shared<F> {
 impl<F, S> Shared<F, S> {
     /// `shards` (1..=[`MAX_SHARDS`]) shards built by `make(i)`, hashed by
     /// `hasher`.
+    ///
+    /// # Examples
+    ///
+    /// ```
+    /// use ddf::{KeyedSipHasher, Shared, Shf};
+    ///
+    /// let shared = Shared::with_hasher(2, KeyedSipHasher::with_seed(1), |_| Shf::new(1_000, 20))?;
+    /// assert_eq!(shared.shards(), 2);
+    /// # Ok::<(), ddf::ParamError>(())
+    /// ```
     pub fn with_hasher(
         shards: usize,
         hasher: S,
@@ -134,6 +179,19 @@ impl<F, S> Shared<F, S> {
     /// Reassembles shards taken apart by [`into_parts`](Self::into_parts)
     /// (or loaded from snapshots), in shard order, with the hasher they were
     /// fed through. Fails unless there are 1..=[`MAX_SHARDS`] of them.
+    ///
+    /// # Examples
+    ///
+    /// ```
+    /// use ddf::{Shared, Shf, Verdict};
+    ///
+    /// let shared = Shared::with_seed(2, 7, |_| Shf::new(1_000, 20))?;
+    /// shared.observe("a");
+    /// let (filters, hasher) = shared.into_parts();
+    /// let again = Shared::from_parts(filters, hasher)?;
+    /// assert_eq!(again.observe("a"), Verdict::Duplicate);
+    /// # Ok::<(), ddf::ParamError>(())
+    /// ```
     pub fn from_parts(filters: Vec<F>, hasher: S) -> Result<Self, ParamError> {
         ddf_param::ensure_range("shards", filters.len(), 1..=MAX_SHARDS)?;
         Ok(Shared {

@@ -1,5 +1,6 @@
-//! The README's bits-per-element columns are what the planner computes from
-//! ddf-theory: a change to a sizing function shows up here.
+//! The bits-per-element columns of the guide (`src/guide.md`, the
+//! `ddf::guide` page) are what the planner computes from ddf-theory: a
+//! change to a sizing function shows up here.
 
 use ddf::{Requirements, plan};
 
@@ -33,13 +34,13 @@ const FAMILIES: [&str; 6] = [
 
 #[test]
 fn readme_bits_per_element_match_the_planner() {
-    let readme = include_str!("../README.md");
+    let guide = include_str!("../src/guide.md");
     for family in FAMILIES {
         let cells = format!("| {:.1} | {:.1} |", bits(family, 0.01), bits(family, 0.001));
-        let row = readme
+        let row = guide
             .lines()
             .find(|l| l.starts_with(&format!("| {family} ")))
-            .unwrap_or_else(|| panic!("no README row for {family}"));
+            .unwrap_or_else(|| panic!("no guide row for {family}"));
         assert!(row.contains(&cells), "{family}: expected {cells} in\n{row}");
     }
 }

@@ -103,17 +103,53 @@ impl Requirements {
     }
 
     /// A window of the last `window` insertions.
+    ///
+    /// # Examples
+    ///
+    /// ```
+    /// use ddf::{Requirements, Span};
+    ///
+    /// let req = Requirements::count(100_000).target_fpr(0.001);
+    /// assert_eq!(req.span(), Span::Count(100_000));
+    /// assert_eq!(req.slack_limit(), 1_000); // 1 % of the window by default
+    /// ```
     pub fn count(window: u64) -> Self {
         Self::with_span(Span::Count(window))
     }
 
     /// A window of the last `span` time units with `rate` expected arrivals
     /// per unit.
+    ///
+    /// # Examples
+    ///
+    /// ```
+    /// use ddf::{Requirements, plan};
+    ///
+    /// // The last minute in milliseconds, 100 events per second (0.1 per ms).
+    /// let best = &plan(&Requirements::time(60_000, 0.1).target_fpr(0.01))?[0];
+    /// assert!(best.is_timed());
+    /// # Ok::<(), ddf::PlanError>(())
+    /// ```
     pub fn time(span: u64, rate: f64) -> Self {
         Self::with_span(Span::Time { span, rate })
     }
 
     /// The whole stream.
+    ///
+    /// # Examples
+    ///
+    /// ```
+    /// use ddf::{Requirements, plan};
+    ///
+    /// // A fixed budget over the whole stream: the filters that forget.
+    /// // The rates depend on how many distinct items the stream draws from.
+    /// let req = Requirements::unbounded()
+    ///     .memory_budget(1 << 20)
+    ///     .allow_false_negatives(true)
+    ///     .distinct_items(1e7);
+    /// assert!(plan(&req)?.iter().all(|c| c.memory_bits <= 1 << 20));
+    /// # Ok::<(), ddf::PlanError>(())
+    /// ```
     pub fn unbounded() -> Self {
         Self::with_span(Span::Unbounded)
     }
@@ -364,6 +400,55 @@ struct Need {
 /// [`PlanError::NoCandidate`] listing, per family, the requirement that
 /// excluded it (for example an unbounded stream with no false negatives and
 /// no count of distinct items).
+///
+/// # Examples
+///
+/// A count window, a time window and the whole stream; then what to do when
+/// nothing fits.
+///
+/// ```
+/// use ddf::{Deduper, PlanError, Requirements, Verdict, plan};
+///
+/// // The last 100,000 events, at most 0.1 % false positives, no misses.
+/// let count = plan(&Requirements::count(100_000).target_fpr(0.001))?;
+/// assert!(count[0].fpr <= 0.001 && !count[0].false_negatives);
+///
+/// // The last hour in milliseconds at 50 events per second (0.05 per ms):
+/// // the built filter is in time mode and takes the caller's timestamps.
+/// let hour = plan(&Requirements::time(3_600_000, 0.05).target_fpr(0.01))?;
+/// assert!(hour[0].is_timed());
+/// let mut seen = Deduper::with_seed(hour[0].build()?, 7);
+/// assert_eq!(seen.observe_at("order-42", 1_000), Verdict::Unseen);
+/// assert_eq!(seen.observe_at("order-42", 2_000), Verdict::Duplicate);
+///
+/// // The whole stream in a fixed budget of 1 Mbit: only filters that forget
+/// // (and so miss) can promise that, so allow misses; their rates depend on
+/// // how many distinct items the stream draws from.
+/// let ever = plan(
+///     &Requirements::unbounded()
+///         .memory_budget(1 << 20)
+///         .allow_false_negatives(true)
+///         .distinct_items(1e7),
+/// )?;
+/// assert!(ever[0].memory_bits <= 1 << 20);
+///
+/// // Nothing fits: no misses over an unbounded stream without a count of
+/// // distinct items. The error names, per family, what excluded it; relax
+/// // that requirement (here: give `distinct_items`, or allow misses).
+/// let strict = Requirements::unbounded().target_fpr(0.01);
+/// match plan(&strict) {
+///     Err(PlanError::NoCandidate(why)) => {
+///         assert!(!why.is_empty());
+///         for e in &why {
+///             println!("{}: {}", e.family, e.reason);
+///         }
+///     }
+///     other => panic!("expected NoCandidate, got {other:?}"),
+/// }
+/// let relaxed = plan(&strict.distinct_items(1e6))?;
+/// assert!(!relaxed[0].false_negatives);
+/// # Ok::<(), Box<dyn std::error::Error>>(())
+/// ```
 pub fn plan(req: &Requirements) -> Result<Vec<Candidate>, PlanError> {
     let need = req.validate()?;
     let sized = families::size_all(&need);
