@@ -92,11 +92,7 @@ fn no_unfinished_markers() {
 fn no_merge_conflict_markers() {
     // A marker line is seven of one character at the start of a line;
     // built from pieces so this file does not flag itself.
-    let markers = [
-        "<".repeat(7) + " ",
-        ">".repeat(7) + " ",
-        "=".repeat(7),
-    ];
+    let markers = ["<".repeat(7) + " ", ">".repeat(7) + " ", "=".repeat(7)];
     let mut text = Vec::new();
     for ext in ["rs", "md", "toml", "yml", "csv"] {
         files(&root(), ext, &mut text);
@@ -488,8 +484,9 @@ fn no_machine_prose() {
         "busy machine",
         "this virtual machine",
         "other jobs",
-        "load average",
     ];
+    // "load average" is allowed: beside a timing it is what a reader needs
+    // to judge it, like the CPU, the date and the command.
     let mut bad = Vec::new();
     for page in &pages {
         let text = read(page);

@@ -1,6 +1,6 @@
 //! A fixed workload per operation for instruction counts and cache
-//! simulation under valgrind (speed on a shared machine is noise; counts
-//! are not):
+//! simulation under valgrind (wall-clock speed under other load is noise;
+//! counts are not):
 //!
 //! ```text
 //! cargo build --release -p ddf-apbf --example profile

@@ -270,7 +270,7 @@ pub(crate) fn blocks_for_generation(g: u64, k: u32, block_bits: u32, bits_per_bl
 /// ```
 /// use ddf_apbf::{Apbbf, Deduper, Verdict};
 ///
-/// let mut seen = Deduper::new(Apbbf::with_window(100_000, 3, 8, 512, 4)?);
+/// let mut seen = Deduper::new(Apbbf::with_window(100_000, 0.001)?);
 /// assert_eq!(seen.observe("order-1"), Verdict::Unseen);
 /// assert_eq!(seen.observe("order-1"), Verdict::Duplicate);
 /// # Ok::<(), ddf_apbf::ParamError>(())

@@ -78,23 +78,37 @@ impl Server {
             free_port()
         ));
         std::fs::create_dir_all(&dir).expect("temporary directory");
-        Server::start_in(dir, free_port(), extra)
+        // A port found free may be taken by a server of a test running
+        // beside this one before ours binds it: then try another.
+        for _ in 0..8 {
+            let mut server = Server::unstarted(dir.clone(), free_port(), extra);
+            if server.spawn() {
+                return server;
+            }
+        }
+        panic!("no free loopback port for redis-server after 8 tries");
     }
 
     /// A server on `port` in `dir` (a restart reuses both).
     pub fn start_in(dir: PathBuf, port: u16, extra: &[&str]) -> Server {
+        let mut server = Server::unstarted(dir, port, extra);
+        assert!(server.spawn(), "port {port} is taken by another server");
+        server
+    }
+
+    fn unstarted(dir: PathBuf, port: u16, extra: &[&str]) -> Server {
         require("redis-server");
-        let mut server = Server {
+        Server {
             port,
             dir,
             child: None,
             extra: extra.iter().map(|s| s.to_string()).collect(),
-        };
-        server.spawn();
-        server
+        }
     }
 
-    fn spawn(&mut self) {
+    /// Starts the process and waits for it to answer; false when the port
+    /// answered with another process (ours could not bind it and exited).
+    fn spawn(&mut self) -> bool {
         let module = module_path();
         let mut cmd = Command::new("redis-server");
         cmd.arg("--port")
@@ -115,13 +129,30 @@ impl Server {
             .args(&self.extra)
             .stdout(Stdio::null())
             .stderr(Stdio::null());
-        self.child = Some(cmd.spawn().expect("spawn redis-server"));
+        let child = cmd.spawn().expect("spawn redis-server");
+        let pid = child.id();
+        self.child = Some(child);
         let deadline = Instant::now() + START_TIMEOUT;
         loop {
             if let Ok(mut c) = self.try_conn()
                 && redis::cmd("PING").query::<String>(&mut c).is_ok()
             {
-                return;
+                let info: String = redis::cmd("INFO")
+                    .arg("server")
+                    .query(&mut c)
+                    .expect("INFO server");
+                let theirs = info
+                    .lines()
+                    .find_map(|l| l.strip_prefix("process_id:"))
+                    .and_then(|v| v.trim().parse::<u32>().ok());
+                if theirs == Some(pid) {
+                    return true;
+                }
+                if let Some(mut child) = self.child.take() {
+                    let _ = child.kill();
+                    let _ = child.wait();
+                }
+                return false;
             }
             assert!(
                 Instant::now() < deadline,
@@ -169,7 +200,11 @@ impl Server {
             let _ = child.kill();
             let _ = child.wait();
         }
-        self.spawn();
+        assert!(
+            self.spawn(),
+            "port {} was taken while the server restarted",
+            self.port
+        );
     }
 }
 
