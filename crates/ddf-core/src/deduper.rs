@@ -165,17 +165,27 @@ impl<F: DuplicateFilter, S: BuildHasher> Deduper<F, S> {
         T: Hash + ?Sized + 'a,
         I: IntoIterator<Item = &'a T>,
     {
+        self.in_blocks(items, |f, block| f.observe_batch(block, verdicts));
+    }
+
+    /// Hashes `items` in blocks of [`HASH_BLOCK`] and hands each block, in
+    /// order, to `feed` with the filter.
+    fn in_blocks<'a, T, I>(&mut self, items: I, mut feed: impl FnMut(&mut F, &[Digest]))
+    where
+        T: Hash + ?Sized + 'a,
+        I: IntoIterator<Item = &'a T>,
+    {
         let mut block = [Digest::default(); HASH_BLOCK];
         let mut filled = 0;
         for item in items {
             block[filled] = self.digest(item);
             filled += 1;
             if filled == HASH_BLOCK {
-                self.filter.observe_batch(&block, verdicts);
+                feed(&mut self.filter, &block);
                 filled = 0;
             }
         }
-        self.filter.observe_batch(&block[..filled], verdicts);
+        feed(&mut self.filter, &block[..filled]);
     }
 
     /// The filter.
@@ -228,18 +238,7 @@ impl<F: TimedFilter, S: BuildHasher> Deduper<F, S> {
         T: Hash + ?Sized + 'a,
         I: IntoIterator<Item = &'a T>,
     {
-        let mut block = [Digest::default(); HASH_BLOCK];
-        let mut filled = 0;
-        for item in items {
-            block[filled] = self.digest(item);
-            filled += 1;
-            if filled == HASH_BLOCK {
-                self.filter.observe_batch_at(&block, now, verdicts);
-                filled = 0;
-            }
-        }
-        self.filter
-            .observe_batch_at(&block[..filled], now, verdicts);
+        self.in_blocks(items, |f, block| f.observe_batch_at(block, now, verdicts));
     }
 }
 
