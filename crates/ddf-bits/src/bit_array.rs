@@ -160,6 +160,46 @@ impl BitArray {
         self.len
     }
 
+    /// The data words ([`as_words`](Self::as_words)) of an array of
+    /// `fields·width` bits after `write_bits(i·width, width, v)` for the
+    /// `i`-th of `values` (the first `fields` of them, each cut to `width`
+    /// bits, `width` clamped to 1..=64), without building the array: for
+    /// encoding fields kept elsewhere in the packed layout. Infallible, so
+    /// the caller vouches that `fields` values fit in memory (they do when it
+    /// already holds them).
+    ///
+    /// ```
+    /// use ddf_bits::BitArray;
+    /// let mut bits = BitArray::new(3 * 20)?;
+    /// for (i, v) in [5u64, 1 << 19, 77].into_iter().enumerate() {
+    ///     bits.write_bits(i as u64 * 20, 20, v);
+    /// }
+    /// assert_eq!(BitArray::packed_words(3, 20, [5, 1 << 19, 77]), bits.as_words());
+    /// # Ok::<(), ddf_bits::ParamError>(())
+    /// ```
+    #[must_use]
+    pub fn packed_words(
+        fields: usize,
+        width: u32,
+        values: impl IntoIterator<Item = u64>,
+    ) -> Vec<u64> {
+        let width = width.clamp(1, 64);
+        let bits = fields as u128 * u128::from(width);
+        // At most `fields + 1` words, since `width ≤ 64`.
+        let mut words = vec![0u64; bits.div_ceil(64) as usize];
+        let mask = low_mask(width);
+        for (i, v) in values.into_iter().take(fields).enumerate() {
+            let at = i as u128 * u128::from(width);
+            let (w, sh) = ((at / 64) as usize, (at % 64) as u32);
+            let v = v & mask;
+            words[w] |= v << sh;
+            if sh + width > 64 {
+                words[w + 1] |= v >> (64 - sh);
+            }
+        }
+        words
+    }
+
     /// The data words, least significant bit first, without the padding word.
     #[inline]
     #[must_use]

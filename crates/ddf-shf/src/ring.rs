@@ -241,17 +241,18 @@ impl WordRing {
         self.len = 0;
     }
 
-    /// The packed ring of the same contents (for snapshots).
-    pub(crate) fn to_packed(&self) -> HashRing {
-        let mut ring = HashRing::new(self.window(), self.hash_bits)
-            .expect("the parameters were checked when this ring was built");
-        let h = self.hash_bits;
-        for (i, hash) in self.hashes().enumerate() {
-            ring.bits.write_bits(i as u64 * u64::from(h), h, hash);
-        }
-        ring.head = self.head as u64;
-        ring.len = self.len as u64;
-        ring
+    /// Writes the bytes [`HashRing::encode`] writes for a ring of the same
+    /// contents: the snapshot layout stays the packed one.
+    pub(crate) fn encode_packed(&self, out: &mut Encoder) {
+        out.put_u64(self.window());
+        out.put_u32(self.hash_bits);
+        out.put_u64(self.len as u64);
+        out.put_u64(self.head as u64);
+        out.put_words(&BitArray::packed_words(
+            self.window() as usize,
+            self.hash_bits,
+            self.hashes(),
+        ));
     }
 
     /// The ring of a decoded packed ring.

@@ -256,7 +256,7 @@ impl Snapshot for Shf {
     const KIND: u16 = snapshot::kind::SHF;
 
     fn encode_body(&self, out: &mut Encoder) {
-        self.ring.to_packed().encode(out);
+        self.ring.encode_packed(out);
     }
 
     fn decode_body(input: &mut Decoder<'_>, _version: u16) -> Result<Self, DecodeError> {

@@ -57,10 +57,21 @@ pub(crate) fn build(
 pub fn queued_qht(window: u64, fpr: f64) -> Result<Queue<Qht>, ParamError> {
     let w = ddf_param::ensure_range("window", window, 1..=MAX_QUEUE_WINDOW)?;
     let fpr = ddf_param::ensure_probability("fpr", fpr)?;
+    // The shape (L, c, rows, s) of the rule's queue at `budget`, when it
+    // meets both rates.
     let meets = |budget: u64| {
-        queued_qht_for(w, fpr, budget, None, SEED)
-            .ok()
-            .filter(|c| c.fnr <= fpr && c.fpr <= fpr)
+        let c = queued_qht_for(w, fpr, budget, None, SEED).ok()?;
+        match c.config {
+            crate::Config::QueuedQht {
+                subfilters,
+                capacity,
+                rows,
+                fingerprint_bits,
+            } if c.fnr <= fpr && c.fpr <= fpr => {
+                Some((subfilters, capacity, rows, fingerprint_bits))
+            }
+            _ => None,
+        }
     };
     // Beyond the exact window's state (Theorem 1 over 64-bit digests) an
     // exact filter, with no errors at all, is the smaller choice.
@@ -98,15 +109,7 @@ pub fn queued_qht(window: u64, fpr: f64) -> Result<Queue<Qht>, ParamError> {
             None => lo = mid,
         }
     }
-    let crate::Config::QueuedQht {
-        subfilters,
-        capacity,
-        rows,
-        fingerprint_bits,
-    } = best.config
-    else {
-        unreachable!("the queued QHT rule plans a queued QHT")
-    };
+    let (subfilters, capacity, rows, fingerprint_bits) = best;
     build(subfilters, capacity, rows, fingerprint_bits, SEED)
 }
 
