@@ -309,7 +309,9 @@ fn measure(argv: &[String], stdin: Option<&Path>, dir: &Path) -> Result<(f64, u6
         Some(p) => cmd.stdin(fs::File::open(p).map_err(|e| e.to_string())?),
         None => cmd.stdin(Stdio::null()),
     };
-    let status = cmd.status().map_err(|e| format!("/usr/bin/time: {e}"))?;
+    let status = cmd
+        .status()
+        .map_err(|e| format!("/usr/bin/time: {e} (on Debian: `apt-get install time`)"))?;
     if !status.success() {
         return Err(format!("exit status {status}"));
     }
