@@ -466,6 +466,53 @@ fn crate_pages_link_portably() {
     );
 }
 
+/// Every absolute URL into this repository's `main` branch (figures embedded
+/// from `raw.githubusercontent.com`, files linked on `github.com`) names a
+/// file or folder that exists here, so a renamed or uncommitted figure shows
+/// as a failure instead of a broken image on docs.rs.
+#[test]
+fn repository_urls_name_existing_files() {
+    let prefixes = [
+        "https://raw.githubusercontent.com/ddf-rs/ddf/main/",
+        "https://github.com/ddf-rs/ddf/blob/main/",
+        "https://github.com/ddf-rs/ddf/tree/main/",
+    ];
+    let mut pages = Vec::new();
+    for ext in ["md", "rs", "toml"] {
+        files(&root(), ext, &mut pages);
+    }
+    let mut bad = Vec::new();
+    let mut seen = 0usize;
+    for page in &pages {
+        let text = read(page);
+        for (n, line) in text.lines().enumerate() {
+            for prefix in prefixes {
+                for (i, _) in line.match_indices(prefix) {
+                    let rest = &line[i + prefix.len()..];
+                    let end = rest
+                        .find(|c: char| c.is_whitespace() || ")]>\"'`#".contains(c))
+                        .unwrap_or(rest.len());
+                    let path = &rest[..end];
+                    // An elided path (`.../main/...`) or the bare prefix is prose, not a link.
+                    if path.is_empty() || path.starts_with("...") {
+                        continue;
+                    }
+                    seen += 1;
+                    if !root().join(path).exists() {
+                        bad.push(format!("{}:{}: {path}", page.display(), n + 1));
+                    }
+                }
+            }
+        }
+    }
+    assert!(seen > 0, "no repository URLs found; is the prefix list stale?");
+    assert!(
+        bad.is_empty(),
+        "URLs into the repository name missing files:\n{}",
+        bad.join("\n")
+    );
+}
+
 /// Public docs name the CPU, date and command of a measurement, not how busy
 /// the development machine was; generated benchmark blocks (which carry a
 /// load average in their header) are exempt.
