@@ -505,7 +505,10 @@ fn repository_urls_name_existing_files() {
             }
         }
     }
-    assert!(seen > 0, "no repository URLs found; is the prefix list stale?");
+    assert!(
+        seen > 0,
+        "no repository URLs found; is the prefix list stale?"
+    );
     assert!(
         bad.is_empty(),
         "URLs into the repository name missing files:\n{}",
