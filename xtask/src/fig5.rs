@@ -49,7 +49,9 @@ impl Family {
 
     /// The filter in `bits` bits, with the QHT paper's §6 parameters: QHT
     /// `k = 1, s = 3`; SQF `k = 1, r = 2, r' = 1`; cuckoo one 3-bit cell per
-    /// bucket, fingerprint 0 mapped to 1, at most 16 relocations; SBF 2-bit
+    /// bucket, fingerprint 0 mapped to 1, at most 16 relocations, the crate's
+    /// default stream rule and full-table policy (the `bounds/*` checks test
+    /// the defaults; `qht-table4` keeps the paper's insert-always); SBF 2-bit
     /// cells, 2 probes, 2 % target. All use the whole budget (the authors'
     /// code gave SQF and cuckoo less, see `docs/errata.md`).
     pub(crate) fn build(

@@ -176,7 +176,8 @@ fn er_vs_window(opts: &Options) -> Table {
          (a duplicate is an item seen within the last `w`) of filters with M = 10⁵ bits on a uniform stream over \
          2^18 items, vanilla (`queued = false`, one filter of M bits) and queued (`L` subfilters of M/L bits, \
          `c = ⌈w/L⌉`). Filters with the QHT paper's §6 parameters, each given the whole budget: QHT `k = 1, s = 3`; \
-         SQF `k = 1, r = 2, r' = 1`; cuckoo one 3-bit cell per bucket; SBF (stable Bloom) 2-bit cells, 2 probes, \
+         SQF `k = 1, r = 2, r' = 1`; cuckoo one 3-bit cell per bucket, with the crate's default stream rule (look up \
+         first) and full-table policy (evict), not the QHT paper's insert-always, which `qht-table4` keeps; SBF (stable Bloom) 2-bit cells, 2 probes, \
          2 % target. `L = 10` is Figure 5's; for QHT the table adds the `L*` that §5.4 chooses from the theory \
          (`ddf_theory::qht::QhtSubfilter`, Figure 7's \"optimal L\"). One stream per window; the first `2w` items \
          are skipped and the next {n} counted, so the rates are those of an infinite stream. `QHT-theory` rows: \
