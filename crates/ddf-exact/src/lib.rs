@@ -12,13 +12,16 @@ pub use ddf_core::{
 };
 
 mod dict;
+mod set;
 
 use ddf_core::snapshot::{self, Decoder, Encoder};
 use ddf_core::{Prediction, TimeClock};
 use ddf_hash::MixState;
 use dict::{Dict, Slot};
+use set::KeySet;
 use std::collections::VecDeque;
 use std::hash::{BuildHasher, Hash};
+use std::num::NonZeroU64;
 
 /// An exact duplicate filter over the last `w` insertions, the last `t` time
 /// units, or the whole stream: no false positives, no false negatives.
@@ -61,8 +64,8 @@ pub struct ExactWindow<K = Digest, S = MixState> {
     window: Window,
     /// Items of the window, oldest first, with their timestamps in time mode.
     fifo: VecDeque<(K, u64)>,
-    /// The counting dictionary, an open-addressing table (see `dict`).
-    dict: Dict<K, S>,
+    /// The counting dictionary (see `dict`), or the set's keys (see `set`).
+    dict: Store<K, S>,
     /// The latest timestamp seen and the steps back (time mode only), so
     /// time never runs backwards.
     clock: TimeClock,
@@ -71,6 +74,85 @@ pub struct ExactWindow<K = Digest, S = MixState> {
     capacity: u64,
     /// Items expired before their time because the FIFO was full.
     closed_early: u64,
+}
+
+/// What holds the keys: a counting dictionary for windows, a bare set of
+/// keys for `w = ∞` (no count, no timestamp, no deletion).
+#[derive(Debug, Clone)]
+enum Store<K, S> {
+    Window(Dict<K, S>),
+    Set(KeySet<K, S>),
+}
+
+impl<K: Hash + Eq + Clone, S: BuildHasher> Store<K, S> {
+    fn new(window: Window, hasher: S) -> Self {
+        match window {
+            Window::Unbounded => Store::Set(KeySet::with_hasher(hasher)),
+            _ => Store::Window(Dict::with_hasher(hasher)),
+        }
+    }
+
+    fn len(&self) -> usize {
+        match self {
+            Store::Window(d) => d.len(),
+            Store::Set(s) => s.len(),
+        }
+    }
+
+    #[inline(always)]
+    fn hash(&self, key: &K) -> u64 {
+        match self {
+            Store::Window(d) => d.hash(key),
+            Store::Set(s) => s.hash(key),
+        }
+    }
+
+    #[inline(always)]
+    fn prefetch(&self, hash: u64) {
+        match self {
+            Store::Window(d) => d.prefetch(hash),
+            Store::Set(s) => s.prefetch(hash),
+        }
+    }
+
+    #[inline]
+    fn get(&self, key: &K) -> Option<Slot> {
+        self.get_hashed(key, self.hash(key))
+    }
+
+    /// The key's slot; a key of the set occurs once, at no time.
+    #[inline]
+    fn get_hashed(&self, key: &K, hash: u64) -> Option<Slot> {
+        match self {
+            Store::Window(d) => d.get_hashed(key, hash).copied(),
+            Store::Set(s) => s.contains_hashed(key, hash).then_some(Slot {
+                count: NonZeroU64::MIN,
+                latest: 0,
+            }),
+        }
+    }
+
+    #[inline]
+    fn add(&mut self, key: K, hash: u64, now: u64) -> bool {
+        match self {
+            Store::Window(d) => d.add(key, hash, now),
+            Store::Set(s) => s.insert(key, hash),
+        }
+    }
+
+    fn clear(&mut self) {
+        match self {
+            Store::Window(d) => d.clear(),
+            Store::Set(s) => s.clear(),
+        }
+    }
+
+    fn keys(&self) -> Vec<&K> {
+        match self {
+            Store::Window(d) => d.keys().collect(),
+            Store::Set(s) => s.keys(),
+        }
+    }
 }
 
 impl<K: Hash + Eq + Clone> ExactWindow<K> {
@@ -133,7 +215,7 @@ impl<K: Hash + Eq + Clone> ExactWindow<K> {
         ExactWindow {
             window: Window::Unbounded,
             fifo: VecDeque::new(),
-            dict: Dict::with_hasher(MixState),
+            dict: Store::new(Window::Unbounded, MixState),
             clock: TimeClock::new(),
             capacity: u64::MAX,
             closed_early: 0,
@@ -193,7 +275,7 @@ impl<K: Hash + Eq + Clone, S: BuildHasher> ExactWindow<K, S> {
         Ok(ExactWindow {
             window,
             fifo: VecDeque::new(),
-            dict: Dict::with_hasher(hasher),
+            dict: Store::new(window, hasher),
             clock: TimeClock::new(),
             capacity,
             closed_early: 0,
@@ -214,6 +296,15 @@ impl<K: Hash + Eq + Clone, S: BuildHasher> ExactWindow<K, S> {
     /// Time-window insertions whose time was behind the latest one seen.
     pub fn clock_regressions(&self) -> u64 {
         self.clock.regressions()
+    }
+
+    /// Bytes the unbounded set's table holds now (its cells and directory,
+    /// not heap data the keys own); 0 for windows.
+    pub fn set_bytes(&self) -> usize {
+        match &self.dict {
+            Store::Set(s) => s.bytes(),
+            Store::Window(_) => 0,
+        }
     }
 
     /// The window this filter answers for.
@@ -237,13 +328,13 @@ impl<K: Hash + Eq + Clone, S: BuildHasher> ExactWindow<K, S> {
 
     /// Whether the window holds nothing.
     pub fn is_empty(&self) -> bool {
-        self.dict.is_empty()
+        self.dict.len() == 0
     }
 
     /// How often `key` occurs in the window (0 if absent), at the latest time seen.
     pub fn count(&self, key: &K) -> u64 {
         match self.dict.get(key) {
-            Some(slot) if self.live(slot, self.clock.latest()) => slot.count,
+            Some(slot) if self.live(&slot, self.clock.latest()) => slot.count.get(),
             _ => 0,
         }
     }
@@ -263,7 +354,7 @@ impl<K: Hash + Eq + Clone, S: BuildHasher> ExactWindow<K, S> {
     /// Whether `key` occurs in the window at time `now` (time mode; other
     /// modes ignore `now`). No side effects.
     pub fn contains_key_at(&self, key: &K, now: u64) -> bool {
-        self.dict.get(key).is_some_and(|slot| self.live(slot, now))
+        self.dict.get(key).is_some_and(|slot| self.live(&slot, now))
     }
 
     /// Records `key` at the latest time seen.
@@ -327,8 +418,10 @@ impl<K: Hash + Eq + Clone, S: BuildHasher> ExactWindow<K, S> {
     }
 
     fn pop_oldest(&mut self) {
-        if let Some((old, _)) = self.fifo.pop_front() {
-            self.dict.remove_one(&old);
+        if let Some((old, _)) = self.fifo.pop_front()
+            && let Store::Window(d) = &mut self.dict
+        {
+            d.remove_one(&old);
         }
     }
 
@@ -504,9 +597,15 @@ impl DuplicateFilter for ExactWindow<Digest, MixState> {
         self.lookup_pipeline(digests, answers, self.clock.latest());
     }
 
-    /// Theorem 1's count with 64-bit digests as keys (see [`ExactWindow::theorem1_bits`]).
+    /// Theorem 1's count with 64-bit digests as keys for windows (see
+    /// [`ExactWindow::theorem1_bits`]); for the unbounded set, the bits it
+    /// holds now: its cells (8 bytes each, 3/8 to 3/4 of them full) and
+    /// directory ([`ExactWindow::set_bytes`]).
     fn memory_bits(&self) -> u64 {
-        self.theorem1_bits(64)
+        match &self.dict {
+            Store::Set(s) => (s.bytes() as u64).saturating_mul(8),
+            Store::Window(_) => self.theorem1_bits(64),
+        }
     }
 
     fn clear(&mut self) {
@@ -603,7 +702,7 @@ impl Snapshot for ExactWindow<Digest, MixState> {
                 .flat_map(|(k, ts)| [k.get(), *ts])
                 .collect(),
             Window::Unbounded => {
-                let mut keys: Vec<u64> = self.dict.keys().map(|k| k.get()).collect();
+                let mut keys: Vec<u64> = self.dict.keys().into_iter().map(|k| k.get()).collect();
                 keys.sort_unstable();
                 keys
             }
