@@ -45,6 +45,36 @@
 
 use crate::ParamError;
 
+/// A cell of a [`LinearTable`]: an entry, or the table's empty value.
+///
+/// The table asks only whether a cell is empty, so this is the one thing a
+/// cell type tells it: for integers and bare keys, equality with the
+/// table's empty value; for an `Option`, `is_none`, which needs no look at
+/// the empty value at all.
+pub trait TableCell: Clone {
+    /// Whether this cell is empty, given the table's empty value.
+    fn is_vacant(&self, empty: &Self) -> bool;
+}
+
+macro_rules! int_cells {
+    ($($t:ty),*) => {$(
+        impl TableCell for $t {
+            #[inline(always)]
+            fn is_vacant(&self, empty: &Self) -> bool {
+                self == empty
+            }
+        }
+    )*};
+}
+int_cells!(u8, u16, u32, u64, u128);
+
+impl<T: Clone> TableCell for Option<T> {
+    #[inline(always)]
+    fn is_vacant(&self, _: &Self) -> bool {
+        self.is_none()
+    }
+}
+
 /// Where a probe ended: at the key's entry, or at the empty cell that proves
 /// it absent (where it would be inserted).
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -97,7 +127,7 @@ impl MaxLoad {
 /// indices and byte sizes never overflow.
 pub const MAX_CELLS_LOG2: u32 = 40;
 
-impl<C: Clone + PartialEq> LinearTable<C> {
+impl<C: TableCell> LinearTable<C> {
     /// An empty table of `2^cells_log2` cells, each `empty`, holding at
     /// most `max_len` entries before it doubles. Fails unless
     /// `1 ≤ cells_log2 ≤ 40` and `1 ≤ max_len < 2^cells_log2` (one cell
@@ -237,7 +267,7 @@ impl<C: Clone + PartialEq> LinearTable<C> {
         let mut i = self.home(hash);
         loop {
             let c = &self.cells[i];
-            if *c == self.empty {
+            if c.is_vacant(&self.empty) {
                 return Probe::Vacant(i);
             }
             if is_key(c) {
@@ -282,7 +312,7 @@ impl<C: Clone + PartialEq> LinearTable<C> {
     fn insert_new(&mut self, hash: u64, entry: C) -> usize {
         let mask = self.mask();
         let mut i = self.home(hash);
-        while self.cells[i] != self.empty {
+        while !self.cells[i].is_vacant(&self.empty) {
             i = (i + 1) & mask;
         }
         self.cells[i] = entry;
@@ -290,18 +320,19 @@ impl<C: Clone + PartialEq> LinearTable<C> {
         i
     }
 
-    /// Removes the entry at `i` and returns it, shifting later entries of
-    /// its run back (see the module docs); `hash_of` gives an entry's hash.
-    /// An empty cell is left alone (and returned).
-    pub fn remove(&mut self, i: usize, hash_of: impl Fn(&C) -> u64) -> C {
-        if self.cells[i] == self.empty {
-            return self.empty.clone();
+    /// Removes the entry at `i`, shifting later entries of its run back
+    /// (see the module docs); `hash_of` gives an entry's hash. An empty
+    /// cell is left alone.
+    #[inline]
+    pub fn remove(&mut self, i: usize, hash_of: impl Fn(&C) -> u64) {
+        if self.cells[i].is_vacant(&self.empty) {
+            return;
         }
         let mask = self.mask();
-        let removed = std::mem::replace(&mut self.cells[i], self.empty.clone());
+        self.cells[i] = self.empty.clone();
         let mut hole = i;
         let mut j = (i + 1) & mask;
-        while self.cells[j] != self.empty {
+        while !self.cells[j].is_vacant(&self.empty) {
             let home = self.home(hash_of(&self.cells[j]));
             // Distances back to the entry's home and to the hole, along the
             // probe order: the hole is on the entry's path from its home
@@ -313,7 +344,6 @@ impl<C: Clone + PartialEq> LinearTable<C> {
             j = (j + 1) & mask;
         }
         self.len -= 1;
-        removed
     }
 
     /// Doubles the cells and the load bound, rehoming every entry by
@@ -327,7 +357,7 @@ impl<C: Clone + PartialEq> LinearTable<C> {
         self.max_len *= 2;
         self.len = 0;
         for c in old {
-            if c != self.empty {
+            if !c.is_vacant(&self.empty) {
                 self.insert_new(hash_of(&c), c);
             }
         }
@@ -338,7 +368,7 @@ impl<C: Clone + PartialEq> LinearTable<C> {
     pub fn take_entries(&mut self) -> Vec<C> {
         let mut out = Vec::with_capacity(self.len);
         for c in &mut self.cells {
-            if *c != self.empty {
+            if !c.is_vacant(&self.empty) {
                 out.push(std::mem::replace(c, self.empty.clone()));
             }
         }
@@ -365,7 +395,7 @@ impl<C: Clone + PartialEq> LinearTable<C> {
 
     /// The entries, in cell order.
     pub fn entries(&self) -> impl Iterator<Item = &C> {
-        self.cells.iter().filter(move |c| **c != self.empty)
+        self.cells.iter().filter(move |c| !c.is_vacant(&self.empty))
     }
 
     /// The longest run's length in cells, and the mean distance of an entry
@@ -377,7 +407,7 @@ impl<C: Clone + PartialEq> LinearTable<C> {
         // Walk twice round so a run that wraps is counted whole.
         for j in 0..2 * self.cells.len() {
             let i = j & mask;
-            if self.cells[i] == self.empty {
+            if self.cells[i].is_vacant(&self.empty) {
                 run = 0;
             } else {
                 run += 1;
@@ -424,7 +454,8 @@ mod tests {
                     model.insert(key, payload);
                 }
                 (1, Probe::Found(i)) => {
-                    assert_eq!(t.remove(i, hash_of), Some((key, payload_of(&model, key))));
+                    assert_eq!(t.cell(i), &Some((key, model[&key])));
+                    t.remove(i, hash_of);
                     model.remove(&key);
                 }
                 (_, p) => {
@@ -449,10 +480,6 @@ mod tests {
         let mut want: Vec<(u64, u32)> = model.into_iter().collect();
         want.sort_unstable();
         assert_eq!(got, want);
-    }
-
-    fn payload_of(model: &HashMap<u64, u32>, key: u64) -> u32 {
-        model[&key]
     }
 
     /// Every entry is reachable from its home through entries only.

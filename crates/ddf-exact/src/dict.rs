@@ -16,7 +16,7 @@
 //! power of two of at least `2·w` cells, and the unbounded set grows with
 //! its distinct keys.
 
-use ddf_bits::{LinearTable, MaxLoad, Probe};
+use ddf_bits::{LinearTable, MaxLoad, Probe, TableCell};
 use std::hash::{BuildHasher, Hash};
 use std::num::NonZeroU64;
 
@@ -47,6 +47,13 @@ struct Entry<K> {
 #[derive(Debug, Clone, PartialEq, Eq)]
 #[repr(align(32))]
 struct Cell<K>(Option<Entry<K>>);
+
+impl<K: Clone> TableCell for Cell<K> {
+    #[inline(always)]
+    fn is_vacant(&self, _: &Self) -> bool {
+        self.0.is_none()
+    }
+}
 
 /// The open-addressing dictionary; see the module docs.
 #[derive(Debug, Clone)]

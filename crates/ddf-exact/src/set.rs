@@ -23,7 +23,7 @@
 //! most `size_of::<cell>() · 8/3` bytes per key (21.3 for 8-byte keys), plus
 //! the directory's 4 bytes per 2¹⁶-cell segment.
 
-use ddf_bits::{LinearTable, MaxLoad, Probe};
+use ddf_bits::{LinearTable, MaxLoad, Probe, TableCell};
 use std::hash::{BuildHasher, Hash};
 
 /// Cells of a full-grown segment, `2^16`: 512 KiB of 8-byte keys, so a
@@ -49,7 +49,7 @@ struct Segments<C> {
     full_log2: u32,
 }
 
-impl<C: Clone + PartialEq> Segments<C> {
+impl<C: TableCell> Segments<C> {
     fn new(empty: C, full_log2: u32) -> Self {
         Segments {
             dir: vec![0],
@@ -161,12 +161,24 @@ impl<C: Clone + PartialEq> Segments<C> {
     }
 }
 
+/// A bare key as a cell: empty when it equals the table's empty value, the
+/// set's first key.
+#[derive(Debug, Clone)]
+struct Marked<K>(K);
+
+impl<K: Clone + Eq> TableCell for Marked<K> {
+    #[inline(always)]
+    fn is_vacant(&self, empty: &Self) -> bool {
+        self.0 == empty.0
+    }
+}
+
 /// The cells, in the form the key type allows; see the module docs.
 #[derive(Debug, Clone)]
 enum Cells<K> {
     Niche(Segments<Option<K>>),
     /// The first key (the empty mark) and the cells, once a key arrived.
-    Marked(Option<(K, Segments<K>)>),
+    Marked(Option<(K, Segments<Marked<K>>)>),
 }
 
 /// The exact set of keys; see the module docs.
@@ -227,7 +239,7 @@ impl<K: Hash + Eq + Clone, S: BuildHasher> KeySet<K, S> {
     pub(crate) fn contains_hashed(&self, key: &K, hash: u64) -> bool {
         match &self.cells {
             Cells::Niche(s) => s.contains(hash, |c| c.as_ref() == Some(key)),
-            Cells::Marked(Some((first, s))) => first == key || s.contains(hash, |c| c == key),
+            Cells::Marked(Some((first, s))) => first == key || s.contains(hash, |c| c.0 == *key),
             Cells::Marked(None) => false,
         }
     }
@@ -245,10 +257,15 @@ impl<K: Hash + Eq + Clone, S: BuildHasher> KeySet<K, S> {
             ),
             Cells::Marked(Some((first, s))) => {
                 *first == key
-                    || s.insert(hash, |c| *c == key, || key.clone(), |c| hasher.hash_one(c))
+                    || s.insert(
+                        hash,
+                        |c| c.0 == key,
+                        || Marked(key.clone()),
+                        |c| hasher.hash_one(&c.0),
+                    )
             }
             Cells::Marked(marked @ None) => {
-                *marked = Some((key.clone(), Segments::new(key, self.full_log2)));
+                *marked = Some((key.clone(), Segments::new(Marked(key), self.full_log2)));
                 false
             }
         };
@@ -266,7 +283,9 @@ impl<K: Hash + Eq + Clone, S: BuildHasher> KeySet<K, S> {
     pub(crate) fn keys(&self) -> Vec<&K> {
         match &self.cells {
             Cells::Niche(s) => s.entries().filter_map(Option::as_ref).collect(),
-            Cells::Marked(Some((first, s))) => std::iter::once(first).chain(s.entries()).collect(),
+            Cells::Marked(Some((first, s))) => std::iter::once(first)
+                .chain(s.entries().map(|c| &c.0))
+                .collect(),
             Cells::Marked(None) => Vec::new(),
         }
     }

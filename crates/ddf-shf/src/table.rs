@@ -21,12 +21,12 @@
 //! `2·(n − 1)` cells and 4, so the load stays about 1/2 and a probe always
 //! ends at an empty cell.
 
-use ddf_bits::{LinearTable, Probe};
+use ddf_bits::{LinearTable, Probe, TableCell};
 use ddf_core::ParamError;
 use std::fmt::Debug;
 
 /// An integer cell `x·2^b + c` of the table.
-pub(crate) trait Cell: Copy + Eq + Debug {
+pub(crate) trait Cell: Copy + Eq + Debug + TableCell {
     /// The empty cell, 0.
     const EMPTY: Self;
     /// The cell of hash `key` with count 1.
