@@ -373,6 +373,18 @@ mod tests {
             assert_eq!(t.cells(), 1 << SEGMENT_CELLS_LOG2);
         }
         assert!((cells as f64) <= n as f64 * 8.0 / 3.0, "{cells} cells");
+        // Probe lengths at load ≤ 3/4: Knuth's mean distance of a stored key
+        // from its home is `(1/(1 − α) − 1)/2`, 1.5 cells at α = 3/4.
+        let hash_of = |c: &Marked<u64>| MixState.hash_one(c.0);
+        let (mut longest, mut total) = (0, 0.0);
+        for (t, local) in &s.segs {
+            let (run, mean) = t.probe_stats(|c| hash_of(c) << local);
+            longest = longest.max(run);
+            total += mean * t.len() as f64;
+        }
+        let mean = total / (n - 1) as f64;
+        eprintln!("mean distance {mean:.3} cells, longest run {longest} cells");
+        assert!(mean <= 1.5, "mean distance {mean}");
         assert!(set.bytes() as f64 / (n as f64) < 8.0 * 8.0 / 3.0 + 0.5);
         set.clear();
         assert_eq!((set.len(), set.bytes()), (0, 0));
