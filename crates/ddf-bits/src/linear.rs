@@ -41,7 +41,9 @@
 //!   give its hash cheaply should store it (or the bits of it the home uses).
 //!
 //! Distances along the probe order wrap with a mask, so no operation
-//! divides.
+//! divides. Tables of 8 MiB and more ask for huge pages
+//! ([`pages::filled_vec`](crate::pages::filled_vec)): a probe is a random
+//! access, and with 4 KiB pages each one would also miss the TLB.
 
 use crate::ParamError;
 
@@ -165,7 +167,7 @@ impl<C: TableCell> LinearTable<C> {
             ));
         }
         Ok(LinearTable {
-            cells: vec![empty.clone(); cells],
+            cells: crate::pages::filled_vec(cells, empty.clone()),
             empty,
             len: 0,
             max_len,
@@ -197,7 +199,7 @@ impl<C: TableCell> LinearTable<C> {
     /// An empty table of the same cells, load bound and empty value.
     pub fn empty_like(&self) -> Self {
         LinearTable {
-            cells: vec![self.empty.clone(); self.cells.len()],
+            cells: crate::pages::filled_vec(self.cells.len(), self.empty.clone()),
             empty: self.empty.clone(),
             len: 0,
             max_len: self.max_len,
@@ -352,7 +354,7 @@ impl<C: TableCell> LinearTable<C> {
     #[cold]
     pub fn double(&mut self, hash_of: impl Fn(&C) -> u64) {
         let n = 2 * self.cells.len();
-        let old = std::mem::replace(&mut self.cells, vec![self.empty.clone(); n]);
+        let old = std::mem::replace(&mut self.cells, crate::pages::filled_vec(n, self.empty.clone()));
         self.home_shift -= 1;
         self.max_len *= 2;
         self.len = 0;
