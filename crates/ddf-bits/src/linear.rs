@@ -354,7 +354,10 @@ impl<C: TableCell> LinearTable<C> {
     #[cold]
     pub fn double(&mut self, hash_of: impl Fn(&C) -> u64) {
         let n = 2 * self.cells.len();
-        let old = std::mem::replace(&mut self.cells, crate::pages::filled_vec(n, self.empty.clone()));
+        let old = std::mem::replace(
+            &mut self.cells,
+            crate::pages::filled_vec(n, self.empty.clone()),
+        );
         self.home_shift -= 1;
         self.max_len *= 2;
         self.len = 0;
@@ -380,7 +383,11 @@ impl<C: TableCell> LinearTable<C> {
 
     /// Stores entries known absent and distinct, each at the end of its run
     /// (no key comparisons), doubling as [`fill`](Self::fill) does.
-    pub fn extend_new(&mut self, entries: impl IntoIterator<Item = C>, hash_of: impl Fn(&C) -> u64) {
+    pub fn extend_new(
+        &mut self,
+        entries: impl IntoIterator<Item = C>,
+        hash_of: impl Fn(&C) -> u64,
+    ) {
         for e in entries {
             if self.is_full() {
                 self.double(&hash_of);
@@ -523,8 +530,14 @@ mod tests {
 
     #[test]
     fn bad_sizes_are_param_errors() {
-        assert_eq!(LinearTable::new(0, 1, 0u8).unwrap_err().param(), "cells_log2");
-        assert_eq!(LinearTable::new(41, 1, 0u8).unwrap_err().param(), "cells_log2");
+        assert_eq!(
+            LinearTable::new(0, 1, 0u8).unwrap_err().param(),
+            "cells_log2"
+        );
+        assert_eq!(
+            LinearTable::new(41, 1, 0u8).unwrap_err().param(),
+            "cells_log2"
+        );
         assert_eq!(LinearTable::new(2, 4, 0u8).unwrap_err().param(), "max_len");
         assert_eq!(LinearTable::new(2, 0, 0u8).unwrap_err().param(), "max_len");
     }
@@ -548,8 +561,15 @@ mod tests {
         u.clear();
         assert!(u.is_empty() && u.entries().next().is_none());
         let v = t.empty_like();
-        assert_eq!((v.cells(), v.max_len(), v.len()), (t.cells(), t.max_len(), 0));
-        for (load, max) in [(MaxLoad::Half, 4), (MaxLoad::ThreeQuarters, 6), (MaxLoad::SevenEighths, 7)] {
+        assert_eq!(
+            (v.cells(), v.max_len(), v.len()),
+            (t.cells(), t.max_len(), 0)
+        );
+        for (load, max) in [
+            (MaxLoad::Half, 4),
+            (MaxLoad::ThreeQuarters, 6),
+            (MaxLoad::SevenEighths, 7),
+        ] {
             let s = LinearTable::small(0u8, load);
             assert_eq!((s.cells(), s.max_len(), s.home(u64::MAX)), (8, max, 7));
         }

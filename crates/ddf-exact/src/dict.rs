@@ -91,7 +91,10 @@ impl<K: Hash + Eq + Clone, S: BuildHasher> Dict<K, S> {
     /// Where `key` (of hash `hash`) is, or the empty cell ending its probe.
     #[inline(always)]
     fn probe(t: &LinearTable<Cell<K>>, key: &K, hash: u64) -> Probe {
-        t.find(hash, |c| c.0.as_ref().is_some_and(|e| e.hash == hash && e.key == *key))
+        t.find(hash, |c| {
+            c.0.as_ref()
+                .is_some_and(|e| e.hash == hash && e.key == *key)
+        })
     }
 
     /// Asks the cache for the line of the home cell of a key of hash `hash`.

@@ -322,8 +322,16 @@ mod tests {
         assert_eq!(set.keys().len(), model.len());
         assert!(set.keys().into_iter().all(|k| model.contains(k)));
         let segs = match &set.cells {
-            Cells::Niche(s) => s.segs.iter().map(|(t, l)| (t.len(), t.max_len(), *l, s.depth)).collect(),
-            Cells::Marked(Some((_, s))) => s.segs.iter().map(|(t, l)| (t.len(), t.max_len(), *l, s.depth)).collect(),
+            Cells::Niche(s) => s
+                .segs
+                .iter()
+                .map(|(t, l)| (t.len(), t.max_len(), *l, s.depth))
+                .collect(),
+            Cells::Marked(Some((_, s))) => s
+                .segs
+                .iter()
+                .map(|(t, l)| (t.len(), t.max_len(), *l, s.depth))
+                .collect(),
             Cells::Marked(None) => Vec::new(),
         };
         for (len, max_len, local, depth) in segs {
@@ -345,8 +353,14 @@ mod tests {
 
     #[test]
     fn cell_forms_follow_the_key_type() {
-        assert!(matches!(KeySet::<u64, _>::with_hasher(MixState).cells, Cells::Marked(None)));
-        assert!(matches!(KeySet::<&str, _>::with_hasher(MixState).cells, Cells::Niche(_)));
+        assert!(matches!(
+            KeySet::<u64, _>::with_hasher(MixState).cells,
+            Cells::Marked(None)
+        ));
+        assert!(matches!(
+            KeySet::<&str, _>::with_hasher(MixState).cells,
+            Cells::Niche(_)
+        ));
     }
 
     /// Past many splits: every key found, segments within their load

@@ -182,5 +182,7 @@ fn set_bytes_per_key(ctx: &Ctx) -> Outcome {
         "8 bytes × 8/3 cells per key; 0.5 B/key covers the directory (4 B per entry) \
          and segment records (56 B per segment of ≥ 24,576 keys)",
     )
-    .note(format!("worst over {n} distinct digests, sampled every 1,000"))
+    .note(format!(
+        "worst over {n} distinct digests, sampled every 1,000"
+    ))
 }
