@@ -132,14 +132,6 @@ impl<K: Hash + Eq + Clone, S: BuildHasher> Store<K, S> {
         }
     }
 
-    #[inline]
-    fn add(&mut self, key: K, hash: u64, now: u64) -> bool {
-        match self {
-            Store::Window(d) => d.add(key, hash, now),
-            Store::Set(s) => s.insert(key, hash),
-        }
-    }
-
     fn clear(&mut self) {
         match self {
             Store::Window(d) => d.clear(),
@@ -374,32 +366,38 @@ impl<K: Hash + Eq + Clone, S: BuildHasher> ExactWindow<K, S> {
     /// before: one dictionary probe serves both, since after expiring stale
     /// items a key is in the dictionary exactly when it is live.
     fn record(&mut self, key: K, now: u64) -> bool {
+        // The unbounded set keeps each key once: no FIFO, clock or count.
+        let dict = match &mut self.dict {
+            Store::Set(set) => {
+                let hash = set.hash(&key);
+                return set.insert(key, hash);
+            }
+            Store::Window(dict) => dict,
+        };
         // One hash of the key serves the probe (and a doubling's reinsertion).
-        let hash = self.dict.hash(&key);
-        // Count windows and the set ignore time; their clock stays at 0.
+        let hash = dict.hash(&key);
+        // Count windows ignore time; their clock stays at 0.
         let mut at = 0;
         // Whether the key was live before an early expiry (which may be its own).
         let mut live_before = None;
         if let Window::Time(span) = self.window {
             at = self.clock.advance(now);
-            self.expire(|&(_, ts)| at - ts >= span);
+            while self.fifo.front().is_some_and(|&(_, ts)| at - ts >= span) {
+                pop_oldest(&mut self.fifo, dict);
+            }
             if self.fifo.len() as u64 >= self.capacity {
                 // Full of live items: the oldest leaves before its time.
-                live_before = Some(self.dict.get_hashed(&key, hash).is_some());
-                self.pop_oldest();
+                live_before = Some(dict.get_hashed(&key, hash).is_some());
+                pop_oldest(&mut self.fifo, dict);
                 self.closed_early = self.closed_early.saturating_add(1);
             }
         }
-        // The unbounded set keeps each key once; it needs no FIFO.
-        if self.window == Window::Unbounded {
-            return self.dict.add(key, hash, at);
-        }
-        let present = self.dict.add(key.clone(), hash, at);
+        let present = dict.add(key.clone(), hash, at);
         self.fifo.push_back((key, at));
         if let Window::Count(w) = self.window
             && self.fifo.len() as u64 > w
         {
-            self.pop_oldest();
+            pop_oldest(&mut self.fifo, dict);
         }
         live_before.unwrap_or(present)
     }
@@ -412,20 +410,6 @@ impl<K: Hash + Eq + Clone, S: BuildHasher> ExactWindow<K, S> {
     /// Detect, then insert, `key` at time `now`.
     pub fn observe_key_at(&mut self, key: K, now: u64) -> Verdict {
         Verdict::from_seen(self.record(key, now))
-    }
-
-    fn expire(&mut self, mut stale: impl FnMut(&(K, u64)) -> bool) {
-        while self.fifo.front().is_some_and(&mut stale) {
-            self.pop_oldest();
-        }
-    }
-
-    fn pop_oldest(&mut self) {
-        if let Some((old, _)) = self.fifo.pop_front()
-            && let Store::Window(d) = &mut self.dict
-        {
-            d.remove_one(&old);
-        }
     }
 
     /// Forgets everything.
@@ -451,6 +435,17 @@ impl<K: Hash + Eq + Clone, S: BuildHasher> ExactWindow<K, S> {
             }
             Window::Unbounded => (self.dict.len() as u64).saturating_mul(key_bits),
         }
+    }
+}
+
+/// Pops the FIFO's oldest item and uncounts it in the dictionary.
+#[inline]
+fn pop_oldest<K: Hash + Eq + Clone, S: BuildHasher>(
+    fifo: &mut VecDeque<(K, u64)>,
+    dict: &mut Dict<K, S>,
+) {
+    if let Some((old, _)) = fifo.pop_front() {
+        dict.remove_one(&old);
     }
 }
 
