@@ -7,6 +7,7 @@
 #![deny(unsafe_code)]
 
 mod bit_array;
+mod linear;
 mod packed;
 pub mod pages;
 pub mod prefetch;
@@ -14,6 +15,7 @@ mod rows;
 mod swar;
 
 pub use bit_array::BitArray;
+pub use linear::{LinearTable, MAX_CELLS_LOG2, MaxLoad, Probe, TableCell};
 pub use packed::{Iter, MAX_CELL_BITS, PackedArray};
 pub use rows::{CellRows, RowProbe, RowRules, RowViolation};
 pub use swar::FieldScan;

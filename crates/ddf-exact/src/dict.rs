@@ -1,13 +1,14 @@
 //! The counting dictionary `D` of Theorem 1: key → (occurrences in the FIFO,
 //! latest timestamp), in one open-addressing table.
 //!
-//! Linear probing over `2^k` cells, each holding a key, its count and its
-//! latest timestamp, so one probe finds all three in one place. A key's home
-//! cell is the top `k` bits of its hash (the `S` hasher, computed once per
-//! operation), so the batch paths can prefetch the home of an item before
-//! they reach it. Deletion shifts the rest of the run back (no tombstones:
-//! a full window deletes once per insertion, and tombstones would lengthen
-//! every later probe).
+//! A [`ddf_bits::LinearTable`] of `2^k` cells, each holding a key, its hash,
+//! its count and its latest timestamp, so one probe finds all of them in one
+//! place. A key's home cell is the top `k` bits of its hash (the `S` hasher,
+//! computed once per operation), so the batch paths can prefetch the home of
+//! an item before they reach it. Deletion shifts the rest of the run back (no
+//! tombstones: a full window deletes once per insertion, and tombstones would
+//! lengthen every later probe); the stored hash rehomes each moved cell
+//! without hashing its key again, and a probe compares hashes before keys.
 //!
 //! The table doubles when an insertion would take its load above 1/2, so
 //! it never holds more than twice the cells of the keys it ever held at
@@ -15,63 +16,70 @@
 //! power of two of at least `2·w` cells, and the unbounded set grows with
 //! its distinct keys.
 
+use ddf_bits::{LinearTable, MaxLoad, Probe, TableCell};
 use std::hash::{BuildHasher, Hash};
+use std::num::NonZeroU64;
 
 /// What the dictionary keeps per key present in the window.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub(crate) struct Slot {
-    /// Occurrences of the key in the FIFO (the counting dictionary's value).
-    pub(crate) count: u64,
+    /// Occurrences of the key in the FIFO (the counting dictionary's value);
+    /// never 0, which lets `Option<Entry>` use it as its empty mark.
+    pub(crate) count: NonZeroU64,
     /// Timestamp of the latest occurrence (time windows only).
     pub(crate) latest: u64,
 }
 
-/// A key and its slot.
-#[derive(Debug, Clone)]
-struct Bucket<K> {
+/// A key, its hash and its slot.
+#[derive(Debug, Clone, PartialEq, Eq)]
+struct Entry<K> {
     key: K,
+    /// The key's hash under `S`: a deletion's backward shift and a doubling
+    /// rehome moved entries from it, without hashing their keys again.
+    hash: u64,
     slot: Slot,
 }
 
 /// One cell, aligned to 32 bytes: for 8-byte keys it is exactly 32 bytes
-/// (tag, key, count, timestamp), two to a cache line, and never straddles
-/// two lines, so a probe and its prefetch are one line. (Storing the hash
-/// too would spare rehashing in deletions, but makes 40-byte cells that
-/// straddle lines; measured, the straddling cost more at DRAM size.)
-#[derive(Debug, Clone)]
+/// (key, hash, count, timestamp; the empty cell is the count's niche), two
+/// to a cache line, and never straddles two lines, so a probe and its
+/// prefetch are one line.
+#[derive(Debug, Clone, PartialEq, Eq)]
 #[repr(align(32))]
-struct Cell<K>(Option<Bucket<K>>);
+struct Cell<K>(Option<Entry<K>>);
+
+impl<K: Clone> TableCell for Cell<K> {
+    #[inline(always)]
+    fn is_vacant(&self, _: &Self) -> bool {
+        self.0.is_none()
+    }
+}
 
 /// The open-addressing dictionary; see the module docs.
 #[derive(Debug, Clone)]
 pub(crate) struct Dict<K, S> {
-    cells: Vec<Cell<K>>,
-    len: usize,
-    /// `64 − k` for `2^k` cells (unused while there are none).
-    home_shift: u32,
+    table: LinearTable<Cell<K>>,
     hasher: S,
 }
 
-/// Cells of the first table.
-const FIRST_CELLS: usize = 8;
+/// The hash of a cell (0 for an empty one, which the table never asks).
+#[inline(always)]
+fn hash_of<K>(c: &Cell<K>) -> u64 {
+    c.0.as_ref().map_or(0, |e| e.hash)
+}
 
-impl<K: Hash + Eq, S: BuildHasher> Dict<K, S> {
+impl<K: Hash + Eq + Clone, S: BuildHasher> Dict<K, S> {
     pub(crate) fn with_hasher(hasher: S) -> Self {
         Dict {
-            cells: Vec::new(),
-            len: 0,
-            home_shift: 64,
+            // Load at most 1/2: a missing key's probe walks about 2.5 cells.
+            table: LinearTable::small(Cell(None), MaxLoad::Half),
             hasher,
         }
     }
 
     /// Distinct keys stored.
     pub(crate) fn len(&self) -> usize {
-        self.len
-    }
-
-    pub(crate) fn is_empty(&self) -> bool {
-        self.len == 0
+        self.table.len()
     }
 
     /// The key's hash under `S`, from which its home cell comes.
@@ -80,45 +88,23 @@ impl<K: Hash + Eq, S: BuildHasher> Dict<K, S> {
         self.hasher.hash_one(key)
     }
 
-    /// The home cell of a hash: its top `k` bits. The table has cells.
+    /// Where `key` (of hash `hash`) is, or the empty cell ending its probe.
     #[inline(always)]
-    fn home(&self, hash: u64) -> usize {
-        (hash >> self.home_shift) as usize
-    }
-
-    #[inline(always)]
-    fn mask(&self) -> usize {
-        self.cells.len().wrapping_sub(1)
-    }
-
-    /// Where `key` (of hash `hash`) is, or the empty cell ending its probe;
-    /// `None` while the table has no cells.
-    #[inline(always)]
-    fn probe(&self, key: &K, hash: u64) -> Option<(usize, bool)> {
-        if self.cells.is_empty() {
-            return None;
-        }
-        let mask = self.mask();
-        let mut i = self.home(hash);
-        loop {
-            match &self.cells[i].0 {
-                None => return Some((i, false)),
-                Some(b) if b.key == *key => return Some((i, true)),
-                Some(_) => i = (i + 1) & mask,
-            }
-        }
+    fn probe(t: &LinearTable<Cell<K>>, key: &K, hash: u64) -> Probe {
+        t.find(hash, |c| {
+            c.0.as_ref()
+                .is_some_and(|e| e.hash == hash && e.key == *key)
+        })
     }
 
     /// Asks the cache for the line of the home cell of a key of hash `hash`.
     #[inline(always)]
     pub(crate) fn prefetch(&self, hash: u64) {
-        if !self.cells.is_empty() {
-            ddf_bits::prefetch::prefetch_write(&self.cells, self.home(hash));
-        }
+        self.table.prefetch(hash);
     }
 
-    /// The slot of `key`, if stored.
-    #[inline]
+    /// The slot of `key`, if stored (for tests).
+    #[cfg(test)]
     pub(crate) fn get(&self, key: &K) -> Option<&Slot> {
         self.get_hashed(key, self.hash(key))
     }
@@ -126,99 +112,73 @@ impl<K: Hash + Eq, S: BuildHasher> Dict<K, S> {
     /// The slot of `key` of hash `hash`, if stored.
     #[inline]
     pub(crate) fn get_hashed(&self, key: &K, hash: u64) -> Option<&Slot> {
-        match self.probe(key, hash) {
-            Some((i, true)) => self.cells[i].0.as_ref().map(|b| &b.slot),
-            _ => None,
+        let t = &self.table;
+        match Self::probe(t, key, hash) {
+            Probe::Found(i) => t.cell(i).0.as_ref().map(|e| &e.slot),
+            Probe::Vacant(_) => None,
         }
     }
 
     /// Counts one occurrence of `key` at time `now`; returns whether it was
-    /// stored before. One probe serves the lookup and the insertion (two
-    /// when the table doubles first).
+    /// stored before. One probe serves the lookup and the insertion (the
+    /// table doubles first when the new key would take its load above 1/2).
     #[inline]
     pub(crate) fn add(&mut self, key: K, hash: u64, now: u64) -> bool {
-        if let Some((i, true)) = self.probe(&key, hash) {
-            if let Some(b) = &mut self.cells[i].0 {
-                b.slot.count += 1;
-                b.slot.latest = now;
+        let t = &mut self.table;
+        match Self::probe(t, &key, hash) {
+            Probe::Found(i) => {
+                if let Some(e) = &mut t.cell_mut(i).0 {
+                    e.slot.count = e.slot.count.saturating_add(1);
+                    e.slot.latest = now;
+                }
+                true
             }
-            return true;
+            Probe::Vacant(i) => {
+                let slot = Slot {
+                    count: NonZeroU64::MIN,
+                    latest: now,
+                };
+                t.fill(i, Cell(Some(Entry { key, hash, slot })), hash_of);
+                false
+            }
         }
-        if 2 * (self.len + 1) > self.cells.len() {
-            self.grow();
-        }
-        let slot = Slot {
-            count: 1,
-            latest: now,
-        };
-        if let Some((i, _)) = self.probe(&key, hash) {
-            self.cells[i] = Cell(Some(Bucket { key, slot }));
-            self.len += 1;
-        }
-        false
     }
 
     /// Counts one occurrence of `key` fewer, deleting it at zero; a key not
     /// stored is left alone (the FIFO and the dictionary agree, so it never is).
     #[inline]
     pub(crate) fn remove_one(&mut self, key: &K) {
-        let Some((i, true)) = self.probe(key, self.hash(key)) else {
+        let hash = self.hash(key);
+        let t = &mut self.table;
+        let Probe::Found(i) = Self::probe(t, key, hash) else {
             return;
         };
-        if let Some(b) = &mut self.cells[i].0 {
-            b.slot.count -= 1;
-            if b.slot.count == 0 {
-                self.delete(i);
+        if let Some(e) = &mut t.cell_mut(i).0 {
+            match NonZeroU64::new(e.slot.count.get() - 1) {
+                Some(c) => e.slot.count = c,
+                None => {
+                    t.remove(i, hash_of);
+                }
             }
-        }
-    }
-
-    /// Empties cell `hole` and shifts later cells of its run back, so that
-    /// every stored key stays reachable from its home.
-    fn delete(&mut self, mut hole: usize) {
-        let mask = self.mask();
-        let mut i = (hole + 1) & mask;
-        while let Some(b) = &self.cells[i].0 {
-            let home = self.home(self.hash(&b.key));
-            // The hole lies on the key's path from its home: move it back.
-            if i.wrapping_sub(home) & mask >= i.wrapping_sub(hole) & mask {
-                self.cells[hole].0 = self.cells[i].0.take();
-                hole = i;
-            }
-            i = (i + 1) & mask;
-        }
-        self.cells[hole].0 = None;
-        self.len -= 1;
-    }
-
-    /// Doubles the table (from [`FIRST_CELLS`]) and reinserts every key.
-    #[cold]
-    fn grow(&mut self) {
-        let n = (2 * self.cells.len()).max(FIRST_CELLS);
-        let old = std::mem::replace(&mut self.cells, (0..n).map(|_| Cell(None)).collect());
-        self.home_shift = 64 - n.trailing_zeros();
-        let mask = n - 1;
-        for b in old.into_iter().filter_map(|c| c.0) {
-            let mut i = self.home(self.hash(&b.key));
-            while self.cells[i].0.is_some() {
-                i = (i + 1) & mask;
-            }
-            self.cells[i] = Cell(Some(b));
         }
     }
 
     /// Empties the table, keeping its cells.
     pub(crate) fn clear(&mut self) {
-        self.cells.iter_mut().for_each(|c| c.0 = None);
-        self.len = 0;
+        self.table.clear();
     }
 
     /// The stored keys, in cell order.
     pub(crate) fn keys(&self) -> impl Iterator<Item = &K> {
-        self.cells
-            .iter()
-            .filter_map(|c| c.0.as_ref())
-            .map(|b| &b.key)
+        self.table
+            .entries()
+            .filter_map(|c| c.0.as_ref().map(|e| &e.key))
+    }
+
+    /// Cells of the table (for tests).
+    #[cfg(test)]
+    fn cells(&self) -> usize {
+        self.table.cells()
     }
 }
 
@@ -253,9 +213,9 @@ mod tests {
                 prop_assert_eq!(d.len(), model.len());
                 // Doubling happens at load 1/2: under four cells per key held at the peak.
                 peak = peak.max(model.len());
-                prop_assert!(d.cells.len() <= FIRST_CELLS.max(4 * peak));
+                prop_assert!(d.cells() <= 8.max(4 * peak));
                 for (k, &c) in &model {
-                    prop_assert_eq!(d.get(k).map(|s| s.count), Some(c));
+                    prop_assert_eq!(d.get(k).map(|s| s.count.get()), Some(c));
                 }
             }
             let mut keys: Vec<u64> = d.keys().copied().collect();
@@ -273,11 +233,11 @@ mod tests {
     }
 
     #[test]
-    fn empty_table_answers_without_cells() {
+    fn an_empty_table_answers() {
         let mut d: Dict<u64, MixState> = Dict::with_hasher(MixState);
         assert!(d.get(&3).is_none());
         d.remove_one(&3);
         d.prefetch(d.hash(&3));
-        assert!(d.is_empty());
+        assert_eq!(d.len(), 0);
     }
 }

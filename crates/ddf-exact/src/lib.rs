@@ -12,13 +12,16 @@ pub use ddf_core::{
 };
 
 mod dict;
+mod set;
 
 use ddf_core::snapshot::{self, Decoder, Encoder};
 use ddf_core::{Prediction, TimeClock};
 use ddf_hash::MixState;
 use dict::{Dict, Slot};
+use set::KeySet;
 use std::collections::VecDeque;
 use std::hash::{BuildHasher, Hash};
+use std::num::NonZeroU64;
 
 /// An exact duplicate filter over the last `w` insertions, the last `t` time
 /// units, or the whole stream: no false positives, no false negatives.
@@ -61,8 +64,8 @@ pub struct ExactWindow<K = Digest, S = MixState> {
     window: Window,
     /// Items of the window, oldest first, with their timestamps in time mode.
     fifo: VecDeque<(K, u64)>,
-    /// The counting dictionary, an open-addressing table (see `dict`).
-    dict: Dict<K, S>,
+    /// The counting dictionary (see `dict`), or the set's keys (see `set`).
+    dict: Store<K, S>,
     /// The latest timestamp seen and the steps back (time mode only), so
     /// time never runs backwards.
     clock: TimeClock,
@@ -71,6 +74,77 @@ pub struct ExactWindow<K = Digest, S = MixState> {
     capacity: u64,
     /// Items expired before their time because the FIFO was full.
     closed_early: u64,
+}
+
+/// What holds the keys: a counting dictionary for windows, a bare set of
+/// keys for `w = ∞` (no count, no timestamp, no deletion).
+#[derive(Debug, Clone)]
+enum Store<K, S> {
+    Window(Dict<K, S>),
+    Set(KeySet<K, S>),
+}
+
+impl<K: Hash + Eq + Clone, S: BuildHasher> Store<K, S> {
+    fn new(window: Window, hasher: S) -> Self {
+        match window {
+            Window::Unbounded => Store::Set(KeySet::with_hasher(hasher)),
+            _ => Store::Window(Dict::with_hasher(hasher)),
+        }
+    }
+
+    fn len(&self) -> usize {
+        match self {
+            Store::Window(d) => d.len(),
+            Store::Set(s) => s.len(),
+        }
+    }
+
+    #[inline(always)]
+    fn hash(&self, key: &K) -> u64 {
+        match self {
+            Store::Window(d) => d.hash(key),
+            Store::Set(s) => s.hash(key),
+        }
+    }
+
+    #[inline(always)]
+    fn prefetch(&self, hash: u64) {
+        match self {
+            Store::Window(d) => d.prefetch(hash),
+            Store::Set(s) => s.prefetch(hash),
+        }
+    }
+
+    #[inline]
+    fn get(&self, key: &K) -> Option<Slot> {
+        self.get_hashed(key, self.hash(key))
+    }
+
+    /// The key's slot; a key of the set occurs once, at no time.
+    #[inline]
+    fn get_hashed(&self, key: &K, hash: u64) -> Option<Slot> {
+        match self {
+            Store::Window(d) => d.get_hashed(key, hash).copied(),
+            Store::Set(s) => s.contains_hashed(key, hash).then_some(Slot {
+                count: NonZeroU64::MIN,
+                latest: 0,
+            }),
+        }
+    }
+
+    fn clear(&mut self) {
+        match self {
+            Store::Window(d) => d.clear(),
+            Store::Set(s) => s.clear(),
+        }
+    }
+
+    fn keys(&self) -> Vec<&K> {
+        match self {
+            Store::Window(d) => d.keys().collect(),
+            Store::Set(s) => s.keys(),
+        }
+    }
 }
 
 impl<K: Hash + Eq + Clone> ExactWindow<K> {
@@ -116,7 +190,10 @@ impl<K: Hash + Eq + Clone> ExactWindow<K> {
     }
 
     /// An exact set over the whole stream (`w = ∞`); its memory grows with
-    /// the number of distinct items.
+    /// the number of distinct items: each key once, in at most 8/3 cells of
+    /// `size_of::<K>()` bytes per key past 49,152 keys (21.3 bytes per
+    /// digest), growing a 512 KiB segment at a time (see the `set` module
+    /// and the crate's guarantees).
     ///
     /// # Examples
     ///
@@ -133,7 +210,7 @@ impl<K: Hash + Eq + Clone> ExactWindow<K> {
         ExactWindow {
             window: Window::Unbounded,
             fifo: VecDeque::new(),
-            dict: Dict::with_hasher(MixState),
+            dict: Store::new(Window::Unbounded, MixState),
             clock: TimeClock::new(),
             capacity: u64::MAX,
             closed_early: 0,
@@ -193,7 +270,7 @@ impl<K: Hash + Eq + Clone, S: BuildHasher> ExactWindow<K, S> {
         Ok(ExactWindow {
             window,
             fifo: VecDeque::new(),
-            dict: Dict::with_hasher(hasher),
+            dict: Store::new(window, hasher),
             clock: TimeClock::new(),
             capacity,
             closed_early: 0,
@@ -214,6 +291,15 @@ impl<K: Hash + Eq + Clone, S: BuildHasher> ExactWindow<K, S> {
     /// Time-window insertions whose time was behind the latest one seen.
     pub fn clock_regressions(&self) -> u64 {
         self.clock.regressions()
+    }
+
+    /// Bytes the unbounded set's table holds now (its cells and directory,
+    /// not heap data the keys own); 0 for windows.
+    pub fn set_bytes(&self) -> usize {
+        match &self.dict {
+            Store::Set(s) => s.bytes(),
+            Store::Window(_) => 0,
+        }
     }
 
     /// The window this filter answers for.
@@ -237,13 +323,13 @@ impl<K: Hash + Eq + Clone, S: BuildHasher> ExactWindow<K, S> {
 
     /// Whether the window holds nothing.
     pub fn is_empty(&self) -> bool {
-        self.dict.is_empty()
+        self.dict.len() == 0
     }
 
     /// How often `key` occurs in the window (0 if absent), at the latest time seen.
     pub fn count(&self, key: &K) -> u64 {
         match self.dict.get(key) {
-            Some(slot) if self.live(slot, self.clock.latest()) => slot.count,
+            Some(slot) if self.live(&slot, self.clock.latest()) => slot.count.get(),
             _ => 0,
         }
     }
@@ -263,7 +349,7 @@ impl<K: Hash + Eq + Clone, S: BuildHasher> ExactWindow<K, S> {
     /// Whether `key` occurs in the window at time `now` (time mode; other
     /// modes ignore `now`). No side effects.
     pub fn contains_key_at(&self, key: &K, now: u64) -> bool {
-        self.dict.get(key).is_some_and(|slot| self.live(slot, now))
+        self.dict.get(key).is_some_and(|slot| self.live(&slot, now))
     }
 
     /// Records `key` at the latest time seen.
@@ -280,32 +366,38 @@ impl<K: Hash + Eq + Clone, S: BuildHasher> ExactWindow<K, S> {
     /// before: one dictionary probe serves both, since after expiring stale
     /// items a key is in the dictionary exactly when it is live.
     fn record(&mut self, key: K, now: u64) -> bool {
+        // The unbounded set keeps each key once: no FIFO, clock or count.
+        let dict = match &mut self.dict {
+            Store::Set(set) => {
+                let hash = set.hash(&key);
+                return set.insert(key, hash);
+            }
+            Store::Window(dict) => dict,
+        };
         // One hash of the key serves the probe (and a doubling's reinsertion).
-        let hash = self.dict.hash(&key);
-        // Count windows and the set ignore time; their clock stays at 0.
+        let hash = dict.hash(&key);
+        // Count windows ignore time; their clock stays at 0.
         let mut at = 0;
         // Whether the key was live before an early expiry (which may be its own).
         let mut live_before = None;
         if let Window::Time(span) = self.window {
             at = self.clock.advance(now);
-            self.expire(|&(_, ts)| at - ts >= span);
+            while self.fifo.front().is_some_and(|&(_, ts)| at - ts >= span) {
+                pop_oldest(&mut self.fifo, dict);
+            }
             if self.fifo.len() as u64 >= self.capacity {
                 // Full of live items: the oldest leaves before its time.
-                live_before = Some(self.dict.get_hashed(&key, hash).is_some());
-                self.pop_oldest();
+                live_before = Some(dict.get_hashed(&key, hash).is_some());
+                pop_oldest(&mut self.fifo, dict);
                 self.closed_early = self.closed_early.saturating_add(1);
             }
         }
-        // The unbounded set keeps each key once; it needs no FIFO.
-        if self.window == Window::Unbounded {
-            return self.dict.add(key, hash, at);
-        }
-        let present = self.dict.add(key.clone(), hash, at);
+        let present = dict.add(key.clone(), hash, at);
         self.fifo.push_back((key, at));
         if let Window::Count(w) = self.window
             && self.fifo.len() as u64 > w
         {
-            self.pop_oldest();
+            pop_oldest(&mut self.fifo, dict);
         }
         live_before.unwrap_or(present)
     }
@@ -318,18 +410,6 @@ impl<K: Hash + Eq + Clone, S: BuildHasher> ExactWindow<K, S> {
     /// Detect, then insert, `key` at time `now`.
     pub fn observe_key_at(&mut self, key: K, now: u64) -> Verdict {
         Verdict::from_seen(self.record(key, now))
-    }
-
-    fn expire(&mut self, mut stale: impl FnMut(&(K, u64)) -> bool) {
-        while self.fifo.front().is_some_and(&mut stale) {
-            self.pop_oldest();
-        }
-    }
-
-    fn pop_oldest(&mut self) {
-        if let Some((old, _)) = self.fifo.pop_front() {
-            self.dict.remove_one(&old);
-        }
     }
 
     /// Forgets everything.
@@ -355,6 +435,17 @@ impl<K: Hash + Eq + Clone, S: BuildHasher> ExactWindow<K, S> {
             }
             Window::Unbounded => (self.dict.len() as u64).saturating_mul(key_bits),
         }
+    }
+}
+
+/// Pops the FIFO's oldest item and uncounts it in the dictionary.
+#[inline]
+fn pop_oldest<K: Hash + Eq + Clone, S: BuildHasher>(
+    fifo: &mut VecDeque<(K, u64)>,
+    dict: &mut Dict<K, S>,
+) {
+    if let Some((old, _)) = fifo.pop_front() {
+        dict.remove_one(&old);
     }
 }
 
@@ -504,9 +595,15 @@ impl DuplicateFilter for ExactWindow<Digest, MixState> {
         self.lookup_pipeline(digests, answers, self.clock.latest());
     }
 
-    /// Theorem 1's count with 64-bit digests as keys (see [`ExactWindow::theorem1_bits`]).
+    /// Theorem 1's count with 64-bit digests as keys for windows (see
+    /// [`ExactWindow::theorem1_bits`]); for the unbounded set, the bits it
+    /// holds now: its cells (8 bytes each, 3/8 to 3/4 of them full) and
+    /// directory ([`ExactWindow::set_bytes`]).
     fn memory_bits(&self) -> u64 {
-        self.theorem1_bits(64)
+        match &self.dict {
+            Store::Set(s) => (s.bytes() as u64).saturating_mul(8),
+            Store::Window(_) => self.theorem1_bits(64),
+        }
     }
 
     fn clear(&mut self) {
@@ -603,7 +700,7 @@ impl Snapshot for ExactWindow<Digest, MixState> {
                 .flat_map(|(k, ts)| [k.get(), *ts])
                 .collect(),
             Window::Unbounded => {
-                let mut keys: Vec<u64> = self.dict.keys().map(|k| k.get()).collect();
+                let mut keys: Vec<u64> = self.dict.keys().into_iter().map(|k| k.get()).collect();
                 keys.sort_unstable();
                 keys
             }

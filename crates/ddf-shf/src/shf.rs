@@ -60,12 +60,12 @@ macro_rules! with_table {
 }
 
 impl Counts {
-    fn new(window: u64, hash_bits: u32) -> Self {
-        if table::is_narrow(window, hash_bits) {
-            Counts::Narrow(Table::new(window, hash_bits))
+    fn new(window: u64, hash_bits: u32) -> Result<Self, ParamError> {
+        Ok(if table::is_narrow(window, hash_bits) {
+            Counts::Narrow(Table::new(window, hash_bits)?)
         } else {
-            Counts::Wide(Table::new(window, hash_bits))
-        }
+            Counts::Wide(Table::new(window, hash_bits)?)
+        })
     }
 }
 
@@ -89,7 +89,7 @@ impl Shf {
         table::check(window, hash_bits)?;
         Ok(Shf {
             ring,
-            counts: Counts::new(window, hash_bits),
+            counts: Counts::new(window, hash_bits)?,
         })
     }
 
@@ -262,7 +262,7 @@ impl Snapshot for Shf {
     fn decode_body(input: &mut Decoder<'_>, _version: u16) -> Result<Self, DecodeError> {
         let ring = WordRing::from_packed(&HashRing::decode(input)?)?;
         table::check(ring.window(), ring.hash_bits())?;
-        let mut counts = Counts::new(ring.window(), ring.hash_bits());
+        let mut counts = Counts::new(ring.window(), ring.hash_bits())?;
         for hash in ring.hashes() {
             with_table!(&mut counts, t => t.add(hash));
         }

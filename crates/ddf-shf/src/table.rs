@@ -7,7 +7,8 @@
 //! hash and its count from one cache line, and counting up or down is one
 //! integer addition.
 //!
-//! The table is linear probing with backward-shift deletion (no tombstones:
+//! The table is a [`ddf_bits::LinearTable`]: linear probing with
+//! backward-shift deletion (no tombstones:
 //! the SHF deletes on almost every insertion once its window is full, and
 //! tombstones would lengthen every probe). The table has `2^k` cells and a
 //! hash's home cell is its own top `k` bits (the digest's top bits, as the
@@ -16,15 +17,17 @@
 //!
 //! Its size is fixed at construction: at most `n = min(w + 1, 2^h)`
 //! distinct hashes are ever stored (the ring's `w` and the new one, counted
-//! before the oldest leaves), and `2^k` is the least power of two of at least
+//! before the oldest leaves, the table's load bound), and `2^k` is the least power of two of at least
 //! `2·(n − 1)` cells and 4, so the load stays about 1/2 and a probe always
 //! ends at an empty cell.
 
+use ddf_bits::{LinearTable, Probe, TableCell};
 use ddf_core::ParamError;
 use std::fmt::Debug;
 
 /// An integer cell `x·2^b + c` of the table.
-pub(crate) trait Cell: Copy + Eq + Debug {
+pub(crate) trait Cell: Copy + Eq + Debug + TableCell {
+    /// The empty cell, 0.
     const EMPTY: Self;
     /// The cell of hash `key` with count 1.
     fn first(key: u64, shift: u32) -> Self;
@@ -82,16 +85,24 @@ fn count_bits(window: u64) -> u32 {
 /// about 1/2, so a deletion's backward shift walks about two cells (at 2/3
 /// it walked five), and always below 1.
 fn cells_for(window: u64, hash_bits: u32) -> u64 {
-    let n = if hash_bits >= 64 {
-        window + 1
-    } else {
-        (window + 1).min(1 << hash_bits)
-    };
+    let n = max_stored(window, hash_bits) as u64;
     // The `w + 1`-th hash is there only between counting the new hash and
     // uncounting the oldest, so sizing for `n − 1` keeps a power-of-two
     // window at `2·w` cells, not `4·w`; at least 4 cells keep one empty
     // for `n ≤ 3`. `w < 2^32`, so nothing overflows.
     (2 * (n - 1)).next_power_of_two().max(4)
+}
+
+/// The most distinct hashes stored at once, `n = min(w + 1, 2^h)`: the
+/// ring's `w` and the new one, counted before the oldest leaves.
+fn max_stored(window: u64, hash_bits: u32) -> usize {
+    // `w < 2^32`, so this fits a `usize` on 64-bit targets (and the state
+    // check refuses windows that do not on smaller ones).
+    if hash_bits >= 64 {
+        window as usize + 1
+    } else {
+        (window + 1).min(1 << hash_bits) as usize
+    }
 }
 
 /// Whether the cells are `u64` (else `u128`).
@@ -114,137 +125,102 @@ pub(crate) fn check(window: u64, hash_bits: u32) -> Result<(), ParamError> {
     Ok(())
 }
 
-/// The open-addressing count table; see the module docs.
+/// The count table: a [`LinearTable`] of packed cells, with the cell
+/// layout and the hash's alignment; see the module docs.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub(crate) struct Table<C> {
-    cells: Vec<C>,
+    cells: LinearTable<C>,
     /// `b`: where the hash starts in a cell.
     shift: u32,
-    /// `64 − h`: aligns a hash to the top of a word.
+    /// `64 − h`: aligns a hash to the top of a word, where the table takes
+    /// the home from.
     align: u32,
-    /// `64 − k` for `2^k` cells: the top `k` bits of an aligned hash.
-    home_shift: u32,
-    /// `2^k − 1`.
-    mask: usize,
 }
 
 impl<C: Cell> Table<C> {
     /// An empty table for `window` hashes of `hash_bits` bits (checked by
-    /// [`check`]).
-    pub(crate) fn new(window: u64, hash_bits: u32) -> Self {
+    /// [`check`], so the sizes are in range).
+    pub(crate) fn new(window: u64, hash_bits: u32) -> Result<Self, ParamError> {
         let n = cells_for(window, hash_bits);
-        Table {
-            cells: vec![C::EMPTY; n as usize],
+        Ok(Table {
+            // The most hashes stored at once, `min(w + 1, 2^h)`, below the
+            // cells by `cells_for`.
+            cells: LinearTable::new(n.trailing_zeros(), max_stored(window, hash_bits), C::EMPTY)?,
             shift: count_bits(window),
             align: 64 - hash_bits,
-            home_shift: n.leading_zeros() + 1,
-            mask: n as usize - 1,
-        }
+        })
     }
 
-    /// The home cell of `key`: its top `k` bits (of `h`, zero-extended
-    /// below when `h < k`).
+    /// The hash the table homes `key` by: `key` at the top of a word.
     #[inline(always)]
-    fn home(&self, key: u64) -> usize {
-        ((key << self.align) >> self.home_shift) as usize
-    }
-
-    /// The cell after `i`, wrapping.
-    #[inline(always)]
-    fn next(&self, i: usize) -> usize {
-        (i + 1) & self.mask
+    fn aligned(&self, key: u64) -> u64 {
+        key << self.align
     }
 
     /// Where `key` is, or the empty cell that ends its probe.
     #[inline(always)]
-    fn probe(&self, key: u64) -> (usize, bool) {
-        let mut i = self.home(key);
-        loop {
-            let c = self.cells[i];
-            if c == C::EMPTY {
-                return (i, false);
-            }
-            if c.key(self.shift) == key {
-                return (i, true);
-            }
-            i = self.next(i);
-        }
+    fn probe(&self, key: u64) -> Probe {
+        let shift = self.shift;
+        self.cells.find(self.aligned(key), |c| c.key(shift) == key)
     }
 
     /// Asks the cache for the line of `key`'s home cell.
     #[inline(always)]
     pub(crate) fn prefetch(&self, key: u64) {
-        ddf_bits::prefetch::prefetch_write(&self.cells, self.home(key));
+        self.cells.prefetch(self.aligned(key));
     }
 
     /// Whether `key` is stored.
     #[inline]
     pub(crate) fn contains(&self, key: u64) -> bool {
-        self.probe(key).1
+        matches!(self.probe(key), Probe::Found(_))
     }
 
     /// Counts one more occurrence of `key`; returns whether it was stored
     /// before. One probe serves the lookup and the insertion.
     #[inline]
     pub(crate) fn add(&mut self, key: u64) -> bool {
-        let (i, found) = self.probe(key);
-        self.cells[i] = if found {
-            self.cells[i].up()
-        } else {
-            C::first(key, self.shift)
-        };
-        found
+        let (shift, align) = (self.shift, self.align);
+        match self.probe(key) {
+            Probe::Found(i) => {
+                let c = self.cells.cell_mut(i);
+                *c = c.up();
+                true
+            }
+            Probe::Vacant(i) => {
+                // Never doubles: at most `max_stored` hashes are counted.
+                self.cells
+                    .fill(i, C::first(key, shift), |c| c.key(shift) << align);
+                false
+            }
+        }
     }
 
     /// Counts one occurrence of `key` fewer, deleting it at zero. A key not
     /// stored is left alone (the ring and the table agree, so it never is).
     #[inline]
     pub(crate) fn remove_one(&mut self, key: u64) {
-        let (i, found) = self.probe(key);
-        if !found {
-            return;
-        }
-        let c = self.cells[i];
-        if c.is_single(self.shift) {
-            self.delete(i);
-        } else {
-            self.cells[i] = c.down();
-        }
-    }
-
-    /// Empties cell `hole` and shifts later cells of its run back, so that
-    /// every stored key stays reachable from its home without tombstones.
-    fn delete(&mut self, mut hole: usize) {
-        let mut i = self.next(hole);
-        loop {
-            let c = self.cells[i];
-            if c == C::EMPTY {
-                break;
+        let (shift, align) = (self.shift, self.align);
+        if let Probe::Found(i) = self.probe(key) {
+            let c = self.cells.cell_mut(i);
+            if c.is_single(shift) {
+                // The hash is in the cell: rehoming a moved cell is a shift.
+                self.cells.remove(i, |c| c.key(shift) << align);
+            } else {
+                *c = c.down();
             }
-            let home = self.home(c.key(self.shift));
-            // Distances along the probe order, wrapping without division.
-            let from_home = i.wrapping_sub(home) & self.mask;
-            let from_hole = i.wrapping_sub(hole) & self.mask;
-            // The hole lies on the key's path from its home: move it back.
-            if from_home >= from_hole {
-                self.cells[hole] = c;
-                hole = i;
-            }
-            i = self.next(i);
         }
-        self.cells[hole] = C::EMPTY;
     }
 
     pub(crate) fn clear(&mut self) {
-        self.cells.fill(C::EMPTY);
+        self.cells.clear();
     }
 
     /// Stored keys and their counts, in cell order (for tests).
     #[cfg(test)]
     pub(crate) fn entries(&self) -> Vec<(u64, u64)> {
         self.cells
-            .iter()
-            .filter(|&&c| c != C::EMPTY)
+            .entries()
             .map(|&c| {
                 let mut n = 1;
                 let mut d = c;
@@ -256,6 +232,12 @@ impl<C: Cell> Table<C> {
             })
             .collect()
     }
+
+    /// Cells of the table (for tests).
+    #[cfg(test)]
+    pub(crate) fn cells(&self) -> usize {
+        self.cells.cells()
+    }
 }
 
 #[cfg(test)]
@@ -266,7 +248,7 @@ mod tests {
 
     /// Adds and removes as the SHF does, against a `HashMap` model.
     fn replay<C: Cell>(window: u64, hash_bits: u32, ops: &[(bool, u64)]) {
-        let mut t = Table::<C>::new(window, hash_bits);
+        let mut t = Table::<C>::new(window, hash_bits).unwrap();
         let mut model: HashMap<u64, u64> = HashMap::new();
         let mask = if hash_bits == 64 {
             u64::MAX
@@ -332,6 +314,7 @@ mod tests {
         assert_eq!(cells_for(2, 64), 4);
         // The L2 benchmark's window: 2·w cells, not 4·w.
         assert_eq!(cells_for(1 << 14, 25), 1 << 15);
+        assert_eq!(Table::<u64>::new(1 << 14, 25).unwrap().cells(), 1 << 15);
         assert_eq!(count_bits(1), 2);
         let c = u64::first(0b101, 11);
         assert_eq!((c.key(11), c.up().down()), (0b101, c));
