@@ -29,6 +29,34 @@ impl Slices {
     }
 }
 
+impl Slices {
+    /// The match mask of physical slices `lo..hi` (bit `p` for slice `p`),
+    /// and with `SET` the item recorded in them, each bit read before it is
+    /// set. The slices are walked downwards so that the mask grows by a
+    /// shift and an add-with-carry; slice offsets are summed, not multiplied.
+    #[inline(always)]
+    fn scan<const SET: bool>(&mut self, h: ItemProbes, cubic: &[u64], lo: usize, hi: usize) -> u64 {
+        if lo >= hi {
+            return 0;
+        }
+        let (m, step) = (self.m, h.step());
+        let (mut mask, mut offset, mut linear) = (0u64, hi as u64 * m, h.linear(hi));
+        for &t in cubic[lo..hi].iter().rev() {
+            offset -= m;
+            linear = linear.wrapping_sub(step);
+            let pos = offset + Digest::new(linear.wrapping_add(t)).reduce(m);
+            let hit = if SET {
+                self.bits.test_and_set(pos)
+            } else {
+                let words = self.bits.as_words();
+                words[(pos / 64) as usize] >> (pos % 64) & 1 == 1
+            };
+            mask = mask << 1 | u64::from(hit);
+        }
+        mask << lo
+    }
+}
+
 impl Segments for Slices {
     /// A test is one bit: at `k = 10, l = 24`, 1 Mbit, 34 tests at once
     /// took 63 ns for an unseen item and 62 ns for a present one, against
@@ -45,19 +73,67 @@ impl Segments for Slices {
         self.bits.set(self.position(seg, x));
     }
 
-    /// The words read directly and the slice offsets summed, not
-    /// multiplied: one bounds check and no multiplication but the reduction
-    /// per slice.
+    /// The words read directly, as [`Slices::scan`] without setting.
     #[inline]
     fn match_mask(&self, h: ItemProbes, cubic: &[u64]) -> u64 {
-        let words = self.bits.as_words();
-        let (mut mask, mut offset) = (0, 0);
-        for (p, &t) in cubic.iter().enumerate() {
-            let pos = offset + Digest::new(h.with_cubic(p, t)).reduce(self.m);
-            mask |= (words[(pos / 64) as usize] >> (pos % 64) & 1) << p;
-            offset += self.m;
+        let (words, m, step) = (self.bits.as_words(), self.m, h.step());
+        let (mut mask, mut offset) = (0u64, cubic.len() as u64 * m);
+        let mut linear = h.linear(cubic.len());
+        for &t in cubic.iter().rev() {
+            offset -= m;
+            linear = linear.wrapping_sub(step);
+            let pos = offset + Digest::new(linear.wrapping_add(t)).reduce(m);
+            mask = mask << 1 | (words[(pos / 64) as usize] >> (pos % 64) & 1);
         }
         mask
+    }
+
+    /// Positions first, with a hint for each line, then the bits: above
+    /// [`CACHED_BITS`](crate::core::CACHED_BITS) the `k` lines are likely
+    /// misses, and asking for all of them before the first store lets them
+    /// arrive together whatever the core's reorder window. Below it, one pass.
+    #[inline(always)]
+    fn set_run(&mut self, h: ItemProbes, cubic: &[u64], lo: usize, hi: usize) {
+        if self.bits.len() < crate::core::CACHED_BITS {
+            for (p, &t) in (lo..hi).zip(&cubic[lo..hi]) {
+                self.set(p, h.with_cubic(p, t));
+            }
+            return;
+        }
+        let (m, step) = (self.m, h.step());
+        let mut pos = [0u64; 16];
+        let mut start = lo;
+        while start < hi {
+            let end = hi.min(start + pos.len());
+            let (mut offset, mut linear) = (start as u64 * m, h.linear(start));
+            for (&t, slot) in cubic[start..end].iter().zip(&mut pos) {
+                *slot = offset + Digest::new(linear.wrapping_add(t)).reduce(m);
+                self.bits.prefetch(*slot);
+                offset += m;
+                linear = linear.wrapping_add(step);
+            }
+            for &q in &pos[..end - start] {
+                self.bits.set(q);
+            }
+            start = end;
+        }
+    }
+
+    /// Three counted loops over the physical slices (tested; tested and
+    /// set; tested), or (set; tested; set) when the insertion wraps: no
+    /// per-slice branch, and a slice's word is read once for both.
+    #[inline]
+    fn match_mask_and_set(&mut self, h: ItemProbes, cubic: &[u64], first: usize, k: usize) -> u64 {
+        let (n, end) = (cubic.len(), first + k);
+        if end <= n {
+            self.scan::<false>(h, cubic, 0, first)
+                | self.scan::<true>(h, cubic, first, end)
+                | self.scan::<false>(h, cubic, end, n)
+        } else {
+            self.scan::<true>(h, cubic, 0, end - n)
+                | self.scan::<false>(h, cubic, end - n, first)
+                | self.scan::<true>(h, cubic, first, n)
+        }
     }
 
     #[inline]
