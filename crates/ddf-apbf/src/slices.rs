@@ -33,7 +33,10 @@ impl Slices {
     /// The match mask of physical slices `lo..hi` (bit `p` for slice `p`),
     /// and with `SET` the item recorded in them, each bit read before it is
     /// set. The slices are walked downwards so that the mask grows by a
-    /// shift and an add-with-carry; slice offsets are summed, not multiplied.
+    /// shift and an add; the probe and the slice offset step from slice to
+    /// slice (no multiplication but the reduction). At `k = 10, l = 24`
+    /// this is 765 instructions per query against 830 for a mask built bit
+    /// by bit at each slice's place, and 65 against 69 ns per `observe`.
     #[inline(always)]
     fn scan<const SET: bool>(&mut self, h: ItemProbes, cubic: &[u64], lo: usize, hi: usize) -> u64 {
         if lo >= hi {
@@ -73,17 +76,19 @@ impl Segments for Slices {
         self.bits.set(self.position(seg, x));
     }
 
-    /// The words read directly, as [`Slices::scan`] without setting.
+    /// As [`Slices::scan`] without setting, but each bit goes to its place
+    /// in the mask on its own: no chain of dependent shifts, which a short
+    /// query feels (at `k = l = 3`, 22.5 against 24.7 ns per present item,
+    /// SipHash included, minima of five alternating runs).
     #[inline]
     fn match_mask(&self, h: ItemProbes, cubic: &[u64]) -> u64 {
         let (words, m, step) = (self.bits.as_words(), self.m, h.step());
-        let (mut mask, mut offset) = (0u64, cubic.len() as u64 * m);
-        let mut linear = h.linear(cubic.len());
-        for &t in cubic.iter().rev() {
-            offset -= m;
-            linear = linear.wrapping_sub(step);
+        let (mut mask, mut offset, mut linear) = (0u64, 0u64, h.linear(0));
+        for (p, &t) in cubic.iter().enumerate() {
             let pos = offset + Digest::new(linear.wrapping_add(t)).reduce(m);
-            mask = mask << 1 | (words[(pos / 64) as usize] >> (pos % 64) & 1);
+            mask |= (words[(pos / 64) as usize] >> (pos % 64) & 1) << p;
+            offset += m;
+            linear = linear.wrapping_add(step);
         }
         mask
     }
