@@ -28,13 +28,6 @@ pub(crate) trait Segments: Clone + PartialEq + Eq {
         }
         mask
     }
-    /// Records the item in physical segments `lo..hi` (`hi ≤ k + l`).
-    #[inline(always)]
-    fn set_run(&mut self, h: ItemProbes, cubic: &[u64], lo: usize, hi: usize) {
-        for (seg, &t) in (lo..hi).zip(&cubic[lo..hi]) {
-            self.set(seg, h.with_cubic(seg, t));
-        }
-    }
     /// [`match_mask`](Self::match_mask) as it was before recording the item
     /// in the `k` physical segments from `first` (wrapping at `k + l`): one
     /// probe per segment serves the query and the insertion of `observe`.
@@ -115,7 +108,9 @@ impl ItemProbes {
 /// Records the item in physical segments `lo..hi` (`hi ≤ k + l`).
 #[inline(always)]
 fn set_range<S: Segments>(segs: &mut S, cubic: &[u64], h: ItemProbes, lo: usize, hi: usize) {
-    segs.set_run(h, cubic, lo, hi);
+    for (seg, &t) in (lo..hi).zip(&cubic[lo..hi]) {
+        segs.set(seg, h.with_cubic(seg, t));
+    }
 }
 
 /// The cubic terms `t_p` of probes `0..n`, derived from any digest's public

@@ -93,37 +93,6 @@ impl Segments for Slices {
         mask
     }
 
-    /// Positions first, with a hint for each line, then the bits: above
-    /// [`CACHED_BITS`](crate::core::CACHED_BITS) the `k` lines are likely
-    /// misses, and asking for all of them before the first store lets them
-    /// arrive together whatever the core's reorder window. Below it, one pass.
-    #[inline(always)]
-    fn set_run(&mut self, h: ItemProbes, cubic: &[u64], lo: usize, hi: usize) {
-        if self.bits.len() < crate::core::CACHED_BITS {
-            for (p, &t) in (lo..hi).zip(&cubic[lo..hi]) {
-                self.set(p, h.with_cubic(p, t));
-            }
-            return;
-        }
-        let (m, step) = (self.m, h.step());
-        let mut pos = [0u64; 16];
-        let mut start = lo;
-        while start < hi {
-            let end = hi.min(start + pos.len());
-            let (mut offset, mut linear) = (start as u64 * m, h.linear(start));
-            for (&t, slot) in cubic[start..end].iter().zip(&mut pos) {
-                *slot = offset + Digest::new(linear.wrapping_add(t)).reduce(m);
-                self.bits.prefetch(*slot);
-                offset += m;
-                linear = linear.wrapping_add(step);
-            }
-            for &q in &pos[..end - start] {
-                self.bits.set(q);
-            }
-            start = end;
-        }
-    }
-
     /// Three counted loops over the physical slices (tested; tested and
     /// set; tested), or (set; tested; set) when the insertion wraps: no
     /// per-slice branch, and a slice's word is read once for both.
