@@ -62,17 +62,40 @@ impl Blocks {
             Shape::Word8 => *self.word_mut(first) |= word_mask::<8, 3>(bits),
             Shape::Line4 => set_in_line::<4, 7>(&mut self.lines[line].0, bits),
             Shape::Line8 => set_in_line::<8, 6>(&mut self.lines[line].0, bits),
-            Shape::Other if self.block_words == 1 => {
-                let mask = self.parts(bits).fold(0, |m, (_, bit)| m | bit);
-                *self.word_mut(first) |= mask;
+            Shape::Other => self.set_other(first, bits),
+        }
+    }
+
+    /// `set_located` for a shape without an unrolled form: out of line, so
+    /// that the common shapes' loops keep their registers.
+    #[inline(never)]
+    #[cold]
+    fn set_other(&mut self, first: u64, bits: u64) {
+        if self.block_words == 1 {
+            let mask = self.parts(bits).fold(0, |m, (_, bit)| m | bit);
+            *self.word_mut(first) |= mask;
+        } else {
+            let parts = self.parts(bits);
+            let line = &mut self.lines[(first / 8) as usize].0;
+            for (w, bit) in parts {
+                line[w] |= bit;
             }
-            Shape::Other => {
-                let parts = self.parts(bits);
-                let line = &mut self.lines[line].0;
-                for (w, bit) in parts {
-                    line[w] |= bit;
-                }
-            }
+        }
+    }
+
+    /// `test` for a shape without an unrolled form, out of line as
+    /// [`set_other`](Self::set_other).
+    #[inline(never)]
+    #[cold]
+    fn test_other(&self, first: u64, bits: u64) -> bool {
+        if self.block_words == 1 {
+            let mask = self.parts(bits).fold(0, |m, (_, bit)| m | bit);
+            self.word(first) & mask == mask
+        } else {
+            let line = &self.lines[(first / 8) as usize].0;
+            self.parts(bits)
+                .fold(0, |missing, (w, bit)| missing | (bit & !line[w]))
+                == 0
         }
     }
 
@@ -160,7 +183,6 @@ impl Segments for Blocks {
     #[inline(always)]
     fn test(&self, seg: usize, x: u64) -> bool {
         let (first, bits) = self.locate(seg, x);
-        let line = &self.lines[(first / 8) as usize].0;
         match self.shape {
             Shape::Word4 => {
                 let mask = word_mask::<4, 4>(bits);
@@ -170,17 +192,9 @@ impl Segments for Blocks {
                 let mask = word_mask::<8, 3>(bits);
                 self.word(first) & mask == mask
             }
-            Shape::Line4 => test_in_line::<4, 7>(line, bits),
-            Shape::Line8 => test_in_line::<8, 6>(line, bits),
-            Shape::Other if self.block_words == 1 => {
-                let mask = self.parts(bits).fold(0, |m, (_, bit)| m | bit);
-                self.word(first) & mask == mask
-            }
-            Shape::Other => {
-                self.parts(bits)
-                    .fold(0, |missing, (w, bit)| missing | (bit & !line[w]))
-                    == 0
-            }
+            Shape::Line4 => test_in_line::<4, 7>(&self.lines[(first / 8) as usize].0, bits),
+            Shape::Line8 => test_in_line::<8, 6>(&self.lines[(first / 8) as usize].0, bits),
+            Shape::Other => self.test_other(first, bits),
         }
     }
 

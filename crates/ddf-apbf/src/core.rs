@@ -28,6 +28,19 @@ pub(crate) trait Segments: Clone + PartialEq + Eq {
         }
         mask
     }
+    /// [`match_mask`](Self::match_mask) as it was before recording the item
+    /// in the `k` physical segments from `first` (wrapping at `k + l`): one
+    /// probe per segment serves the query and the insertion of `observe`.
+    #[inline]
+    fn match_mask_and_set(&mut self, h: ItemProbes, cubic: &[u64], first: usize, k: usize) -> u64 {
+        let mask = self.match_mask(h, cubic);
+        let (n, end) = (cubic.len(), first + k);
+        set_range(self, cubic, h, first, end.min(n));
+        if end > n {
+            set_range(self, cubic, h, 0, end - n);
+        }
+        mask
+    }
     /// Prefetches the memory `test` and `set` of physical segment `seg`
     /// read for probe `x` (a cache hint only).
     fn prefetch(&self, seg: usize, x: u64);
@@ -68,6 +81,19 @@ impl ItemProbes {
     #[inline]
     pub(crate) fn at(self, p: usize, cubic: &[u64]) -> u64 {
         self.with_cubic(p, cubic[p])
+    }
+
+    /// `a + p·b` (mod 2^64): probe `p` without its cubic term, for loops
+    /// that step from segment to segment by [`step`](Self::step).
+    #[inline]
+    pub(crate) fn linear(self, p: usize) -> u64 {
+        self.a.wrapping_add((p as u64).wrapping_mul(self.b))
+    }
+
+    /// `b`, the linear step from one segment's probe to the next.
+    #[inline]
+    pub(crate) fn step(self) -> u64 {
+        self.b
     }
 
     /// The raw probe of physical segment `p` whose cubic term is `t`.
@@ -332,6 +358,22 @@ pub(crate) struct AgeCore<S> {
     /// Whether queries test every segment at once (see [`CACHED_BITS`]);
     /// derived from the shape, not state.
     all_at_once: bool,
+    /// The shifts that turn a mask of matching segments into the starts of
+    /// runs of `k`: a run of `len` and one of `s ≤ len` above it make one of
+    /// `len + s`, so `len` doubles up to `k` (at most 6 steps for `k < 64`);
+    /// derived from `k`, not state.
+    run_steps: Box<[u32]>,
+}
+
+/// The shifts of [`AgeCore::run_steps`] for `k`.
+fn run_steps(k: u32) -> Box<[u32]> {
+    let (mut steps, mut len) = (Vec::new(), 1);
+    while len < k {
+        let s = len.min(k - len);
+        steps.push(s);
+        len += s;
+    }
+    steps.into_boxed_slice()
 }
 
 /// 16 Mbit (2 MiB), the batch path's threshold too. Below it a state is
@@ -381,6 +423,7 @@ impl<S: Segments> AgeCore<S> {
             in_generation: 0,
             clock: None,
             cubic: cubic_terms((k + l) as usize),
+            run_steps: run_steps(k),
         }
     }
 
@@ -469,9 +512,16 @@ impl<S: Segments> AgeCore<S> {
     /// whether `k` consecutive logical segments match.
     #[inline]
     fn has_run(&self, h: ItemProbes, shifts: usize) -> bool {
-        let n = self.n();
         // Bit `p`: physical segment `p` matches. No test waits for another.
-        let phys = self.segs.match_mask(h, &self.cubic);
+        self.run_in(self.segs.match_mask(h, &self.cubic), shifts)
+    }
+
+    /// Whether `k` consecutive logical segments match, given the mask of
+    /// matching physical segments (`n ≤ 64`) and `shifts ≤ n` shifts not yet
+    /// applied.
+    #[inline]
+    fn run_in(&self, phys: u64, shifts: usize) -> bool {
+        let n = self.n();
         // Logical segment `j` is physical `(start + j) mod n`: rotate right
         // by `start` within `n` bits.
         let start = self.physical_start(shifts);
@@ -483,13 +533,10 @@ impl<S: Segments> AgeCore<S> {
         };
         // Logical segments below `shifts` are empty.
         let mut runs = logical & all.checked_shl(shifts as u32).unwrap_or(0);
-        // Bit `j` of `runs` after each step: segments `j..j + len` all match;
-        // a run of `len` and one `s ≤ len` above it make one of `len + s`.
-        let (k, mut len) = (self.k as usize, 1);
-        while len < k {
-            let s = len.min(k - len);
+        // Bit `j` of `runs` after each step: segments `j..j + len` all match
+        // (see `run_steps`).
+        for &s in &self.run_steps {
             runs &= runs >> s;
-            len += s;
         }
         runs != 0
     }
@@ -580,10 +627,27 @@ impl<S: Segments> AgeCore<S> {
 
     /// `contains_at` then `insert_at` with one derivation of the probes:
     /// the verdict and state of the two calls.
+    ///
+    /// A cached state (all segments tested at once) with no shift due tests
+    /// and sets in one pass: the insertion's `k` segments are among the
+    /// query's, and a shift is the one thing that could come between them.
     #[inline]
     pub(crate) fn observe(&mut self, digest: Digest, now: u64) -> ddf_core::Verdict {
         let h = ItemProbes::of(digest);
-        let seen = self.detect(h, self.pending_shifts(now));
+        let shifts = self.pending_shifts(now);
+        if self.all_at_once && shifts == 0 && self.in_generation < self.generation {
+            if self.clock.is_some() {
+                // Only advances the clock: no period has passed and the
+                // generation is not full.
+                self.close_generations(now);
+            }
+            let phys = self
+                .segs
+                .match_mask_and_set(h, &self.cubic, self.base, self.k as usize);
+            self.in_generation += 1;
+            return ddf_core::Verdict::from_seen(self.run_in(phys, 0));
+        }
+        let seen = self.detect(h, shifts);
         self.insert_probes(h, now);
         ddf_core::Verdict::from_seen(seen)
     }

@@ -27,6 +27,36 @@ impl Slices {
     fn position(&self, seg: usize, x: u64) -> u64 {
         seg as u64 * self.m + Digest::new(x).reduce(self.m)
     }
+
+    /// The match mask of physical slices `lo..hi` (bit `p` for slice `p`),
+    /// and with `SET` the item recorded in them, each bit read before it is
+    /// set. The slices are walked downwards so that the mask grows by a
+    /// shift and an add; the probe and the slice offset step from slice to
+    /// slice (no multiplication but the reduction). At `k = 10, l = 24`,
+    /// 1 Mbit, an `observe` is 904 instructions against 931 with the mask
+    /// built bit by bit at each slice's place, and 65 against 69 ns (CPU
+    /// time, hashing excluded, `examples/profile`).
+    #[inline(always)]
+    fn scan<const SET: bool>(&mut self, h: ItemProbes, cubic: &[u64], lo: usize, hi: usize) -> u64 {
+        if lo >= hi {
+            return 0;
+        }
+        let (m, step) = (self.m, h.step());
+        let (mut mask, mut offset, mut linear) = (0u64, hi as u64 * m, h.linear(hi));
+        for &t in cubic[lo..hi].iter().rev() {
+            offset -= m;
+            linear = linear.wrapping_sub(step);
+            let pos = offset + Digest::new(linear.wrapping_add(t)).reduce(m);
+            let hit = if SET {
+                self.bits.test_and_set(pos)
+            } else {
+                let words = self.bits.as_words();
+                words[(pos / 64) as usize] >> (pos % 64) & 1 == 1
+            };
+            mask = mask << 1 | u64::from(hit);
+        }
+        mask << lo
+    }
 }
 
 impl Segments for Slices {
@@ -45,19 +75,39 @@ impl Segments for Slices {
         self.bits.set(self.position(seg, x));
     }
 
-    /// The words read directly and the slice offsets summed, not
-    /// multiplied: one bounds check and no multiplication but the reduction
-    /// per slice.
+    /// As [`Slices::scan`] without setting, but each bit goes to its place
+    /// in the mask on its own: no chain of dependent shifts, which a short
+    /// query feels (at `k = l = 3`, 22.5–23.6 against 24.7–24.8 ns per
+    /// present item, SipHash included: minima of two sets of five
+    /// alternating runs).
     #[inline]
     fn match_mask(&self, h: ItemProbes, cubic: &[u64]) -> u64 {
-        let words = self.bits.as_words();
-        let (mut mask, mut offset) = (0, 0);
+        let (words, m, step) = (self.bits.as_words(), self.m, h.step());
+        let (mut mask, mut offset, mut linear) = (0u64, 0u64, h.linear(0));
         for (p, &t) in cubic.iter().enumerate() {
-            let pos = offset + Digest::new(h.with_cubic(p, t)).reduce(self.m);
+            let pos = offset + Digest::new(linear.wrapping_add(t)).reduce(m);
             mask |= (words[(pos / 64) as usize] >> (pos % 64) & 1) << p;
-            offset += self.m;
+            offset += m;
+            linear = linear.wrapping_add(step);
         }
         mask
+    }
+
+    /// Three counted loops over the physical slices (tested; tested and
+    /// set; tested), or (set; tested; set) when the insertion wraps: no
+    /// per-slice branch, and a slice's word is read once for both.
+    #[inline]
+    fn match_mask_and_set(&mut self, h: ItemProbes, cubic: &[u64], first: usize, k: usize) -> u64 {
+        let (n, end) = (cubic.len(), first + k);
+        if end <= n {
+            self.scan::<false>(h, cubic, 0, first)
+                | self.scan::<true>(h, cubic, first, end)
+                | self.scan::<false>(h, cubic, end, n)
+        } else {
+            self.scan::<true>(h, cubic, 0, end - n)
+                | self.scan::<false>(h, cubic, end - n, first)
+                | self.scan::<true>(h, cubic, first, n)
+        }
     }
 
     #[inline]

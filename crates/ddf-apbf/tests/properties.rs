@@ -17,8 +17,62 @@ fn reports_last_w(mut f: impl DuplicateFilter, w: u64, items: &[u64]) -> Result<
     Ok(())
 }
 
+/// Observes `events` (item, time step) with `observe_at` on `f` and with
+/// `contains_at` then `insert_at` on a copy: same verdicts, same state after
+/// every step (the one-pass `observe` of cached states must be exactly the two
+/// calls, across shifts, wraps and clock jumps).
+fn observe_is_query_then_insert<F>(f: F, events: &[(u64, u64)]) -> Result<(), TestCaseError>
+where
+    F: TimedFilter + Clone + PartialEq + std::fmt::Debug,
+{
+    let (mut one, mut two, mut now) = (f.clone(), f, 0u64);
+    for (i, &(id, step)) in events.iter().enumerate() {
+        // Mostly small steps, sometimes a jump over several periods.
+        now += if step > 35 { step * 7 } else { step / 8 };
+        let d = Digest::mixed(id);
+        let v = one.observe_at(d, now);
+        let seen = two.contains_at(d, now);
+        two.insert_at(d, now);
+        prop_assert_eq!(v, Verdict::from_seen(seen), "event {}", i);
+        prop_assert!(one == two, "state after event {}", i);
+    }
+    Ok(())
+}
+
 proptest! {
     #![proptest_config(ProptestConfig::with_cases(40))]
+
+    #[test]
+    fn apbf_observe_is_query_then_insert(
+        k in 1u32..8,
+        l in 1u32..10,
+        m in 8u64..200,
+        timed in prop::option::of(1u64..300),
+        events in prop::collection::vec((0u64..300, 0u64..40), 0..800),
+    ) {
+        prop_assume!(m as f64 * std::f64::consts::LN_2 >= f64::from(k));
+        let f = Apbf::new(k, l, m).unwrap();
+        match timed {
+            Some(span) => observe_is_query_then_insert(f.timed(span).unwrap(), &events)?,
+            None => observe_is_query_then_insert(f, &events)?,
+        }
+    }
+
+    #[test]
+    fn apbbf_observe_is_query_then_insert(
+        k in 1u32..4,
+        l in 1u32..6,
+        blocks in 1u64..20,
+        wide in any::<bool>(),
+        timed in prop::option::of(1u64..300),
+        events in prop::collection::vec((0u64..300, 0u64..40), 0..600),
+    ) {
+        let Ok(f) = Apbbf::new(k, l, blocks, if wide { 512 } else { 64 }, 4) else { return Ok(()) };
+        match timed {
+            Some(span) => observe_is_query_then_insert(f.timed(span).unwrap(), &events)?,
+            None => observe_is_query_then_insert(f, &events)?,
+        }
+    }
 
     #[test]
     fn apbf_reports_the_last_w_insertions(k in 1u32..6, l in 1u32..6, m in 8u64..300, items in prop::collection::vec(0u64..400, 0..1200)) {
