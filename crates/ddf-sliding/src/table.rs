@@ -546,7 +546,7 @@ impl Table {
     }
 
     /// Puts `value` in the first free cell of `bucket`, if it has one.
-    #[inline]
+    #[inline(always)]
     fn try_place<W: Word>(&mut self, bucket: u64, value: u32, ages: &Ages) -> bool {
         let (free, stale) = W::lanes(self).free_and_stale(W::read(&self.cells, bucket), ages);
         if free == W::ZERO {
