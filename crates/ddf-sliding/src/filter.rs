@@ -62,6 +62,10 @@ pub struct SlidingBloom {
     /// (time windows): `generation − closed_early` (derived, so not in
     /// snapshots).
     epoch: u64,
+    /// `(epoch + 1)·τ` (saturating): the first time of the next time
+    /// generation, so that a `now` within the current one is recognised by
+    /// a comparison rather than a division (derived, so not in snapshots).
+    epoch_end: u64,
     /// Generations closed at capacity before their time had passed.
     closed_early: u64,
     /// Time windows: active entries per generation, generation `G` at
@@ -70,6 +74,10 @@ pub struct SlidingBloom {
     active: Vec<u64>,
     /// Their sum: the active entries, at most `(c + 1)·g`.
     active_total: u64,
+    /// `generation mod (c + 1)`, the current generation's place in
+    /// `active`, kept as the generation advances so that no insertion
+    /// divides (0 for count windows; derived, so not in snapshots).
+    active_slot: usize,
     /// Insertions since construction or `clear`.
     insertions: u64,
     seed: u64,
@@ -228,9 +236,11 @@ impl SlidingBloom {
             scan_credit: 0,
             clock: TimeClock::new(),
             epoch: 0,
+            epoch_end: plan.generation_len,
             closed_early: 0,
             active,
             active_total: 0,
+            active_slot: 0,
             insertions: 0,
             seed: DEFAULT_SEED,
             rng: SplitMix64::new(DEFAULT_SEED),
@@ -448,7 +458,12 @@ impl SlidingBloom {
         match self.plan.request.clock {
             Clock::Count => 0,
             Clock::Time => {
-                (self.clock.peek(now) / self.plan.generation_len).saturating_sub(self.epoch)
+                let now = self.clock.peek(now);
+                if now < self.epoch_end {
+                    0
+                } else {
+                    (now / self.plan.generation_len).saturating_sub(self.epoch)
+                }
             }
         }
     }
@@ -506,12 +521,16 @@ impl SlidingBloom {
         if !self.active.is_empty() {
             // A refreshed entry moves to the current generation; a new one
             // (or one revived from a stale cell) adds to it.
-            let m = self.active.len() as u64;
-            let current = (self.generation % m) as usize;
+            let current = self.active_slot;
             match old {
                 Some(old) if seen => {
-                    let age = u64::from(ages.age(old)) % m;
-                    let from = ((self.generation % m + m - age) % m) as usize;
+                    // Active: the age is at most c, below the c + 1 slots.
+                    let age = ages.age(old) as usize;
+                    let from = if age <= current {
+                        current - age
+                    } else {
+                        current + self.active.len() - age
+                    };
                     self.active[from] -= 1;
                 }
                 _ => self.active_total += 1,
@@ -562,9 +581,14 @@ impl SlidingBloom {
         if !self.active.is_empty() {
             // Generation `G − c` leaves the active ones; its slot becomes
             // the new current generation's.
-            let leaving = ((self.generation + 1) % self.active.len() as u64) as usize;
+            let leaving = if self.active_slot + 1 == self.active.len() {
+                0
+            } else {
+                self.active_slot + 1
+            };
             self.active_total -= self.active[leaving];
             self.active[leaving] = 0;
+            self.active_slot = leaving;
         }
         self.in_generation = 0;
         self.scan_credit = 0;
@@ -580,12 +604,15 @@ impl SlidingBloom {
     /// time seen.
     fn advance_to(&mut self, now: u64) {
         let now = self.clock.advance(now);
+        if now < self.epoch_end {
+            return;
+        }
         let target = now / self.plan.generation_len;
         if target <= self.epoch {
             return;
         }
         let ahead = target - self.epoch;
-        self.epoch = target;
+        self.set_epoch(target);
         if ahead > self.plan.generations {
             // Every entry is stale `ahead` generations on: skip the ones between.
             self.table.clear_entries();
@@ -595,11 +622,22 @@ impl SlidingBloom {
             self.scan_credit = 0;
             self.generation = self.generation.saturating_add(ahead);
             self.set_tag((self.generation % u64::from(self.plan.tag_modulus)) as u32);
+            if !self.active.is_empty() {
+                self.active_slot = (self.generation % self.active.len() as u64) as usize;
+            }
         } else {
             for _ in 0..ahead {
                 self.end_generation();
             }
         }
+    }
+
+    /// Sets the time generation and the end of it.
+    fn set_epoch(&mut self, epoch: u64) {
+        self.epoch = epoch;
+        self.epoch_end = epoch
+            .saturating_add(1)
+            .saturating_mul(self.plan.generation_len);
     }
 
     fn clear_all(&mut self) {
@@ -609,10 +647,11 @@ impl SlidingBloom {
         self.in_generation = 0;
         self.scan_credit = 0;
         self.clock = TimeClock::new();
-        self.epoch = 0;
+        self.set_epoch(0);
         self.closed_early = 0;
         self.active.fill(0);
         self.active_total = 0;
+        self.active_slot = 0;
         self.insertions = 0;
         self.rng = SplitMix64::new(self.seed);
     }
@@ -646,8 +685,10 @@ impl SlidingBloom {
         // Active entries per generation, counted from the table.
         let mut active = plan_of.active.clone();
         let mut active_total = 0;
+        let mut active_slot = 0;
         if !active.is_empty() {
             let m = active.len() as u64;
+            active_slot = (clock.generation % m) as usize;
             for (_, t) in table.entries() {
                 if ages.is_active(t) {
                     let age = u64::from(ages.age(t)) % m;
@@ -656,10 +697,11 @@ impl SlidingBloom {
                 }
             }
         }
-        SlidingBloom {
+        let mut restored = SlidingBloom {
             table,
             active,
             active_total,
+            active_slot,
             generation: clock.generation,
             tag,
             ages,
@@ -673,7 +715,9 @@ impl SlidingBloom {
             seed: clock.seed,
             rng: SplitMix64::new(clock.rng),
             ..plan_of
-        }
+        };
+        restored.set_epoch(restored.epoch);
+        restored
     }
 }
 
