@@ -62,6 +62,10 @@ pub struct SlidingBloom {
     /// (time windows): `generation − closed_early` (derived, so not in
     /// snapshots).
     epoch: u64,
+    /// `(epoch + 1)·τ` (saturating): the first time of the next time
+    /// generation, so that a `now` within the current one is recognised by
+    /// a comparison rather than a division (derived, so not in snapshots).
+    epoch_end: u64,
     /// Generations closed at capacity before their time had passed.
     closed_early: u64,
     /// Time windows: active entries per generation, generation `G` at
@@ -70,6 +74,10 @@ pub struct SlidingBloom {
     active: Vec<u64>,
     /// Their sum: the active entries, at most `(c + 1)·g`.
     active_total: u64,
+    /// `generation mod (c + 1)`, the current generation's place in
+    /// `active`, kept as the generation advances so that no insertion
+    /// divides (0 for count windows; derived, so not in snapshots).
+    active_slot: usize,
     /// Insertions since construction or `clear`.
     insertions: u64,
     seed: u64,
@@ -228,9 +236,11 @@ impl SlidingBloom {
             scan_credit: 0,
             clock: TimeClock::new(),
             epoch: 0,
+            epoch_end: plan.generation_len,
             closed_early: 0,
             active,
             active_total: 0,
+            active_slot: 0,
             insertions: 0,
             seed: DEFAULT_SEED,
             rng: SplitMix64::new(DEFAULT_SEED),
@@ -448,7 +458,12 @@ impl SlidingBloom {
         match self.plan.request.clock {
             Clock::Count => 0,
             Clock::Time => {
-                (self.clock.peek(now) / self.plan.generation_len).saturating_sub(self.epoch)
+                let now = self.clock.peek(now);
+                if now < self.epoch_end {
+                    0
+                } else {
+                    (now / self.plan.generation_len).saturating_sub(self.epoch)
+                }
             }
         }
     }
@@ -456,55 +471,66 @@ impl SlidingBloom {
     /// Detect at the current generation plus `ahead` ones.
     #[inline]
     fn contains_ahead(&self, digest: Digest, ahead: u64) -> bool {
+        self.contains_slot(self.slot(digest), ahead)
+    }
+
+    /// [`contains_ahead`](Self::contains_ahead) of the item at `slot`.
+    #[inline]
+    fn contains_slot(&self, slot: Slot, ahead: u64) -> bool {
         if ahead > self.plan.generations {
             return false;
         }
-        let slot = self.slot(digest);
-        match self.table.find(slot) {
-            Some(loc) => {
-                let age = u64::from(self.ages().age(self.table.tag(slot, loc)));
-                age + ahead <= self.plan.generations
-            }
-            None => false,
-        }
+        self.table
+            .lookup(slot)
+            .is_some_and(|tag| u64::from(self.ages().age(tag)) + ahead <= self.plan.generations)
     }
 
     /// Stream at the current generation: detect, then record.
     #[inline]
     fn observe_now(&mut self, digest: Digest) -> bool {
+        self.observe_slot(self.slot(digest))
+    }
+
+    /// [`observe_now`](Self::observe_now) of the item at `slot`.
+    #[inline]
+    fn observe_slot(&mut self, slot: Slot) -> bool {
         if self.plan.request.clock == Clock::Time && self.active_total >= self.plan.max_active {
             // The table holds all the active entries it was sized for before
             // the generation's time is up: answer as the filter stands, then
             // close the generation, which retires the oldest one's entries.
             // A close may retire an empty generation: close until there is
             // room (at most c + 1 closes retire every entry).
-            let seen = self.contains_ahead(digest, 0);
+            let seen = self.contains_slot(slot, 0);
             while self.active_total >= self.plan.max_active {
                 self.closed_early = self.closed_early.saturating_add(1);
                 self.end_generation();
             }
-            self.record_now(digest);
+            self.record_slot(slot);
             return seen;
         }
-        self.record_now(digest)
+        self.record_slot(slot)
     }
 
-    /// Records `digest` in the current generation; whether it was active.
+    /// Records the item at `slot` in the current generation; whether it was
+    /// active.
     #[inline]
-    fn record_now(&mut self, digest: Digest) -> bool {
-        let slot = self.slot(digest);
+    fn record_slot(&mut self, slot: Slot) -> bool {
         let ages = self.ages();
         let old = self.table.upsert(slot, self.tag, &ages, &mut self.rng);
         let seen = old.is_some_and(|old| ages.is_active(old));
         if !self.active.is_empty() {
             // A refreshed entry moves to the current generation; a new one
             // (or one revived from a stale cell) adds to it.
-            let m = self.active.len() as u64;
-            let current = (self.generation % m) as usize;
+            let current = self.active_slot;
             match old {
                 Some(old) if seen => {
-                    let age = u64::from(ages.age(old)) % m;
-                    let from = ((self.generation % m + m - age) % m) as usize;
+                    // Active: the age is at most c, below the c + 1 slots.
+                    let age = ages.age(old) as usize;
+                    let from = if age <= current {
+                        current - age
+                    } else {
+                        current + self.active.len() - age
+                    };
                     self.active[from] -= 1;
                 }
                 _ => self.active_total += 1,
@@ -555,9 +581,14 @@ impl SlidingBloom {
         if !self.active.is_empty() {
             // Generation `G − c` leaves the active ones; its slot becomes
             // the new current generation's.
-            let leaving = ((self.generation + 1) % self.active.len() as u64) as usize;
+            let leaving = if self.active_slot + 1 == self.active.len() {
+                0
+            } else {
+                self.active_slot + 1
+            };
             self.active_total -= self.active[leaving];
             self.active[leaving] = 0;
+            self.active_slot = leaving;
         }
         self.in_generation = 0;
         self.scan_credit = 0;
@@ -573,12 +604,15 @@ impl SlidingBloom {
     /// time seen.
     fn advance_to(&mut self, now: u64) {
         let now = self.clock.advance(now);
+        if now < self.epoch_end {
+            return;
+        }
         let target = now / self.plan.generation_len;
         if target <= self.epoch {
             return;
         }
         let ahead = target - self.epoch;
-        self.epoch = target;
+        self.set_epoch(target);
         if ahead > self.plan.generations {
             // Every entry is stale `ahead` generations on: skip the ones between.
             self.table.clear_entries();
@@ -588,11 +622,22 @@ impl SlidingBloom {
             self.scan_credit = 0;
             self.generation = self.generation.saturating_add(ahead);
             self.set_tag((self.generation % u64::from(self.plan.tag_modulus)) as u32);
+            if !self.active.is_empty() {
+                self.active_slot = (self.generation % self.active.len() as u64) as usize;
+            }
         } else {
             for _ in 0..ahead {
                 self.end_generation();
             }
         }
+    }
+
+    /// Sets the time generation and the end of it.
+    fn set_epoch(&mut self, epoch: u64) {
+        self.epoch = epoch;
+        self.epoch_end = epoch
+            .saturating_add(1)
+            .saturating_mul(self.plan.generation_len);
     }
 
     fn clear_all(&mut self) {
@@ -602,10 +647,11 @@ impl SlidingBloom {
         self.in_generation = 0;
         self.scan_credit = 0;
         self.clock = TimeClock::new();
-        self.epoch = 0;
+        self.set_epoch(0);
         self.closed_early = 0;
         self.active.fill(0);
         self.active_total = 0;
+        self.active_slot = 0;
         self.insertions = 0;
         self.rng = SplitMix64::new(self.seed);
     }
@@ -639,8 +685,10 @@ impl SlidingBloom {
         // Active entries per generation, counted from the table.
         let mut active = plan_of.active.clone();
         let mut active_total = 0;
+        let mut active_slot = 0;
         if !active.is_empty() {
             let m = active.len() as u64;
+            active_slot = (clock.generation % m) as usize;
             for (_, t) in table.entries() {
                 if ages.is_active(t) {
                     let age = u64::from(ages.age(t)) % m;
@@ -649,10 +697,11 @@ impl SlidingBloom {
                 }
             }
         }
-        SlidingBloom {
+        let mut restored = SlidingBloom {
             table,
             active,
             active_total,
+            active_slot,
             generation: clock.generation,
             tag,
             ages,
@@ -666,7 +715,9 @@ impl SlidingBloom {
             seed: clock.seed,
             rng: SplitMix64::new(clock.rng),
             ..plan_of
-        }
+        };
+        restored.set_epoch(restored.epoch);
+        restored
     }
 }
 
@@ -703,9 +754,11 @@ impl DuplicateFilter for SlidingBloom {
         Verdict::from_seen(self.observe_now(digest))
     }
 
-    /// Prefetches both buckets a few items ahead; same verdicts, state and draws.
+    /// Prefetches both buckets a few items ahead and, in tables beyond
+    /// the caches, the buckets relocation will read; same verdicts, state
+    /// and draws.
     fn observe_batch(&mut self, digests: &[Digest], verdicts: &mut Vec<Verdict>) {
-        batch::observe_batch(self, digests, verdicts);
+        self.observe_pipelined(digests, verdicts);
     }
 
     fn contains_batch(&self, digests: &[Digest], answers: &mut Vec<bool>) {
@@ -724,6 +777,58 @@ impl DuplicateFilter for SlidingBloom {
 
     fn clear(&mut self) {
         self.clear_all();
+    }
+}
+
+/// Tables from this size on (8 MiB, beyond the caches a core can count on)
+/// have batches also prefetch the buckets relocation will read: about a
+/// third of new items relocate at the design load, each reading up to eight
+/// more buckets. Smaller tables are served from the caches, where the peek
+/// would only add instructions.
+const RELOCATION_HINT_MIN_BITS: u64 = 1 << 26;
+
+/// Items between the prefetch of an item's buckets and the peek at them
+/// that prefetches its relocation reads, and between that peek and the item.
+const PEEK_DISTANCE: usize = 4;
+
+impl SlidingBloom {
+    /// The batch path of `observe` (and of `observe_batch_at` once the clock
+    /// has moved): item `i + 2d` gets both buckets prefetched; in tables of
+    /// at least [`RELOCATION_HINT_MIN_BITS`], item `i + d`, whose buckets
+    /// have arrived by then, gets the buckets its relocation would read
+    /// prefetched ([`Table::prefetch_relocation`]); then item `i` is
+    /// observed. Only hints: the verdicts, state and draws are those of
+    /// `observe` one by one.
+    fn observe_pipelined(&mut self, digests: &[Digest], verdicts: &mut Vec<Verdict>) {
+        if self.plan.memory_bits() < RELOCATION_HINT_MIN_BITS {
+            batch::observe_batch(self, digests, verdicts);
+        } else {
+            self.observe_hinted(digests, verdicts);
+        }
+    }
+
+    /// The two-stage pipeline of [`observe_pipelined`](Self::observe_pipelined).
+    fn observe_hinted(&mut self, digests: &[Digest], verdicts: &mut Vec<Verdict>) {
+        verdicts.reserve(digests.len());
+        // Each item's slot, computed once when its buckets are prefetched.
+        const RING: usize = 2 * PEEK_DISTANCE;
+        let mut slots = [Slot::default(); RING];
+        for (i, &digest) in digests.iter().take(RING).enumerate() {
+            slots[i] = self.slot(digest);
+            self.table.prefetch(slots[i]);
+        }
+        for i in 0..digests.len() {
+            let slot = slots[i % RING];
+            if let Some(&next) = digests.get(i + RING) {
+                slots[i % RING] = self.slot(next);
+                self.table.prefetch(slots[i % RING]);
+            }
+            if i + PEEK_DISTANCE < digests.len() {
+                let peek = slots[(i + PEEK_DISTANCE) % RING];
+                self.table.prefetch_relocation(peek, &self.ages);
+            }
+            verdicts.push(Verdict::from_seen(self.observe_slot(slot)));
+        }
     }
 }
 
@@ -774,7 +879,7 @@ impl TimedFilter for SlidingBloom {
             }
             self.advance_to(now);
         }
-        batch::observe_batch(self, digests, verdicts);
+        self.observe_pipelined(digests, verdicts);
     }
 
     /// Prefetched like [`contains_batch`](DuplicateFilter::contains_batch)
@@ -821,6 +926,36 @@ impl Windowed for SlidingBloom {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn hinted_batches_match_one_by_one() {
+        // The relocation hints of large tables, forced on a small one near
+        // its design load (so that relocations happen), with repeats and
+        // batches of every length around the pipeline's depth.
+        use ddf_core::Snapshot;
+        let mut one = SlidingBloom::least_space(2_000, 1.0 / 256.0).unwrap();
+        let mut many = one.clone();
+        let mut rng = SplitMix64::new(5);
+        let mut next = 0;
+        for len in (0..3 * PEEK_DISTANCE).chain([100, 1_000, 7_000]) {
+            let batch: Vec<Digest> = (0..len)
+                .map(|_| {
+                    next += 1;
+                    Digest::mixed(if rng.below(4) == 0 {
+                        rng.below(next)
+                    } else {
+                        next
+                    })
+                })
+                .collect();
+            let mut got = Vec::new();
+            many.observe_hinted(&batch, &mut got);
+            let want: Vec<Verdict> = batch.iter().map(|&d| one.observe(d)).collect();
+            assert_eq!(got, want, "batch of {len}");
+            assert_eq!(many.to_bytes(), one.to_bytes(), "batch of {len}");
+        }
+        assert!(one.kicks() > 100, "{} relocation moves", one.kicks());
+    }
 
     #[test]
     fn window_is_remembered_and_forgotten_on_schedule() {

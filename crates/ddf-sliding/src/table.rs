@@ -4,6 +4,7 @@ use crate::plan::{CELLS_PER_BUCKET, Plan};
 use ddf_bits::CellRows;
 use ddf_hash::{Digest, SplitMix64};
 use std::collections::BTreeMap;
+use std::ops::{BitAnd, BitOr, BitXor, Not, Shr};
 
 /// Relocations an insertion tries before it parks an entry in the stash.
 pub const MAX_KICKS: u32 = 500;
@@ -22,18 +23,11 @@ pub const STASH_CAPACITY: usize = 16;
 const ALT_MULTIPLIER: u64 = 0x9e37_79b9_7f4a_7c15;
 
 /// Where an item's entry may live: its two buckets and its remainder.
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
 pub(crate) struct Slot {
     pub(crate) first: u64,
     pub(crate) second: u64,
     pub(crate) remainder: u32,
-}
-
-/// Where an entry was found.
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub(crate) enum Loc {
-    Cell(u64, usize),
-    Stash,
 }
 
 /// The identity of an entry: the lower bucket of its pair and its remainder.
@@ -75,6 +69,15 @@ impl Ages {
     pub(crate) fn is_active(&self, tag: u32) -> bool {
         self.age(tag) <= self.max_active_age
     }
+
+    /// `current` and `c` in every lane of a `W`.
+    #[inline]
+    fn lanes<W: Word>(&self) -> (W, W) {
+        (
+            W::truncate(self.current_lanes),
+            W::truncate(self.max_age_lanes),
+        )
+    }
 }
 
 /// `B` buckets of four cells, each cell `remainder << s | tag` (`s` tag
@@ -90,7 +93,12 @@ impl Ages {
 pub(crate) struct Table {
     cells: CellRows,
     buckets: u64,
-    lanes: Lanes,
+    /// Lane constants for buckets read as `u128` (any width).
+    wide: Lanes<u128>,
+    /// The same for `u64`, used when `narrow`.
+    narrow: Lanes<u64>,
+    /// A bucket fits in 64 bits: the hot paths take `u64` lanes.
+    narrow_rows: bool,
     tag_bits: u32,
     tag_mask: u32,
     /// Entries the table could not place: key to tag.
@@ -106,35 +114,118 @@ pub(crate) struct Table {
     stash_overflows: u64,
 }
 
-/// SWAR constants for a bucket of four cells read as one `u128`: every
+/// The word a bucket of four cells is read into for its SWAR operations:
+/// `u64` when the bucket fits in one (`4·(r + s) ≤ 64`, cells of at most
+/// 16 bits, the usual `ε ≥ 2^-10`), `u128` otherwise. Every lane operation
+/// on a `u128` costs two or three machine instructions, so narrow buckets
+/// take the `u64` path and halve the work of each probe.
+pub(crate) trait Word:
+    Copy
+    + Eq
+    + BitAnd<Output = Self>
+    + BitOr<Output = Self>
+    + BitXor<Output = Self>
+    + Not<Output = Self>
+    + Shr<u32, Output = Self>
+{
+    const ZERO: Self;
+    /// The low bits of `x` (lane constants are built in `u128`).
+    fn truncate(x: u128) -> Self;
+    fn wrapping_sub(self, other: Self) -> Self;
+    fn wrapping_add(self, other: Self) -> Self;
+    fn wrapping_mul(self, other: Self) -> Self;
+    fn wrapping_neg(self) -> Self;
+    /// The value as a `u128` (for whole-bucket writes).
+    fn widen(self) -> u128;
+    fn trailing_zeros(self) -> u32;
+    /// The low 32 bits.
+    fn low_u32(self) -> u32;
+    /// Bucket `r` of `cells`.
+    fn read(cells: &CellRows, r: u64) -> Self;
+    /// The table's lane constants for this word.
+    fn lanes(table: &Table) -> &Lanes<Self>;
+}
+
+macro_rules! impl_word {
+    ($t:ty, $field:ident) => {
+        impl Word for $t {
+            const ZERO: Self = 0;
+            #[inline(always)]
+            fn truncate(x: u128) -> Self {
+                x as $t
+            }
+            #[inline(always)]
+            fn wrapping_sub(self, other: Self) -> Self {
+                <$t>::wrapping_sub(self, other)
+            }
+            #[inline(always)]
+            fn wrapping_add(self, other: Self) -> Self {
+                <$t>::wrapping_add(self, other)
+            }
+            #[inline(always)]
+            fn wrapping_mul(self, other: Self) -> Self {
+                <$t>::wrapping_mul(self, other)
+            }
+            #[inline(always)]
+            fn wrapping_neg(self) -> Self {
+                <$t>::wrapping_neg(self)
+            }
+            #[inline(always)]
+            fn widen(self) -> u128 {
+                self as u128
+            }
+            #[inline(always)]
+            fn trailing_zeros(self) -> u32 {
+                <$t>::trailing_zeros(self)
+            }
+            #[inline(always)]
+            fn low_u32(self) -> u32 {
+                self as u32
+            }
+            #[inline(always)]
+            fn read(cells: &CellRows, r: u64) -> Self {
+                cells.read_row(r) as $t
+            }
+            #[inline(always)]
+            fn lanes(table: &Table) -> &Lanes<Self> {
+                &table.$field
+            }
+        }
+    };
+}
+
+impl_word!(u64, narrow);
+impl_word!(u128, wide);
+
+/// SWAR constants for a bucket of four cells read as one [`Word`]: every
 /// cell is a lane of `r + s` bits, the tag in its low `s` bits.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
-struct Lanes {
+pub(crate) struct Lanes<W> {
     /// Cell width `r + s`.
     width: u32,
     /// Tag width `s`.
     tag_bits: u32,
     /// The remainder bits of every cell.
-    remainders: u128,
+    remainders: W,
     /// The low `width` bits.
     cell_mask: u32,
     /// Bit 0 of every cell.
-    lows: u128,
+    lows: W,
     /// The top bit of every cell.
-    highs: u128,
+    highs: W,
     /// The low `width − 1` bits of every cell.
-    below_highs: u128,
+    below_highs: W,
     /// The tag bits of every cell.
-    tags: u128,
+    tags: W,
     /// Bit `s` of every cell, just above the tag (the remainder's lowest bit,
     /// free to act as a borrow guard once the tags are isolated).
-    guards: u128,
+    guards: W,
     /// `⌊2^16/width⌋ + 1`: `(bit · recip) >> 16 = bit / width` below bit 128.
     recip: u32,
 }
 
-impl Lanes {
-    fn new(width: u32, tag_bits: u32) -> Lanes {
+impl Lanes<u128> {
+    fn new(width: u32, tag_bits: u32) -> Lanes<u128> {
         let lows = (0..CELLS_PER_BUCKET as u32).fold(0u128, |acc, j| acc | 1 << (j * width));
         let highs = lows << (width - 1);
         Lanes {
@@ -151,38 +242,63 @@ impl Lanes {
         }
     }
 
-    /// A remainder in the remainder field of every lane, and that field's
-    /// mask in every lane: the arguments of [`find`](Self::find).
+    /// The same constants in a narrower word (meaningful when the bucket
+    /// fits in it).
+    fn narrowed<W: Word>(&self) -> Lanes<W> {
+        Lanes {
+            width: self.width,
+            tag_bits: self.tag_bits,
+            remainders: W::truncate(self.remainders),
+            cell_mask: self.cell_mask,
+            lows: W::truncate(self.lows),
+            highs: W::truncate(self.highs),
+            below_highs: W::truncate(self.below_highs),
+            tags: W::truncate(self.tags),
+            guards: W::truncate(self.guards),
+            recip: self.recip,
+        }
+    }
+}
+
+impl<W: Word> Lanes<W> {
+    /// `remainder` in the remainder field of every lane: the value
+    /// [`find`](Self::find) looks for.
     #[inline]
-    fn wanted(&self, remainder: u32) -> (u128, u128) {
-        (
-            (u128::from(remainder) << self.tag_bits) * self.lows,
-            self.remainders,
-        )
+    fn wanted(&self, remainder: u32) -> W {
+        W::truncate(u128::from(remainder << self.tag_bits)).wrapping_mul(self.lows)
     }
 
     /// The cell whose lane holds the lowest flag of `flags` (flags at any
     /// bit of their lane).
     #[inline]
-    fn lowest(&self, flags: u128) -> usize {
+    fn lowest(&self, flags: W) -> usize {
         ((flags.trailing_zeros() * self.recip) >> 16) as usize
+    }
+
+    /// How many lanes `flags` flags (at their top bit). One multiplication
+    /// sums the lanes into the top one: the build targets baseline x86-64,
+    /// whose `count_ones` is a dozen instructions. The sum is at most 4 and
+    /// every lane has at least 3 bits (`s ≥ 2`, `r ≥ 1`), so it fits.
+    #[inline]
+    fn count(&self, flags: W) -> u32 {
+        let ones = flags >> (self.width - 1);
+        (ones.wrapping_mul(self.lows) >> (3 * self.width)).low_u32() & 7
     }
 
     /// Cell `j` of a bucket.
     #[inline]
-    fn cell(&self, bucket: u128, j: usize) -> u32 {
-        (bucket >> (j as u32 * self.width)) as u32 & self.cell_mask
+    fn cell(&self, bucket: W, j: usize) -> u32 {
+        (bucket >> (j as u32 * self.width)).low_u32() & self.cell_mask
     }
 
-    /// The first cell of `bucket` equal to `value` under `mask`, both given
-    /// in every lane (`value_lanes`, `mask_lanes`): XOR turns
-    /// matching cells into zero lanes, and the borrow trick flags the lowest
-    /// zero lane exactly.
+    /// The first cell of `bucket` whose remainder is the one in every lane
+    /// of `want`: XOR turns matching cells into zero lanes, and the borrow
+    /// trick flags the lowest zero lane exactly.
     #[inline]
-    fn find(&self, bucket: u128, value_lanes: u128, mask_lanes: u128) -> Option<usize> {
-        let y = (bucket ^ value_lanes) & mask_lanes;
+    fn find(&self, bucket: W, want: W) -> Option<usize> {
+        let y = (bucket ^ want) & self.remainders;
         let hits = y.wrapping_sub(self.lows) & !y & self.highs;
-        (hits != 0).then(|| self.lowest(hits))
+        (hits != W::ZERO).then(|| self.lowest(hits))
     }
 
     /// The cells of `bucket` that are empty or stale (`free`) and those that
@@ -196,13 +312,15 @@ impl Lanes {
     /// branch and no shift, and the flags land where the occupancy test puts
     /// its own.
     #[inline]
-    fn free_and_stale(&self, bucket: u128, ages: &Ages) -> (u128, u128) {
+    fn free_and_stale(&self, bucket: W, ages: &Ages) -> (W, W) {
+        let (current, max_age) = ages.lanes::<W>();
         let tags = bucket & self.tags;
-        let age = ((ages.current_lanes | self.guards) - tags) & self.tags;
-        let active = ((ages.max_age_lanes | self.highs) - age) & self.highs;
+        let age = (current | self.guards).wrapping_sub(tags) & self.tags;
+        let active = (max_age | self.highs).wrapping_sub(age) & self.highs;
         // A cell is occupied when any bit is set (entries have a non-zero
         // remainder): the low bits carry into the top one.
-        let occupied = (((bucket & self.below_highs) + self.below_highs) | bucket) & self.highs;
+        let occupied =
+            ((bucket & self.below_highs).wrapping_add(self.below_highs) | bucket) & self.highs;
         let stale = occupied & !active;
         ((self.highs & !occupied) | stale, stale)
     }
@@ -214,10 +332,13 @@ impl Table {
         // The plan checked the size against the state ceiling.
         let cells = CellRows::new(plan.buckets, CELLS_PER_BUCKET, cell_bits)
             .expect("the plan checked the table size");
+        let wide = Lanes::new(cell_bits, plan.tag_bits);
         Table {
             cells,
             buckets: plan.buckets,
-            lanes: Lanes::new(cell_bits, plan.tag_bits),
+            wide,
+            narrow: wide.narrowed(),
+            narrow_rows: CELLS_PER_BUCKET as u32 * cell_bits <= u64::BITS,
             tag_bits: plan.tag_bits,
             tag_mask: (1 << plan.tag_bits) - 1,
             stash: BTreeMap::new(),
@@ -235,8 +356,8 @@ impl Table {
             current,
             age_mask,
             max_active_age,
-            current_lanes: u128::from(current) * self.lanes.lows,
-            max_age_lanes: u128::from(max_active_age) * self.lanes.lows,
+            current_lanes: u128::from(current) * self.wide.lows,
+            max_age_lanes: u128::from(max_active_age) * self.wide.lows,
         }
     }
 
@@ -285,36 +406,68 @@ impl Table {
         self.cells.prefetch_row(slot.second);
     }
 
-    /// The entry of `slot`, active or stale, if any.
+    /// The tag of `slot`'s entry, active or stale, if it has one.
     #[inline]
-    pub(crate) fn find(&self, slot: Slot) -> Option<Loc> {
-        let (want, mask) = self.lanes.wanted(slot.remainder);
-        let first = self.cells.read_row(slot.first);
-        if let Some(j) = self.lanes.find(first, want, mask) {
-            return Some(Loc::Cell(slot.first, j));
+    pub(crate) fn lookup(&self, slot: Slot) -> Option<u32> {
+        if self.narrow_rows {
+            self.lookup_in::<u64>(slot)
+        } else {
+            self.lookup_in::<u128>(slot)
         }
-        if slot.second != slot.first {
-            let second = self.cells.read_row(slot.second);
-            if let Some(j) = self.lanes.find(second, want, mask) {
-                return Some(Loc::Cell(slot.second, j));
-            }
-        }
-        if !self.stash.is_empty()
-            && self
-                .stash
-                .contains_key(&self.key(slot.first, slot.remainder))
-        {
-            return Some(Loc::Stash);
-        }
-        None
     }
 
-    /// The tag of the entry at `loc` (found for `slot`).
     #[inline]
-    pub(crate) fn tag(&self, slot: Slot, loc: Loc) -> u32 {
-        match loc {
-            Loc::Cell(b, j) => self.cells.get(b, j) & self.tag_mask,
-            Loc::Stash => self.stash[&self.key(slot.first, slot.remainder)],
+    fn lookup_in<W: Word>(&self, slot: Slot) -> Option<u32> {
+        let lanes = *W::lanes(self);
+        let want = lanes.wanted(slot.remainder);
+        let first = W::read(&self.cells, slot.first);
+        if let Some(j) = lanes.find(first, want) {
+            return Some(lanes.cell(first, j) & self.tag_mask);
+        }
+        if slot.second != slot.first {
+            let second = W::read(&self.cells, slot.second);
+            if let Some(j) = lanes.find(second, want) {
+                return Some(lanes.cell(second, j) & self.tag_mask);
+            }
+        }
+        if self.stash.is_empty() {
+            return None;
+        }
+        self.stash
+            .get(&self.key(slot.first, slot.remainder))
+            .copied()
+    }
+
+    /// A hint for batches: when `slot`'s buckets (already cached) hold no
+    /// entry of it and no free cell, prefetches the other bucket of each of
+    /// their entries, the lines relocation will read. Changes nothing.
+    #[inline]
+    pub(crate) fn prefetch_relocation(&self, slot: Slot, ages: &Ages) {
+        if self.narrow_rows {
+            self.prefetch_relocation_in::<u64>(slot, ages);
+        } else {
+            self.prefetch_relocation_in::<u128>(slot, ages);
+        }
+    }
+
+    #[inline]
+    fn prefetch_relocation_in<W: Word>(&self, slot: Slot, ages: &Ages) {
+        let lanes = W::lanes(self);
+        let want = lanes.wanted(slot.remainder);
+        let rows = [
+            W::read(&self.cells, slot.first),
+            W::read(&self.cells, slot.second),
+        ];
+        for row in rows {
+            if lanes.find(row, want).is_some() || lanes.free_and_stale(row, ages).0 != W::ZERO {
+                return;
+            }
+        }
+        for (bucket, row) in [slot.first, slot.second].into_iter().zip(rows) {
+            for j in 0..CELLS_PER_BUCKET {
+                let victim = lanes.cell(row, j) >> self.tag_bits;
+                self.cells.prefetch_row(self.alternate(bucket, victim));
+            }
         }
     }
 
@@ -325,7 +478,7 @@ impl Table {
     /// A new entry takes a free cell — empty, or stale and overwritten (the
     /// lazy deletion of §2.4) — of either bucket, else relocation makes
     /// room, else it goes to the stash. It never fails. Each bucket is read
-    /// once.
+    /// once, and the reads that answer the query also choose the cell.
     #[inline]
     pub(crate) fn upsert(
         &mut self,
@@ -334,18 +487,38 @@ impl Table {
         ages: &Ages,
         rng: &mut SplitMix64,
     ) -> Option<u32> {
+        if self.narrow_rows {
+            self.upsert_in::<u64>(slot, tag, ages, rng)
+        } else {
+            self.upsert_in::<u128>(slot, tag, ages, rng)
+        }
+    }
+
+    #[inline]
+    fn upsert_in<W: Word>(
+        &mut self,
+        slot: Slot,
+        tag: u32,
+        ages: &Ages,
+        rng: &mut SplitMix64,
+    ) -> Option<u32> {
+        let lanes = *W::lanes(self);
         let fresh = (slot.remainder << self.tag_bits) | tag;
-        let (want, mask) = self.lanes.wanted(slot.remainder);
-        let first = self.cells.read_row(slot.first);
-        if let Some(j) = self.lanes.find(first, want, mask) {
-            return Some(self.set_tag(slot.first, first, j, fresh));
+        let want = lanes.wanted(slot.remainder);
+        let first = W::read(&self.cells, slot.first);
+        if let Some(j) = lanes.find(first, want) {
+            let old = lanes.cell(first, j) & self.tag_mask;
+            self.cells.set(slot.first, j, fresh);
+            return Some(old);
         }
         let second = if slot.second == slot.first {
             first
         } else {
-            let second = self.cells.read_row(slot.second);
-            if let Some(j) = self.lanes.find(second, want, mask) {
-                return Some(self.set_tag(slot.second, second, j, fresh));
+            let second = W::read(&self.cells, slot.second);
+            if let Some(j) = lanes.find(second, want) {
+                let old = lanes.cell(second, j) & self.tag_mask;
+                self.cells.set(slot.second, j, fresh);
+                return Some(old);
             }
             second
         };
@@ -357,36 +530,26 @@ impl Table {
         }
         // The bucket with more free cells (the first on a tie): balanced
         // buckets leave fewer insertions with both buckets full.
-        let (free1, stale1) = self.lanes.free_and_stale(first, ages);
-        let (free2, stale2) = self.lanes.free_and_stale(second, ages);
-        let (bucket, free, stale) = if free2.count_ones() > free1.count_ones() {
+        let (free1, stale1) = lanes.free_and_stale(first, ages);
+        let (free2, stale2) = lanes.free_and_stale(second, ages);
+        let (bucket, free, stale) = if lanes.count(free2) > lanes.count(free1) {
             (slot.second, free2, stale2)
         } else {
             (slot.first, free1, stale1)
         };
-        if free == 0 {
-            self.relocate(slot, fresh, ages, rng);
+        if free == W::ZERO {
+            self.relocate::<W>(slot, [first, second], fresh, ages, rng);
         } else {
             self.place_at(bucket, free, stale, fresh);
         }
         None
     }
 
-    /// Rewrites cell `j` of `bucket` (whose bits are `row`) to `fresh`;
-    /// returns the old tag.
-    #[inline]
-    fn set_tag(&mut self, bucket: u64, row: u128, j: usize, fresh: u32) -> u32 {
-        let old = self.lanes.cell(row, j) & self.tag_mask;
-        self.cells.set(bucket, j, fresh);
-        old
-    }
-
-    /// Puts `value` in the first free cell of `bucket` (whose bits are
-    /// `row`), if it has one.
-    #[inline]
-    fn try_place(&mut self, bucket: u64, row: u128, value: u32, ages: &Ages) -> bool {
-        let (free, stale) = self.lanes.free_and_stale(row, ages);
-        if free == 0 {
+    /// Puts `value` in the first free cell of `bucket`, if it has one.
+    #[inline(always)]
+    fn try_place<W: Word>(&mut self, bucket: u64, value: u32, ages: &Ages) -> bool {
+        let (free, stale) = W::lanes(self).free_and_stale(W::read(&self.cells, bucket), ages);
+        if free == W::ZERO {
             return false;
         }
         self.place_at(bucket, free, stale, value);
@@ -395,12 +558,14 @@ impl Table {
 
     /// Puts `value` in the lowest cell of `free` (non-zero) in `bucket`.
     #[inline]
-    fn place_at(&mut self, bucket: u64, free: u128, stale: u128, value: u32) {
-        self.cells.set(bucket, self.lanes.lowest(free), value);
-        self.occupied += u64::from(stale & free & free.wrapping_neg() == 0);
+    fn place_at<W: Word>(&mut self, bucket: u64, free: W, stale: W, value: u32) {
+        let lowest = free & free.wrapping_neg();
+        self.cells.set(bucket, W::lanes(self).lowest(free), value);
+        self.occupied += u64::from(stale & lowest == W::ZERO);
     }
 
-    /// Cuckoo relocation: every cell of both buckets holds an active entry.
+    /// Cuckoo relocation: every cell of both buckets (`rows`, as read)
+    /// holds an active entry.
     ///
     /// First one level of breadth-first search: an entry of either bucket
     /// whose other bucket has a free cell moves there and the new entry takes
@@ -412,15 +577,19 @@ impl Table {
     /// which is what keeps the scan's deadline: a stale entry is never
     /// carried behind the scan.
     #[cold]
-    fn relocate(&mut self, slot: Slot, mut value: u32, ages: &Ages, rng: &mut SplitMix64) {
-        for bucket in [slot.first, slot.second] {
-            let row = self.cells.read_row(bucket);
+    fn relocate<W: Word>(
+        &mut self,
+        slot: Slot,
+        rows: [W; 2],
+        mut value: u32,
+        ages: &Ages,
+        rng: &mut SplitMix64,
+    ) {
+        for (bucket, row) in [slot.first, slot.second].into_iter().zip(rows) {
             for j in 0..CELLS_PER_BUCKET {
-                let victim = self.lanes.cell(row, j);
+                let victim = W::lanes(self).cell(row, j);
                 let other = self.alternate(bucket, victim >> self.tag_bits);
-                if other != bucket
-                    && self.try_place(other, self.cells.read_row(other), victim, ages)
-                {
+                if other != bucket && self.try_place::<W>(other, victim, ages) {
                     self.kicks += 1;
                     self.cells.set(bucket, j, value);
                     return;
@@ -437,7 +606,7 @@ impl Table {
             let j = rng.below(CELLS_PER_BUCKET as u64) as usize;
             value = self.cells.replace(bucket, j, value);
             bucket = self.alternate(bucket, value >> self.tag_bits);
-            if self.try_place(bucket, self.cells.read_row(bucket), value, ages) {
+            if self.try_place::<W>(bucket, value, ages) {
                 return;
             }
         }
@@ -452,22 +621,33 @@ impl Table {
     /// Visits the scan's next bucket and deletes its stale entries (§2.5).
     #[inline]
     pub(crate) fn scan_step(&mut self, ages: &Ages) {
+        if self.narrow_rows {
+            self.scan_step_in::<u64>(ages);
+        } else {
+            self.scan_step_in::<u128>(ages);
+        }
+    }
+
+    #[inline]
+    fn scan_step_in<W: Word>(&mut self, ages: &Ages) {
         let bucket = self.scan;
         self.scan = if bucket + 1 == self.buckets {
             0
         } else {
             bucket + 1
         };
-        let row = self.cells.read_row(bucket);
-        if row == 0 {
+        let row = W::read(&self.cells, bucket);
+        if row == W::ZERO {
             return;
         }
-        let (_, stale) = self.lanes.free_and_stale(row, ages);
-        if stale != 0 {
+        let lanes = *W::lanes(self);
+        let (_, stale) = lanes.free_and_stale(row, ages);
+        if stale != W::ZERO {
             // Spread each lane's flag over the lane: no carries, a flag is one bit.
-            let lanes = (stale >> (self.lanes.width - 1)) * u128::from(self.lanes.cell_mask);
-            self.cells.write_row(bucket, row & !lanes);
-            self.occupied -= u64::from(stale.count_ones());
+            let flags =
+                (stale >> (lanes.width - 1)).wrapping_mul(W::truncate(u128::from(lanes.cell_mask)));
+            self.cells.write_row(bucket, W::widen(row & !flags));
+            self.occupied -= u64::from(lanes.count(stale));
         }
     }
 
@@ -483,7 +663,7 @@ impl Table {
             let slot = self.slot(key.bucket, key.remainder);
             let value = (key.remainder << self.tag_bits) | tag;
             for bucket in [slot.first, slot.second] {
-                if self.try_place(bucket, self.cells.read_row(bucket), value, ages) {
+                if self.try_place::<u128>(bucket, value, ages) {
                     self.stash.remove(&key);
                     break;
                 }
@@ -549,7 +729,7 @@ impl Table {
         let table = (0..self.buckets).flat_map(move |b| {
             let row = self.cells.read_row(b);
             (0..CELLS_PER_BUCKET).filter_map(move |j| {
-                let v = self.lanes.cell(row, j);
+                let v = self.wide.cell(row, j);
                 (v != 0).then(|| (self.key(b, v >> self.tag_bits), v & self.tag_mask))
             })
         });
@@ -605,18 +785,36 @@ mod tests {
                         })
                         .collect();
                     let row = cells.iter().enumerate().fold(0u128, |acc, (j, &v)| {
-                        acc | u128::from(v) << (j as u32 * t.lanes.width)
+                        acc | u128::from(v) << (j as u32 * t.wide.width)
                     });
-                    let (free, stale) = t.lanes.free_and_stale(row, &ages);
+                    let (free, stale) = t.wide.free_and_stale(row, &ages);
                     for (j, &v) in cells.iter().enumerate() {
                         let old = v != 0 && !ages.is_active(v & t.tag_mask);
-                        let top = j as u32 * t.lanes.width + t.lanes.width - 1;
+                        let top = j as u32 * t.wide.width + t.wide.width - 1;
                         let bit = |flags: u128| flags >> top & 1 == 1;
                         assert_eq!(bit(stale), old, "c {c}, current {current}, cell {v:#x}");
                         assert_eq!(bit(free), v == 0 || old);
                     }
                     // Flags sit at the top bit of their lane only.
-                    assert_eq!((free | stale) & !t.lanes.highs, 0);
+                    assert_eq!((free | stale) & !t.wide.highs, 0);
+                    assert_eq!(t.wide.count(free), free.count_ones());
+                    assert_eq!(t.wide.count(stale), stale.count_ones());
+                    if t.narrow_rows {
+                        // The u64 lanes say the same.
+                        let narrow = t.narrow.free_and_stale(row as u64, &ages);
+                        assert_eq!(narrow, (free as u64, stale as u64));
+                        assert_eq!(t.narrow.count(free as u64), free.count_ones());
+                    }
+                    // Both words find the same first cell of each remainder.
+                    for &v in &cells {
+                        let rem = v >> plan.tag_bits;
+                        let wide = t.wide.find(row, t.wide.wanted(rem));
+                        let scalar = cells.iter().position(|&u| u >> plan.tag_bits == rem);
+                        assert_eq!(wide, scalar);
+                        if t.narrow_rows {
+                            assert_eq!(t.narrow.find(row as u64, t.narrow.wanted(rem)), scalar);
+                        }
+                    }
                 }
             }
         }
@@ -659,7 +857,7 @@ mod tests {
             assert_eq!(t.stash_len(), STASH_CAPACITY);
         }
         let found = (1..=keys)
-            .filter(|&rem| t.find(t.slot(0, rem)).is_some())
+            .filter(|&rem| t.lookup(t.slot(0, rem)).is_some())
             .count() as u64;
         assert_eq!(found, placed - t.stash_overflows());
         assert!(placed > cells + STASH_CAPACITY as u64 || t.stash_overflows() == 0);
