@@ -209,6 +209,23 @@ impl Apbbf {
         )
     }
 
+    /// What `new(k, l, blocks, block_bits, bits_per_block)?.timed(span)`
+    /// predicts while at most `g` items arrive per generation period
+    /// `τ = ⌈t/l⌉`: as [`sizing`](Self::sizing), with a slack of `k·τ` time
+    /// units.
+    pub fn sizing_timed(
+        k: u32,
+        l: u32,
+        blocks: u64,
+        block_bits: u32,
+        bits_per_block: u32,
+        span: u64,
+    ) -> Result<Prediction, ParamError> {
+        let p = Self::sizing(k, l, blocks, block_bits, bits_per_block)?;
+        let period = time_period(k, l, span)?;
+        Ok(p.with_slack(u64::from(k).saturating_mul(period)))
+    }
+
     /// The parameters for `goal`, where `generation(l)` is the number of
     /// insertions one of `l` window generations must hold (`⌈w/l⌉` for a
     /// count window of `w`). Every block shape `(B, b)` [`new`](Self::new)

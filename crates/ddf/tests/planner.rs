@@ -349,3 +349,66 @@ fn exclusions_and_candidates_share_family_names() {
         }
     }
 }
+
+/// The APBBF is a candidate for count and time windows (its slack, `k`
+/// generations, is beyond the default 1 %), sized by its own family, built
+/// with the memory and mode it predicts, and its snapshot loads back as
+/// the same variant.
+#[test]
+fn the_blocked_apbf_is_planned_for_count_and_time_windows() {
+    use ddf::{Filter, Window, Windowed};
+    let default = plan(&Requirements::count(50_000).target_fpr(0.01)).unwrap();
+    assert!(default.iter().all(|c| c.family() != "APBBF"));
+    let reqs = [
+        Requirements::count(50_000)
+            .target_fpr(0.01)
+            .max_slack(u64::MAX),
+        Requirements::time(60_000, 0.5)
+            .target_fpr(0.001)
+            .max_slack(u64::MAX),
+        Requirements::count(50_000)
+            .memory_budget(1_500_000)
+            .max_slack(u64::MAX),
+    ];
+    for req in reqs {
+        let list = plan(&req).unwrap();
+        let c = list
+            .iter()
+            .find(|c| matches!(c.config, Config::Apbbf { .. }))
+            .unwrap_or_else(|| panic!("no APBBF among {list:?}"));
+        assert_eq!(c.family(), "APBBF");
+        let Config::Apbbf {
+            k,
+            l,
+            blocks,
+            block_bits,
+            bits_per_block,
+            time_span,
+        } = c.config
+        else {
+            unreachable!()
+        };
+        assert_eq!(
+            c.memory_bits,
+            u64::from(k + l) * blocks * u64::from(block_bits)
+        );
+        assert!(bits_per_block >= 2 && c.fpr > 0.0 && !c.false_negatives);
+        let mut f = c.build().unwrap();
+        assert!(matches!(f, Filter::Apbbf(_)));
+        assert_eq!(f.memory_bits(), c.memory_bits);
+        assert_eq!(f.is_timed(), time_span.is_some());
+        assert_eq!(c.is_timed(), time_span.is_some());
+        match (req.span(), f.window()) {
+            (Span::Count(w), Window::Count(got)) => assert!(got >= w),
+            (Span::Time { span, .. }, Window::Time(got)) => assert!(got >= span),
+            other => panic!("window {other:?}"),
+        }
+        for i in 0..1000u64 {
+            ddf::TimedFilter::observe_at(&mut f, ddf::Digest::mixed(i), i);
+        }
+        let back = Filter::from_bytes(&f.to_bytes()).unwrap();
+        assert!(matches!(back, Filter::Apbbf(_)));
+        assert_eq!(back.to_bytes(), f.to_bytes());
+        assert_eq!(back.kind(), ddf::snapshot::kind::APBBF);
+    }
+}

@@ -1,7 +1,7 @@
 //! The planner: from what a user needs to ranked filter configurations that build.
 //!
 //! It is a thin layer. Each family crate exports a pure sizing function
-//! (`ExactWindow::sizing`, `Shf::sizing`, `Apbf::sizing`,
+//! (`ExactWindow::sizing`, `Shf::sizing`, `Apbf::sizing`, `Apbbf::sizing`,
 //! `SlidingBloom::sizing`, `PartitionedBloom::sizing`, `Qht::sizing`,
 //! `ddf_queue::plan_for_window`) that checks parameters with the
 //! constructor's own rules and predicts memory, error rates, slack and
