@@ -412,3 +412,56 @@ fn the_blocked_apbf_is_planned_for_count_and_time_windows() {
         assert_eq!(back.kind(), ddf::snapshot::kind::APBBF);
     }
 }
+
+/// Refusing misses skips the queued families before their sizing (which
+/// sums over every insertion of a subfilter) and changes nothing else: the
+/// plan is the one with misses allowed, less the candidates that miss.
+#[test]
+fn refused_misses_skip_the_queued_families_and_keep_the_plan() {
+    let reqs = [
+        Requirements::count(10_000).memory_budget(100_000),
+        Requirements::count(10_000)
+            .memory_budget(100_000)
+            .max_slack(u64::MAX),
+        Requirements::count(5_000)
+            .target_fpr(0.01)
+            .memory_budget(80_000)
+            .max_slack(u64::MAX)
+            .distinct_items(2e4),
+        Requirements::count(1 << 14).target_fpr(0.001),
+    ];
+    for req in reqs {
+        let loose: Vec<_> = plan(&req.clone().allow_false_negatives(true))
+            .unwrap()
+            .into_iter()
+            .filter(|c| !c.false_negatives)
+            .collect();
+        match plan(&req) {
+            Ok(strict) => assert_eq!(strict, loose, "{req:?}"),
+            Err(e) => {
+                assert!(loose.is_empty(), "{req:?}: {e}");
+                for x in e.exclusions() {
+                    if x.family.starts_with("queued") {
+                        assert!(x.reason.contains("allow_false_negatives"), "{x:?}");
+                    }
+                }
+            }
+        }
+    }
+    // Nothing fits 1.6 bits per item of a 2^20 window without misses; the
+    // queued families say so without being sized (no predicted FNR).
+    let e = plan(&Requirements::count(1 << 20).memory_budget(1_600_000)).unwrap_err();
+    let queued: Vec<_> = e
+        .exclusions()
+        .iter()
+        .filter(|x| x.family.starts_with("queued"))
+        .collect();
+    assert_eq!(queued.len(), 2, "{e}");
+    assert!(
+        queued
+            .iter()
+            .all(|x| x.reason.contains("the oldest at each rotation")
+                && !x.reason.contains("predicted FNR")),
+        "{e}"
+    );
+}

@@ -49,11 +49,15 @@ const FAMILIES: &[(&str, Adapter)] = &[
     ("sliding Bloom", |n| windowed(n).and_then(|()| sliding(n))),
     #[cfg(all(feature = "queue", feature = "bloom"))]
     ("queued Bloom", |n| {
-        count_only(n).and_then(|w| queued_bloom(n, w))
+        count_only(n)
+            .and_then(|w| misses_allowed(n).map(|()| w))
+            .and_then(|w| queued_bloom(n, w))
     }),
     #[cfg(all(feature = "queue", feature = "qht"))]
     ("queued QHT", |n| {
-        count_only(n).and_then(|w| queued_qht(n, w))
+        count_only(n)
+            .and_then(|w| misses_allowed(n).map(|()| w))
+            .and_then(|w| queued_qht(n, w))
     }),
     #[cfg(feature = "bloom")]
     ("partitioned Bloom", |n| {
@@ -269,6 +273,19 @@ fn sliding(need: &Need) -> Result<Candidate, String> {
         Some(window),
         need.seed,
     ))
+}
+
+/// Whether misses within the window are accepted, asked before a queued
+/// candidate is sized: a queue always drops the oldest items of its window
+/// at a rotation, and its sizing sums over every insertion of a subfilter
+/// (about 1.5 s at a window of 2^20), work wasted when misses are refused.
+#[cfg(all(feature = "queue", any(feature = "bloom", feature = "qht")))]
+fn misses_allowed(need: &Need) -> Result<(), String> {
+    if need.misses_ok {
+        Ok(())
+    } else {
+        Err("misses items within the window (the oldest at each rotation); allow_false_negatives(true) accepts it".into())
+    }
 }
 
 /// The window a queued candidate is planned for, within the work bound.

@@ -302,6 +302,7 @@ impl Requirements {
             items,
             time,
             unbounded: self.span == Span::Unbounded,
+            misses_ok: self.false_negatives,
             target,
             budget: self.memory_bits,
             distinct: self.distinct_items,
@@ -361,6 +362,13 @@ struct Need {
         allow(dead_code)
     )]
     unbounded: bool,
+    /// Whether misses within the window are accepted (the queued families
+    /// are not sized when they are not).
+    #[cfg_attr(
+        not(all(feature = "queue", any(feature = "bloom", feature = "qht"))),
+        allow(dead_code)
+    )]
+    misses_ok: bool,
     target: Option<f64>,
     budget: Option<u64>,
     /// Read by the families whose predictions need it.
