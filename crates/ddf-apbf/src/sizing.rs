@@ -160,6 +160,30 @@ const APBBF_SHAPES: [(u32, u32); 8] = [
     (64, 32),
 ];
 
+/// [`apbbf_segment_rates`]`(k, BUDGET_MAX_L, B, b)` for a shape of
+/// [`APBBF_SHAPES`] and `k ≤ BUDGET_MAX_K`, computed once per process: the
+/// searches of [`Apbbf::parameters_for`] read all `8·32` tables, about 10^8
+/// instructions of Poisson sums, which every plan would otherwise repeat.
+/// Only the `k` distinct rates are kept (about 34 KB); the full segments
+/// repeat the last.
+fn search_rates(shape: usize, k: u32) -> Vec<f64> {
+    static DISTINCT: std::sync::OnceLock<Vec<Vec<f64>>> = std::sync::OnceLock::new();
+    let table = DISTINCT.get_or_init(|| {
+        APBBF_SHAPES
+            .iter()
+            .flat_map(|&(bb, b)| {
+                // With l = 0: the k distinct rates, the last the full one.
+                (1..=BUDGET_MAX_K).map(move |k| apbbf_segment_rates(k as usize, 0, bb, b))
+            })
+            .collect()
+    });
+    let distinct = &table[shape * BUDGET_MAX_K as usize + (k as usize - 1)];
+    let full = distinct[distinct.len() - 1];
+    let mut rates = distinct.clone();
+    rates.resize((k + BUDGET_MAX_L) as usize, full);
+    rates
+}
+
 /// The rate at the worst point (Table 3's) and the expected accesses of
 /// an unseen item, from the segment rates of full generations.
 fn predict_blocked(k: u32, rates: &[f64]) -> Result<(f64, f64), ParamError> {
@@ -209,6 +233,23 @@ impl Apbbf {
         )
     }
 
+    /// What `new(k, l, blocks, block_bits, bits_per_block)?.timed(span)`
+    /// predicts while at most `g` items arrive per generation period
+    /// `τ = ⌈t/l⌉`: as [`sizing`](Self::sizing), with a slack of `k·τ` time
+    /// units.
+    pub fn sizing_timed(
+        k: u32,
+        l: u32,
+        blocks: u64,
+        block_bits: u32,
+        bits_per_block: u32,
+        span: u64,
+    ) -> Result<Prediction, ParamError> {
+        let p = Self::sizing(k, l, blocks, block_bits, bits_per_block)?;
+        let period = time_period(k, l, span)?;
+        Ok(p.with_slack(u64::from(k).saturating_mul(period)))
+    }
+
     /// The parameters for `goal`, where `generation(l)` is the number of
     /// insertions one of `l` window generations must hold (`⌈w/l⌉` for a
     /// count window of `w`). Every block shape `(B, b)` [`new`](Self::new)
@@ -243,9 +284,9 @@ impl Apbbf {
         match goal {
             Goal::Fpr(p) => {
                 let p = ddf_param::ensure_probability("fp", p)?;
-                for (bb, b) in APBBF_SHAPES {
+                for (shape, (bb, b)) in APBBF_SHAPES.into_iter().enumerate() {
                     for k in 1..=BUDGET_MAX_K {
-                        let rates = apbbf_segment_rates(k as usize, BUDGET_MAX_L as usize, bb, b);
+                        let rates = search_rates(shape, k);
                         let fp_at = |l: u32| false_positive(k as usize, &rates[..(k + l) as usize]);
                         let full = rates[rates.len() - 1];
                         // The rate grows with l: bisect for the largest l that meets p.
@@ -287,9 +328,9 @@ impl Apbbf {
                 })
             }
             Goal::Budget(budget) => {
-                for (bb, b) in APBBF_SHAPES {
+                for (shape, (bb, b)) in APBBF_SHAPES.into_iter().enumerate() {
                     for k in 1..=BUDGET_MAX_K {
-                        let rates = apbbf_segment_rates(k as usize, BUDGET_MAX_L as usize, bb, b);
+                        let rates = search_rates(shape, k);
                         for l in 1..=BUDGET_MAX_L {
                             let blocks = budget / (u64::from(k + l) * u64::from(bb));
                             let need =
@@ -329,6 +370,16 @@ impl Apbbf {
 mod tests {
     use super::*;
     use ddf_core::DuplicateFilter;
+
+    #[test]
+    fn search_rates_are_the_theory_tables() {
+        for (shape, (bb, b)) in APBBF_SHAPES.into_iter().enumerate() {
+            for k in 1..=BUDGET_MAX_K {
+                let want = apbbf_segment_rates(k as usize, BUDGET_MAX_L as usize, bb, b);
+                assert_eq!(search_rates(shape, k), want, "B = {bb}, b = {b}, k = {k}");
+            }
+        }
+    }
 
     #[test]
     fn sizing_matches_the_built_filter() {

@@ -450,6 +450,30 @@ fn state_resumes_like_one_run() {
     assert_eq!(a, all);
 }
 
+/// Every family the planner offers has a `--filter` name: the blocked
+/// APBF is chosen by name, saved, and named again by `inspect`.
+#[test]
+fn the_blocked_apbf_is_a_filter_name() {
+    let dir = tempfile::tempdir().unwrap();
+    let state = dir.path().join("b.ddf");
+    let s = state.to_str().unwrap();
+    let (code, out, err) = run(
+        &[
+            "dedup", "-v", "--window", "1000", "--fpr", "1e-3", "--filter", "apbbf",
+            // Its slack is k generations, beyond the default 1 %.
+            "--slack", "1000", "--state", s,
+        ],
+        b"a\nb\na\n",
+    );
+    assert_eq!(code, 0, "{err}");
+    assert_eq!(out, b"a\nb\n");
+    assert!(err.contains("apbbf"), "{err}");
+    let (code, out, err) = run(&["inspect", s, "--json"], b"");
+    assert_eq!(code, 0, "{err}");
+    let v: serde_json::Value = serde_json::from_slice(&out).unwrap();
+    assert_eq!(v["family"], "apbbf", "{v}");
+}
+
 #[test]
 fn inspect_describes_and_hides_the_key() {
     let dir = tempfile::tempdir().unwrap();

@@ -13,6 +13,10 @@ use std::hash::{BuildHasher, Hash};
 /// against 3.5×), and 2 KiB of digests still sit in L1.
 const HASH_BLOCK: usize = 256;
 
+/// Digests per block when the items are known to be few: a server's
+/// one-item command then zeroes 128 bytes instead of 2 KiB.
+const SHORT_BLOCK: usize = 16;
+
 /// A filter together with the hasher that turns items into digests.
 ///
 /// This is the front door for most users: build a filter, wrap it, and
@@ -170,17 +174,39 @@ impl<F: DuplicateFilter, S: BuildHasher> Deduper<F, S> {
 
     /// Hashes `items` in blocks of [`HASH_BLOCK`] and hands each block, in
     /// order, to `feed` with the filter.
-    fn in_blocks<'a, T, I>(&mut self, items: I, mut feed: impl FnMut(&mut F, &[Digest]))
+    ///
+    /// When the iterator promises fewer than [`SHORT_BLOCK`] items (its
+    /// `size_hint`), a block of that size is zeroed instead of the full one.
+    /// It never fills, so the blocks fed are those of the full path; a hint
+    /// that lies only makes them shorter.
+    fn in_blocks<'a, T, I>(&mut self, items: I, feed: impl FnMut(&mut F, &[Digest]))
     where
         T: Hash + ?Sized + 'a,
         I: IntoIterator<Item = &'a T>,
     {
-        let mut block = [Digest::default(); HASH_BLOCK];
+        let items = items.into_iter();
+        if items.size_hint().1.is_some_and(|n| n < SHORT_BLOCK) {
+            self.hash_in_blocks::<SHORT_BLOCK, T, _>(items, feed);
+        } else {
+            self.hash_in_blocks::<HASH_BLOCK, T, _>(items, feed);
+        }
+    }
+
+    /// [`in_blocks`](Self::in_blocks) with blocks of `N` digests.
+    fn hash_in_blocks<'a, const N: usize, T, I>(
+        &mut self,
+        items: I,
+        mut feed: impl FnMut(&mut F, &[Digest]),
+    ) where
+        T: Hash + ?Sized + 'a,
+        I: Iterator<Item = &'a T>,
+    {
+        let mut block = [Digest::default(); N];
         let mut filled = 0;
         for item in items {
             block[filled] = self.digest(item);
             filled += 1;
-            if filled == HASH_BLOCK {
+            if filled == N {
                 feed(&mut self.filter, &block);
                 filled = 0;
             }
@@ -353,5 +379,96 @@ impl<'de, F: Snapshot, S: PortableHasher> serde::Deserialize<'de> for Deduper<F,
     fn deserialize<D: serde::Deserializer<'de>>(deserializer: D) -> Result<Self, D::Error> {
         let bytes = snapshot::serde_bytes::deserialize_bytes(deserializer)?;
         Deduper::from_bytes(&bytes).map_err(serde::de::Error::custom)
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use std::collections::HashMap;
+
+    /// Remembers each digest with its time, and the length of every batch
+    /// it is fed.
+    #[derive(Debug, Default, Clone)]
+    struct Log {
+        seen: HashMap<Digest, u64>,
+        batches: Vec<usize>,
+    }
+
+    impl DuplicateFilter for Log {
+        fn contains(&self, d: Digest) -> bool {
+            self.seen.contains_key(&d)
+        }
+        fn insert(&mut self, d: Digest) {
+            self.seen.insert(d, 0);
+        }
+        fn observe_batch(&mut self, digests: &[Digest], verdicts: &mut Vec<Verdict>) {
+            self.batches.push(digests.len());
+            verdicts.extend(digests.iter().map(|&d| self.observe(d)));
+        }
+        fn memory_bits(&self) -> u64 {
+            64 * self.seen.len() as u64
+        }
+        fn clear(&mut self) {
+            self.seen.clear();
+        }
+    }
+
+    impl TimedFilter for Log {
+        fn contains_at(&self, d: Digest, _now: u64) -> bool {
+            self.seen.contains_key(&d)
+        }
+        fn insert_at(&mut self, d: Digest, now: u64) {
+            self.seen.insert(d, now);
+        }
+        fn observe_batch_at(&mut self, digests: &[Digest], now: u64, out: &mut Vec<Verdict>) {
+            self.batches.push(digests.len());
+            out.extend(digests.iter().map(|&d| self.observe_at(d, now)));
+        }
+        fn clock_regressions(&self) -> u64 {
+            0
+        }
+        fn generations_closed_early(&self) -> u64 {
+            0
+        }
+    }
+
+    /// The batch lengths `n` items must be fed in: whole blocks of
+    /// [`HASH_BLOCK`], then the rest (possibly empty).
+    fn expected_batches(n: usize) -> Vec<usize> {
+        let mut b = vec![HASH_BLOCK; n / HASH_BLOCK];
+        b.push(n % HASH_BLOCK);
+        b
+    }
+
+    #[test]
+    fn many_items_answer_as_one_by_one_at_every_block_edge() {
+        let lengths = [0, 1, 2, 15, 16, 17, 255, 256, 257, 272, 513, 700];
+        for n in lengths {
+            // Repeats within and across blocks: item i is i mod 300.
+            let items: Vec<u64> = (0..n as u64).map(|i| i % 300).collect();
+            let mut one = Deduper::with_seed(Log::default(), 3);
+            let singles: Vec<Verdict> = items.iter().map(|i| one.observe(i)).collect();
+            let mut many = Deduper::with_seed(Log::default(), 3);
+            let mut verdicts = Vec::new();
+            many.observe_many(items.iter(), &mut verdicts);
+            assert_eq!(verdicts, singles, "n = {n}");
+            assert_eq!(many.filter().batches, expected_batches(n), "n = {n}");
+
+            let mut timed = Deduper::with_seed(Log::default(), 3);
+            let mut at = Vec::new();
+            timed.observe_many_at(items.iter(), 9, &mut at);
+            assert_eq!(at, singles, "n = {n}");
+            assert_eq!(timed.filter().batches, expected_batches(n), "n = {n}");
+            assert!(timed.filter().seen.values().all(|&t| t == 9));
+
+            // No size hint: the full block from the start, the same batches.
+            let mut rest = items.iter();
+            let mut unhinted = Deduper::with_seed(Log::default(), 3);
+            let mut v = Vec::new();
+            unhinted.observe_many(std::iter::from_fn(|| rest.next()), &mut v);
+            assert_eq!(v, singles, "n = {n}");
+            assert_eq!(unhinted.filter().batches, expected_batches(n), "n = {n}");
+        }
     }
 }

@@ -962,6 +962,50 @@ macro_rules! timed_conformance {
     };
 }
 
+/// The tail of [`assert_fpr_on_distinct_stream`]'s rule: a correct filter
+/// fails it with probability at most 10^-6.
+pub const FPR_TAIL: f64 = 1e-6;
+
+/// Checks a filter built for a false-positive target on a seeded stream of
+/// distinct items, and returns the false positives counted.
+///
+/// At each of `queries` steps a fresh item (never inserted) is queried,
+/// then another fresh item is inserted. Each query is a false positive with
+/// probability at most `target` when the target bounds the filter's rate at
+/// every point of the stream, so the count must stay at most the binomial
+/// upper quantile of `Bin(queries, target)` at tail [`FPR_TAIL`]
+/// ([`binomial_upper_quantile`](ddf_theory::stats::binomial_upper_quantile)).
+/// Not vacuous: the count must also exceed `floor · target · queries`, the
+/// share of the target a filter sized for it reaches (a filter that never
+/// reports passes the first rule alone).
+///
+/// # Panics
+///
+/// When either rule fails (it is a test helper).
+pub fn assert_fpr_on_distinct_stream<F: DuplicateFilter + ?Sized>(
+    f: &mut F,
+    target: f64,
+    queries: u64,
+    floor: f64,
+) -> u64 {
+    let mut false_positives = 0;
+    for i in 0..queries {
+        // Queried items have the top bit set, inserted ones never do.
+        false_positives += u64::from(f.contains(Digest::mixed(i | 1 << 63)));
+        f.insert(Digest::mixed(i));
+    }
+    let bound = ddf_theory::stats::binomial_upper_quantile(queries, target, FPR_TAIL);
+    assert!(
+        false_positives <= bound,
+        "{false_positives} false positives in {queries} queries > {bound}, the 1e-6 quantile at {target}"
+    );
+    assert!(
+        false_positives as f64 > floor * target * queries as f64,
+        "{false_positives} false positives in {queries} queries: not {floor} of the target {target}"
+    );
+    false_positives
+}
+
 /// Strategies and a checker for constructor property tests: random
 /// parameters, boundary values included, must give a working filter or a
 /// [`ParamError`](crate::ParamError) naming one of the constructor's

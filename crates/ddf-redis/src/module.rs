@@ -5,14 +5,17 @@
 //! never what the replica would choose itself: `DDF.RESERVE` goes out with
 //! the secret hash key the primary drew (`HASHKEY`), and `DDF.OBSERVE` on a
 //! time window with the primary's clock (`AT ms`). Count windows need no
-//! clock and are replicated verbatim.
+//! clock and are replicated verbatim. A replica answers `DDF.EXISTS` on a
+//! time window without `AT` at the latest time replicated, never at its own
+//! clock ([`exists_clock`]).
 
 use crate::plan::plan_filter;
 use crate::state::{DdfKey, FORMAT_VERSION, Meta, Span};
 use ddf::{KeyedSipHasher, PortableHasher, Requirements};
 use redis_module::native_types::RedisType;
 use redis_module::{
-    Context, NextArg, RedisError, RedisResult, RedisString, RedisValue, raw, redis_module,
+    Context, ContextFlags, NextArg, RedisError, RedisResult, RedisString, RedisValue, raw,
+    redis_module,
 };
 use std::ffi::c_void;
 use std::os::raw::c_int;
@@ -449,7 +452,25 @@ fn ddf_exists(ctx: &Context, args: Vec<RedisString>) -> RedisResult {
     if at.is_some() && !value.is_timed() {
         return Err(err("AT applies to time windows (WITHIN)"));
     }
-    Ok(answers(value.exists(&items, at.unwrap_or_else(server_ms))))
+    Ok(answers(value.exists(&items, exists_clock(ctx, at, value))))
+}
+
+/// The time `DDF.EXISTS` answers a window at: the caller's `AT`, else on a
+/// replica the latest time replicated from the primary, else the server
+/// clock.
+///
+/// A replica's state is its primary's as of the last write replicated, so
+/// it answers as the primary did then. Its own clock could only disagree:
+/// it may run ahead of the primary's and forget items the primary still
+/// holds, and on a key driven by the caller's clock (`AT`, in the caller's
+/// unit) it is not even the same unit. Like every replica read, the answer
+/// is stale by the replication lag; between writes it does not age.
+fn exists_clock(ctx: &Context, at: Option<u64>, value: &DdfKey) -> u64 {
+    match at {
+        Some(ms) => ms,
+        None if ctx.get_flags().contains(ContextFlags::SLAVE) => value.clock(),
+        None => server_ms(),
+    }
 }
 
 /// `DDF.INFO key`: field, value pairs.

@@ -63,6 +63,8 @@ mod tests {
         assert!(family_matches("sliding Bloom", "SLIDING-BLOOM"));
         assert!(family_matches("sliding Bloom", "sliding"));
         assert!(family_matches("APBF", "apbf"));
+        assert!(family_matches("APBBF", "apbbf"));
+        assert!(!family_matches("APBBF", "apbf"));
         assert!(!family_matches("APBF", "qht"));
         assert!(!family_matches("APBF", "--"));
     }

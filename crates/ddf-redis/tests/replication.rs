@@ -122,6 +122,17 @@ fn a_replica_answers_as_its_primary_and_survives_failover() {
         "the replica's state is the primary's"
     );
     assert_eq!(clock_of(&mut r, "at"), 5_000);
+    // Without AT, the replica answers at the latest time replicated (5,000
+    // in the caller's unit), as the primary did after that write; its own
+    // clock (epoch milliseconds) would have forgotten everything.
+    let recent: Vec<&str> = items[1000..1250].to_vec();
+    let on_primary = exists_at(&mut p, "at", 5_000, &recent);
+    assert!(on_primary.iter().all(|&d| d == 1), "{on_primary:?}");
+    assert_eq!(ask(&mut r, "DDF.EXISTS", "at", &recent), on_primary);
+    assert_eq!(
+        ask(&mut r, "DDF.EXISTS", "at", &items[..250]),
+        exists_at(&mut p, "at", 5_000, &items[..250]),
+    );
 
     let probes: Vec<String> = (0..1200).map(|i| format!("i{i}")).collect();
     let probes: Vec<&str> = probes.iter().map(String::as_str).collect();

@@ -349,3 +349,119 @@ fn exclusions_and_candidates_share_family_names() {
         }
     }
 }
+
+/// The APBBF is a candidate for count and time windows (its slack, `k`
+/// generations, is beyond the default 1 %), sized by its own family, built
+/// with the memory and mode it predicts, and its snapshot loads back as
+/// the same variant.
+#[test]
+fn the_blocked_apbf_is_planned_for_count_and_time_windows() {
+    use ddf::{Filter, Window, Windowed};
+    let default = plan(&Requirements::count(50_000).target_fpr(0.01)).unwrap();
+    assert!(default.iter().all(|c| c.family() != "APBBF"));
+    let reqs = [
+        Requirements::count(50_000)
+            .target_fpr(0.01)
+            .max_slack(u64::MAX),
+        Requirements::time(60_000, 0.5)
+            .target_fpr(0.001)
+            .max_slack(u64::MAX),
+        Requirements::count(50_000)
+            .memory_budget(1_500_000)
+            .max_slack(u64::MAX),
+    ];
+    for req in reqs {
+        let list = plan(&req).unwrap();
+        let c = list
+            .iter()
+            .find(|c| matches!(c.config, Config::Apbbf { .. }))
+            .unwrap_or_else(|| panic!("no APBBF among {list:?}"));
+        assert_eq!(c.family(), "APBBF");
+        let Config::Apbbf {
+            k,
+            l,
+            blocks,
+            block_bits,
+            bits_per_block,
+            time_span,
+        } = c.config
+        else {
+            unreachable!()
+        };
+        assert_eq!(
+            c.memory_bits,
+            u64::from(k + l) * blocks * u64::from(block_bits)
+        );
+        assert!(bits_per_block >= 2 && c.fpr > 0.0 && !c.false_negatives);
+        let mut f = c.build().unwrap();
+        assert!(matches!(f, Filter::Apbbf(_)));
+        assert_eq!(f.memory_bits(), c.memory_bits);
+        assert_eq!(f.is_timed(), time_span.is_some());
+        assert_eq!(c.is_timed(), time_span.is_some());
+        match (req.span(), f.window()) {
+            (Span::Count(w), Window::Count(got)) => assert!(got >= w),
+            (Span::Time { span, .. }, Window::Time(got)) => assert!(got >= span),
+            other => panic!("window {other:?}"),
+        }
+        for i in 0..1000u64 {
+            ddf::TimedFilter::observe_at(&mut f, ddf::Digest::mixed(i), i);
+        }
+        let back = Filter::from_bytes(&f.to_bytes()).unwrap();
+        assert!(matches!(back, Filter::Apbbf(_)));
+        assert_eq!(back.to_bytes(), f.to_bytes());
+        assert_eq!(back.kind(), ddf::snapshot::kind::APBBF);
+    }
+}
+
+/// Refusing misses skips the queued families before their sizing (which
+/// sums over every insertion of a subfilter) and changes nothing else: the
+/// plan is the one with misses allowed, less the candidates that miss.
+#[test]
+fn refused_misses_skip_the_queued_families_and_keep_the_plan() {
+    let reqs = [
+        Requirements::count(10_000).memory_budget(100_000),
+        Requirements::count(10_000)
+            .memory_budget(100_000)
+            .max_slack(u64::MAX),
+        Requirements::count(5_000)
+            .target_fpr(0.01)
+            .memory_budget(80_000)
+            .max_slack(u64::MAX)
+            .distinct_items(2e4),
+        Requirements::count(1 << 14).target_fpr(0.001),
+    ];
+    for req in reqs {
+        let loose: Vec<_> = plan(&req.clone().allow_false_negatives(true))
+            .unwrap()
+            .into_iter()
+            .filter(|c| !c.false_negatives)
+            .collect();
+        match plan(&req) {
+            Ok(strict) => assert_eq!(strict, loose, "{req:?}"),
+            Err(e) => {
+                assert!(loose.is_empty(), "{req:?}: {e}");
+                for x in e.exclusions() {
+                    if x.family.starts_with("queued") {
+                        assert!(x.reason.contains("allow_false_negatives"), "{x:?}");
+                    }
+                }
+            }
+        }
+    }
+    // Nothing fits 1.6 bits per item of a 2^20 window without misses; the
+    // queued families say so without being sized (no predicted FNR).
+    let e = plan(&Requirements::count(1 << 20).memory_budget(1_600_000)).unwrap_err();
+    let queued: Vec<_> = e
+        .exclusions()
+        .iter()
+        .filter(|x| x.family.starts_with("queued"))
+        .collect();
+    assert_eq!(queued.len(), 2, "{e}");
+    assert!(
+        queued
+            .iter()
+            .all(|x| x.reason.contains("the oldest at each rotation")
+                && !x.reason.contains("predicted FNR")),
+        "{e}"
+    );
+}

@@ -12,7 +12,7 @@ fn bits(family: &str, p: f64) -> f64 {
     let req = match family {
         "partitioned Bloom" => Requirements::unbounded().distinct_items(N as f64),
         // Its slack, k generations, is beyond the default 1 % of the window.
-        "APBF" => Requirements::count(N).max_slack(u64::MAX),
+        "APBF" | "APBBF" => Requirements::count(N).max_slack(u64::MAX),
         _ => Requirements::count(N),
     };
     let list = plan(&req.target_fpr(p).max_accesses(1e12)).expect("valid requirements");
@@ -23,11 +23,12 @@ fn bits(family: &str, p: f64) -> f64 {
     c.memory_bits as f64 / N as f64
 }
 
-const FAMILIES: [&str; 6] = [
+const FAMILIES: [&str; 7] = [
     "exact window",
     "SHF",
     "compact SHF",
     "APBF",
+    "APBBF",
     "sliding Bloom",
     "partitioned Bloom",
 ];

@@ -77,6 +77,26 @@ pub(crate) fn checks() -> Vec<Check> {
             paper: PLANNER,
             run: |_| within_budget(&queued_qht()),
         },
+        Check {
+            id: "plan/apbbf-count-fpr",
+            paper: PLANNER,
+            run: |ctx| fpr_at_most_target(ctx, &apbbf_count(ctx), 911),
+        },
+        Check {
+            id: "plan/apbbf-count-misses",
+            paper: PLANNER,
+            run: |ctx| misses(ctx, &apbbf_count(ctx), 912),
+        },
+        Check {
+            id: "plan/apbbf-time-fpr",
+            paper: PLANNER,
+            run: |ctx| fpr_at_most_target(ctx, &apbbf_time(ctx), 913),
+        },
+        Check {
+            id: "plan/apbbf-time-misses",
+            paper: PLANNER,
+            run: |ctx| misses(ctx, &apbbf_time(ctx), 914),
+        },
     ]
 }
 
@@ -204,6 +224,34 @@ fn queued_qht() -> Case {
         Some(0.01),
         Some(budget),
         |c| matches!(c.config, Config::QueuedQht { .. }),
+    )
+}
+
+/// The last `w` items, at most 1 % false positives, no misses, any slack:
+/// the blocked APBF the planner offers (sized by `Apbbf::parameters_for`).
+fn apbbf_count(ctx: &Ctx) -> Case {
+    let w = ctx.pick(20_000, 500_000);
+    Case::choosing(
+        Requirements::count(w).target_fpr(0.01).max_slack(u64::MAX),
+        2 * w,
+        Some(0.01),
+        None,
+        |c| matches!(c.config, Config::Apbbf { .. }),
+    )
+}
+
+/// The last `t` time units at one arrival per unit, at most 0.1 % false
+/// positives, no misses, any slack: the blocked APBF in time mode.
+fn apbbf_time(ctx: &Ctx) -> Case {
+    let span = ctx.pick(10_000, 200_000);
+    Case::choosing(
+        Requirements::time(span, 1.0)
+            .target_fpr(0.001)
+            .max_slack(u64::MAX),
+        2 * span,
+        Some(0.001),
+        None,
+        |c| matches!(c.config, Config::Apbbf { .. }),
     )
 }
 

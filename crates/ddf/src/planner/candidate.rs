@@ -44,6 +44,23 @@ pub enum Config {
         /// The time window `t`, if generations also close by time.
         time_span: Option<u64>,
     },
+    /// [`Apbbf::new`](ddf_apbf::Apbbf::new)`(k, l, blocks, block_bits,
+    /// bits_per_block)`, with time-based generations when `time_span` is set.
+    #[cfg(feature = "apbf")]
+    Apbbf {
+        /// Segments per item, `k`.
+        k: u32,
+        /// Extra segments, `l`.
+        l: u32,
+        /// Blocks per segment.
+        blocks: u64,
+        /// Bits per block, `B`.
+        block_bits: u32,
+        /// Bits set per item in a block, `b`.
+        bits_per_block: u32,
+        /// The time window `t`, if generations also close by time.
+        time_span: Option<u64>,
+    },
     /// [`SlidingBloom::new`](ddf_sliding::SlidingBloom::new), or
     /// [`with_time_span`](ddf_sliding::SlidingBloom::with_time_span) when
     /// `capacity` is set.
@@ -117,6 +134,8 @@ impl Config {
             Config::CompactShf { .. } => "compact SHF",
             #[cfg(feature = "apbf")]
             Config::Apbf { .. } => "APBF",
+            #[cfg(feature = "apbf")]
+            Config::Apbbf { .. } => "APBBF",
             #[cfg(feature = "sliding")]
             Config::Sliding { .. } => "sliding Bloom",
             #[cfg(all(feature = "queue", feature = "bloom"))]
@@ -207,6 +226,8 @@ impl Candidate {
         match self.config {
             #[cfg(feature = "apbf")]
             Config::Apbf { time_span, .. } => time_span.is_some(),
+            #[cfg(feature = "apbf")]
+            Config::Apbbf { time_span, .. } => time_span.is_some(),
             #[cfg(feature = "sliding")]
             Config::Sliding { capacity, .. } => capacity.is_some(),
             #[cfg(any(feature = "exact", feature = "shf", feature = "bloom", feature = "qht"))]
@@ -279,6 +300,22 @@ impl Candidate {
                 time_span,
             } => {
                 let f = ddf_apbf::Apbf::new(k, l, slice_bits)?;
+                match time_span {
+                    Some(t) => f.timed(t)?,
+                    None => f,
+                }
+                .into()
+            }
+            #[cfg(feature = "apbf")]
+            Config::Apbbf {
+                k,
+                l,
+                blocks,
+                block_bits,
+                bits_per_block,
+                time_span,
+            } => {
+                let f = ddf_apbf::Apbbf::new(k, l, blocks, block_bits, bits_per_block)?;
                 match time_span {
                     Some(t) => f.timed(t)?,
                     None => f,

@@ -43,15 +43,21 @@ const FAMILIES: &[(&str, Adapter)] = &[
     }),
     #[cfg(feature = "apbf")]
     ("APBF", |n| windowed(n).and_then(|()| apbf(n))),
+    #[cfg(feature = "apbf")]
+    ("APBBF", |n| windowed(n).and_then(|()| apbbf(n))),
     #[cfg(feature = "sliding")]
     ("sliding Bloom", |n| windowed(n).and_then(|()| sliding(n))),
     #[cfg(all(feature = "queue", feature = "bloom"))]
     ("queued Bloom", |n| {
-        count_only(n).and_then(|w| queued_bloom(n, w))
+        count_only(n)
+            .and_then(|w| misses_allowed(n).map(|()| w))
+            .and_then(|w| queued_bloom(n, w))
     }),
     #[cfg(all(feature = "queue", feature = "qht"))]
     ("queued QHT", |n| {
-        count_only(n).and_then(|w| queued_qht(n, w))
+        count_only(n)
+            .and_then(|w| misses_allowed(n).map(|()| w))
+            .and_then(|w| queued_qht(n, w))
     }),
     #[cfg(feature = "bloom")]
     ("partitioned Bloom", |n| {
@@ -180,17 +186,22 @@ fn arrivals_per(span: u64, parts: u64, rate: f64) -> (u64, u64) {
     (slice, (cap as u64).max(1))
 }
 
+/// The insertions one of `l` window generations must hold: `⌈w/l⌉` for a
+/// count window, the arrivals of one time slice `⌈t/l⌉` for a time window.
+#[cfg(feature = "apbf")]
+fn generation_of(need: &Need, l: u32) -> u64 {
+    match need.time {
+        Some((span, rate)) => arrivals_per(span, u64::from(l), rate).1,
+        None => need.items.div_ceil(u64::from(l)),
+    }
+}
+
 /// APBF: the family's `(k, l, m)` for the goal, each of the `l` window
-/// generations holding `⌈w/l⌉` insertions (or the arrivals of one time
-/// slice `⌈t/l⌉`), then its sizing.
+/// generations holding [`generation_of`], then its sizing.
 #[cfg(feature = "apbf")]
 fn apbf(need: &Need) -> Result<Candidate, String> {
     use ddf_apbf::Apbf;
-    let generation = |l: u32| match need.time {
-        Some((span, rate)) => arrivals_per(span, u64::from(l), rate).1,
-        None => need.items.div_ceil(u64::from(l)),
-    };
-    let (k, l, m) = Apbf::parameters_for(need.goal, generation).map_err(why)?;
+    let (k, l, m) = Apbf::parameters_for(need.goal, |l| generation_of(need, l)).map_err(why)?;
     let p = match need.time {
         Some((span, _)) => Apbf::sizing_timed(k, l, m, span),
         None => Apbf::sizing(k, l, m),
@@ -201,6 +212,30 @@ fn apbf(need: &Need) -> Result<Candidate, String> {
         k,
         l,
         slice_bits: m,
+        time_span: need.time.map(|(t, _)| t),
+    };
+    Ok(Candidate::new(config, p, Some(window), need.seed))
+}
+
+/// APBBF (APBF paper §6): the family's block shape and `(k, l)` for the
+/// goal, each generation holding [`generation_of`], then its sizing.
+#[cfg(feature = "apbf")]
+fn apbbf(need: &Need) -> Result<Candidate, String> {
+    use ddf_apbf::Apbbf;
+    let s = Apbbf::parameters_for(need.goal, |l| generation_of(need, l)).map_err(why)?;
+    let (k, l, blocks, bb, b) = (s.k, s.l, s.blocks, s.block_bits, s.bits_per_block);
+    let p = match need.time {
+        Some((span, _)) => Apbbf::sizing_timed(k, l, blocks, bb, b, span),
+        None => Apbbf::sizing(k, l, blocks, bb, b),
+    }
+    .map_err(why)?;
+    let window = need.time.map_or(need.items, |(span, _)| span);
+    let config = Config::Apbbf {
+        k,
+        l,
+        blocks,
+        block_bits: bb,
+        bits_per_block: b,
         time_span: need.time.map(|(t, _)| t),
     };
     Ok(Candidate::new(config, p, Some(window), need.seed))
@@ -238,6 +273,19 @@ fn sliding(need: &Need) -> Result<Candidate, String> {
         Some(window),
         need.seed,
     ))
+}
+
+/// Whether misses within the window are accepted, asked before a queued
+/// candidate is sized: a queue always drops the oldest items of its window
+/// at a rotation, and its sizing sums over every insertion of a subfilter
+/// (about 1.5 s at a window of 2^20), work wasted when misses are refused.
+#[cfg(all(feature = "queue", any(feature = "bloom", feature = "qht")))]
+fn misses_allowed(need: &Need) -> Result<(), String> {
+    if need.misses_ok {
+        Ok(())
+    } else {
+        Err("misses items within the window (the oldest at each rotation); allow_false_negatives(true) accepts it".into())
+    }
 }
 
 /// The window a queued candidate is planned for, within the work bound.

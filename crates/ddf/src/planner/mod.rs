@@ -1,7 +1,7 @@
 //! The planner: from what a user needs to ranked filter configurations that build.
 //!
 //! It is a thin layer. Each family crate exports a pure sizing function
-//! (`ExactWindow::sizing`, `Shf::sizing`, `Apbf::sizing`,
+//! (`ExactWindow::sizing`, `Shf::sizing`, `Apbf::sizing`, `Apbbf::sizing`,
 //! `SlidingBloom::sizing`, `PartitionedBloom::sizing`, `Qht::sizing`,
 //! `ddf_queue::plan_for_window`) that checks parameters with the
 //! constructor's own rules and predicts memory, error rates, slack and
@@ -302,6 +302,7 @@ impl Requirements {
             items,
             time,
             unbounded: self.span == Span::Unbounded,
+            misses_ok: self.false_negatives,
             target,
             budget: self.memory_bits,
             distinct: self.distinct_items,
@@ -361,6 +362,13 @@ struct Need {
         allow(dead_code)
     )]
     unbounded: bool,
+    /// Whether misses within the window are accepted (the queued families
+    /// are not sized when they are not).
+    #[cfg_attr(
+        not(all(feature = "queue", any(feature = "bloom", feature = "qht"))),
+        allow(dead_code)
+    )]
+    misses_ok: bool,
     target: Option<f64>,
     budget: Option<u64>,
     /// Read by the families whose predictions need it.
