@@ -71,10 +71,14 @@ impl Slices {
 /// An item is a duplicate if any subfilter says so; it is inserted into the
 /// newest subfilter; after `c` insertions the oldest subfilter is emptied and
 /// becomes the newest. The queue therefore remembers between `c·(L − 1)` and
-/// `c·L` of the latest insertions: its [`window`](Windowed::window) is
-/// `c·(L − 1)` with a [`slack`](Windowed::slack) of `c` (the paper calls
-/// `w = c·L` the window). With subfilters that have no false negatives, no
-/// item of the window is missed.
+/// `c·L` of the latest insertions (§5.2, the remark before Theorem 5), and
+/// its [`window`](Windowed::window) is the paper's `w = c·L`, the window
+/// Theorems 5 to 8 and [`plan_for_window`] size for (`c = ⌈w/L⌉`), with no
+/// [`slack`](Windowed::slack): nothing older than `c·L` is reported. The
+/// oldest part of the window is where a queue forgets: with subfilters that
+/// have no false negatives, no item among the last `c·(L − 1)` insertions is
+/// missed, and an item older than `c·(L − 1) + (m mod c)` always is (the
+/// paper counts these as false negatives; [`fnr_queue`]).
 ///
 /// Rotation reuses the oldest subfilter's memory through
 /// [`DuplicateFilter::clear`]: no allocation after construction. The item is
@@ -267,7 +271,8 @@ impl<F: DuplicateFilter> Queue<F> {
     /// use ddf_queue::{Digest, DuplicateFilter, Queue, Verdict};
     /// use ddf_shf::CompactShf;
     ///
-    /// // L = 4 subfilters of c = 1,000 insertions: a window of at least 3,000.
+    /// // L = 4 subfilters of c = 1,000 insertions: a window of 4,000, of
+    /// // which the last 3,000 are never missed (CSHF has no false negatives).
     /// let mut q = Queue::new(4, 1_000, |_| CompactShf::new(1_000, 32))?;
     /// assert_eq!(q.subfilters(), 4);
     /// assert_eq!(q.observe(Digest::mixed(1)), Verdict::Unseen);
@@ -686,18 +691,21 @@ impl<F: DuplicateFilter> TimedFilter for Queue<F> {
 }
 
 impl<F> Windowed for Queue<F> {
-    /// `c·(L − 1)` insertions, or `(L − 1)·s ≥ t` time units with a time span.
+    /// `w = c·L` insertions (§5.1), or `(L − 1)·s ≥ t` time units with a
+    /// time span, which slices so that all of `t` is kept.
     fn window(&self) -> Window {
-        let older = self.subfilters.len() as u64 - 1;
+        let l = self.subfilters.len() as u64;
         match self.slices {
-            Some(s) => Window::Time(older * s.span),
-            None => Window::Count(older * self.capacity),
+            Some(s) => Window::Time((l - 1).saturating_mul(s.span)),
+            None => Window::Count(l.saturating_mul(self.capacity)),
         }
     }
 
-    /// One subfilter's worth: `c` insertions, or `s` time units.
+    /// 0 for a count window (nothing older than `c·L` is remembered); one
+    /// slice `s` for a time span (the newest slice may have started up to
+    /// `s` before the window's start).
     fn slack(&self) -> u64 {
-        self.slices.map_or(self.capacity, |s| s.span)
+        self.slices.map_or(0, |s| s.span)
     }
 }
 
@@ -888,8 +896,8 @@ mod tests {
             q.observe(d(100 + i));
         }
         assert!(!q.contains(d(1_000)));
-        assert_eq!(q.window(), Window::Count(15));
-        assert_eq!(q.slack(), 5);
+        assert_eq!(q.window(), Window::Count(20));
+        assert_eq!(q.slack(), 0);
     }
 
     #[test]
