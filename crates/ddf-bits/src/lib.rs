@@ -15,7 +15,7 @@ mod swar;
 
 pub use bit_array::BitArray;
 pub use packed::{Iter, MAX_CELL_BITS, PackedArray};
-pub use rows::{CellRows, RowProbe, RowRules, RowViolation};
+pub use rows::{CellRows, RowProbe, RowRules, RowSearch, RowViolation, RowWrite};
 pub use swar::FieldScan;
 
 pub use ddf_param::ParamError;

@@ -422,17 +422,6 @@ impl<F: DuplicateFilter> Queue<F> {
         from_newest[..head].iter().chain(&before[..n - head])
     }
 
-    /// The subfilters older than the newest, in storage order (their order
-    /// does not matter to a lookup, which has no side effect): one loop that
-    /// skips the newest, which compiles tighter than a chain of two slices.
-    fn older(&self) -> impl Iterator<Item = &F> {
-        let newest = self.newest;
-        self.subfilters
-            .iter()
-            .enumerate()
-            .filter_map(move |(i, f)| (i != newest).then_some(f))
-    }
-
     /// Empties the oldest subfilter and makes it the newest.
     fn rotate(&mut self) {
         let oldest = self
@@ -513,21 +502,17 @@ impl<F: DuplicateFilter> Queue<F> {
         }
     }
 
-    /// One block of at most `c − filled` items: no rotation before its end.
+    /// One block of at most `c − filled` items: no rotation before its end,
+    /// so the subfilters answer it as a group
+    /// ([`DuplicateFilter::observe_in_group`]).
     fn observe_block(&mut self, block: &[Digest], verdicts: &mut Vec<Verdict>) {
-        let start = verdicts.len();
-        self.subfilters[self.newest].observe_batch(block, verdicts);
-        let mut seen = std::mem::take(&mut self.scratch.0);
-        for f in self.older() {
-            seen.clear();
-            f.contains_batch(block, &mut seen);
-            for (v, &hit) in verdicts[start..].iter_mut().zip(&seen) {
-                if hit {
-                    *v = Verdict::Duplicate;
-                }
-            }
-        }
-        self.scratch.0 = seen;
+        F::observe_in_group(
+            &mut self.subfilters,
+            self.newest,
+            block,
+            verdicts,
+            &mut self.scratch.0,
+        );
         self.filled += block.len() as u64;
         if self.filled == self.capacity && self.slices.is_none() {
             self.rotate();
@@ -574,9 +559,10 @@ impl<F: DuplicateFilter> Queue<F> {
 }
 
 impl<F: DuplicateFilter> DuplicateFilter for Queue<F> {
+    /// Every subfilter asked as a group ([`DuplicateFilter::any_contains`]).
     #[inline]
     fn contains(&self, digest: Digest) -> bool {
-        self.subfilters.iter().any(|f| f.contains(digest))
+        F::any_contains(&self.subfilters, usize::MAX, digest)
     }
 
     fn insert(&mut self, digest: Digest) {
@@ -585,7 +571,9 @@ impl<F: DuplicateFilter> DuplicateFilter for Queue<F> {
         self.count_insertion();
     }
 
-    /// Asks the older subfilters, then observes in the newest (fused there).
+    /// Asks the older subfilters as a group
+    /// ([`DuplicateFilter::any_contains`], which may derive the digest's
+    /// positions once for all), then observes in the newest (fused there).
     #[inline]
     fn observe(&mut self, digest: Digest) -> Verdict {
         if self.filled == self.capacity {
@@ -594,7 +582,7 @@ impl<F: DuplicateFilter> DuplicateFilter for Queue<F> {
             self.insert(digest);
             return Verdict::from_seen(seen);
         }
-        let older = self.older().any(|f| f.contains(digest));
+        let older = F::any_contains(&self.subfilters, self.newest, digest);
         let newest = self.subfilters[self.newest].observe(digest);
         self.count_insertion();
         Verdict::from_seen(older || newest.is_duplicate())

@@ -2,8 +2,8 @@
 //! naming the parameter: never a panic or an absurd allocation.
 
 use ddf_core::testing::params::{check, check_budget, count_usize, probability, size};
-use ddf_exact::ExactWindow;
 use ddf_core::{Window, Windowed};
+use ddf_exact::ExactWindow;
 use ddf_queue::Queue;
 use ddf_shf::CompactShf;
 use proptest::prelude::*;
