@@ -116,7 +116,7 @@ pub struct Queue<F> {
     /// Insertions into the newest subfilter, `m mod c`.
     filled: u64,
     slices: Option<Slices>,
-    /// The older subfilters' answers for one block of a batch.
+    /// A buffer for [`DuplicateFilter::observe_in_group`], reused by every block.
     scratch: Scratch,
 }
 
@@ -477,9 +477,10 @@ impl<F: DuplicateFilter> Queue<F> {
 
     /// Observes `digests` in order, as [`observe`](DuplicateFilter::observe)
     /// one by one would, a block at a time: within a block no subfilter
-    /// rotates, so the older ones are only read and each answers the whole
-    /// block with its own `contains_batch` (which prefetches, if it does),
-    /// while the newest observes the block with its `observe_batch`.
+    /// rotates, so the older ones are only read, and the subfilters answer
+    /// the block as a group ([`DuplicateFilter::observe_in_group`]: by
+    /// default the older ones with their own `contains_batch`, which
+    /// prefetches if it does, and the newest with its `observe_batch`).
     fn observe_blocks(&mut self, digests: &[Digest], verdicts: &mut Vec<Verdict>) {
         verdicts.reserve(digests.len());
         if self.memory_bits() < MIN_BLOCK_BITS {
@@ -588,10 +589,10 @@ impl<F: DuplicateFilter> DuplicateFilter for Queue<F> {
         Verdict::from_seen(older || newest.is_duplicate())
     }
 
-    /// Block by block: each subfilter takes the block through its own batch
-    /// path (the older ones `contains_batch`, the newest `observe_batch`),
-    /// so a subfilter that prefetches hides the latency of all `L` rows.
-    /// Same verdicts and state as one by one.
+    /// Block by block, each block answered by the subfilters as a group
+    /// ([`DuplicateFilter::observe_in_group`]; by default each through its
+    /// own batch path), so subfilters that prefetch hide the latency of all
+    /// `L` rows. Same verdicts and state as one by one.
     fn observe_batch(&mut self, digests: &[Digest], verdicts: &mut Vec<Verdict>) {
         self.observe_blocks(digests, verdicts);
     }
