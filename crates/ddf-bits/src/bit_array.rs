@@ -334,14 +334,34 @@ impl BitArray {
         f: impl FnOnce(u64) -> u64,
     ) -> u64 {
         let (w, sh) = split_index(offset);
-        let window = (u128::from(self.words[w + 1]) << 64) | u128::from(self.words[w]);
-        let old = (window >> sh) as u64 & mask;
-        let field = u128::from(mask) << sh;
-        let new = (window & !field) | (u128::from(f(old) & mask) << sh);
-        self.words[w] = new as u64;
-        // Fields end within `len`, so this leaves the padding word zero.
-        self.words[w + 1] = (new >> 64) as u64;
+        let Some([lo, hi]) = self.words.get_mut(w..w + 2) else {
+            crate::out_of_range("word", w as u64 + 1, self.words.len() as u64, "words");
+        };
+        let old = ((u128::from(*hi) << 64 | u128::from(*lo)) >> sh) as u64 & mask;
+        flip(lo, hi, sh, (f(old) ^ old) & mask);
         old
+    }
+
+    /// Replaces the field at `offset` under `mask` by `f(old)` (masked) when
+    /// `f` returns a value, with one read of the two words under it and, if
+    /// so, one write; the caller has checked that the field lies within `len`.
+    #[inline(always)]
+    pub(crate) fn update_masked_if(
+        &mut self,
+        offset: u64,
+        mask: u64,
+        f: impl FnOnce(u64) -> Option<u64>,
+    ) {
+        let (w, sh) = split_index(offset);
+        // One bounds check for both words: the field starts in a data word,
+        // so `w + 1` is at most the padding word.
+        let Some([lo, hi]) = self.words.get_mut(w..w + 2) else {
+            crate::out_of_range("word", w as u64 + 1, self.words.len() as u64, "words");
+        };
+        let old = ((u128::from(*hi) << 64 | u128::from(*lo)) >> sh) as u64 & mask;
+        if let Some(new) = f(old) {
+            flip(lo, hi, sh, (new ^ old) & mask);
+        }
     }
 
     /// Prefetches the cache line holding bit `offset` (a hint for a batch
@@ -380,6 +400,18 @@ impl BitArray {
 #[inline(never)]
 fn field_out_of_range(offset: u64, len: u32, bound: u64) -> ! {
     panic!("field of {len} bits at {offset} out of range for {bound} bits (at most 64 bits)")
+}
+
+/// XORs `delta` shifted left by `sh` (below 64) into the 128 bits `hi:lo`:
+/// the bits that change when a field at `sh` is rewritten. Cheaper than
+/// masking the field out of a 128-bit window and or-ing the new value in,
+/// and it writes the same words. Fields end within `len`, so `delta` never
+/// reaches the padding word.
+#[inline(always)]
+fn flip(lo: &mut u64, hi: &mut u64, sh: u32, delta: u64) {
+    *lo ^= delta << sh;
+    // `delta >> (64 − sh)` without a shift by 64 when `sh` is 0.
+    *hi ^= (delta >> 1) >> (63 - sh);
 }
 
 /// Word index and bit within the word of bit `i`.

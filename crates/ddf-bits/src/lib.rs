@@ -17,7 +17,7 @@ mod swar;
 pub use bit_array::BitArray;
 pub use linear::{LinearTable, MAX_CELLS_LOG2, MaxLoad, Probe, TableCell};
 pub use packed::{Iter, MAX_CELL_BITS, PackedArray};
-pub use rows::{CellRows, RowProbe, RowRules, RowViolation};
+pub use rows::{CellRows, RowProbe, RowRules, RowSearch, RowViolation, RowWrite};
 pub use swar::FieldScan;
 
 pub use ddf_param::ParamError;

@@ -6,7 +6,7 @@ use crate::swar::Lanes;
 use ddf_param::{ParamError, checked_mul, ensure_positive, ensure_range};
 
 mod probe;
-pub use probe::RowProbe;
+pub use probe::{RowProbe, RowSearch, RowWrite};
 
 /// `rows` rows of `k` cells (`cells_per_row`, the QHT paper's `k`) of
 /// `width` bits (`cell_bits`, 1..=32) each, stored row-major and contiguous

@@ -104,6 +104,43 @@ pub trait DuplicateFilter {
 
     /// Forgets everything: back to the state right after construction.
     fn clear(&mut self);
+
+    /// Whether a filter of `group` other than `group[skip]` (every filter
+    /// when `skip` is out of range) reports `digest`: a queue's lookup in its
+    /// subfilters ([`crate::group`]). The default asks each in turn; a type
+    /// whose filters of one shape derive the same positions from a digest
+    /// overrides it to derive them once.
+    #[inline]
+    fn any_contains(group: &[Self], skip: usize, digest: Digest) -> bool
+    where
+        Self: Sized,
+    {
+        crate::group::any_contains(group, skip, digest)
+    }
+
+    /// Observes `digests` in `group[newest]` and appends one verdict per
+    /// digest: `Duplicate` if the newest or any other filter of `group`
+    /// reports it, the verdicts of asking the others and observing in the
+    /// newest one digest at a time. A queue's batch between two rotations
+    /// ([`crate::group`]). The default,
+    /// [`group::observe_by_filter`](crate::group::observe_by_filter), hands
+    /// the block to each filter's own batch path, with `scratch` as a reused
+    /// buffer; a type may override it to go once through the digests with
+    /// every filter's memory prefetched together.
+    ///
+    /// # Panics
+    /// If `newest` is not an index of `group`.
+    fn observe_in_group(
+        group: &mut [Self],
+        newest: usize,
+        digests: &[Digest],
+        verdicts: &mut Vec<Verdict>,
+        scratch: &mut Vec<bool>,
+    ) where
+        Self: Sized,
+    {
+        crate::group::observe_by_filter(group, newest, digests, verdicts, scratch);
+    }
 }
 
 /// How a windowed filter's window is measured.

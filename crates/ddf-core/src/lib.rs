@@ -8,6 +8,7 @@ mod clock;
 mod deduper;
 mod ext;
 mod filter;
+pub mod group;
 pub mod sizing;
 pub mod snapshot;
 #[cfg(feature = "testing")]

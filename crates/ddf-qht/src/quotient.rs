@@ -1,8 +1,9 @@
 //! QHT, QHTD and QQHTD: one table of quotiented fingerprints, three insertion rules.
 
 use crate::rows::{self, DEFAULT_SEED};
-use ddf_bits::{CellRows, RowProbe, RowRules};
+use ddf_bits::{CellRows, RowProbe, RowRules, RowWrite};
 use ddf_core::batch::{self, Prefetch};
+use ddf_core::group;
 use ddf_core::snapshot::{self, DecodeError, Decoder, Encoder, Snapshot};
 use ddf_core::{Digest, DuplicateFilter, ParamError, Verdict};
 use ddf_hash::{Fingerprinter, SeededRng, SplitMix64, ZeroPolicy};
@@ -24,9 +25,10 @@ pub trait Insertion: sealed::Sealed + Copy + fmt::Debug + Send + Sync + 'static 
     /// Whether a row never holds the same fingerprint twice.
     const DISTINCT_ROWS: bool;
 
-    /// Stores fingerprint `fp` of row `row`, which `probe` looked up.
+    /// Where a row of `k` cells that `probe` looked up takes the
+    /// fingerprint (drawing from `rng` only for a random cell).
     #[doc(hidden)]
-    fn insert(cells: &mut CellRows, rng: &mut SplitMix64, row: u64, fp: u32, probe: RowProbe);
+    fn place(k: usize, rng: &mut SplitMix64, probe: RowProbe) -> RowWrite;
 }
 
 /// QHT's rule (Algorithm 1): an element found in its row is not stored
@@ -54,11 +56,13 @@ impl Insertion for Distinct {
     const DISTINCT_ROWS: bool = true;
 
     #[inline(always)]
-    fn insert(cells: &mut CellRows, rng: &mut SplitMix64, row: u64, fp: u32, probe: RowProbe) {
+    fn place(k: usize, rng: &mut SplitMix64, probe: RowProbe) -> RowWrite {
         // A single cell holds `fp` afterwards whether it was found or not, so
         // write it unconditionally: no branch on the (unpredictable) lookup.
-        if probe.found.is_none() || cells.cells_per_row() == 1 {
-            rows::store(cells, rng, row, fp, probe.empty);
+        if probe.found.is_none() || k == 1 {
+            rows::place(k, rng, probe.empty)
+        } else {
+            RowWrite::Keep
         }
     }
 }
@@ -69,8 +73,8 @@ impl Insertion for Duplicates {
     const DISTINCT_ROWS: bool = false;
 
     #[inline(always)]
-    fn insert(cells: &mut CellRows, rng: &mut SplitMix64, row: u64, fp: u32, probe: RowProbe) {
-        rows::store(cells, rng, row, fp, probe.empty);
+    fn place(k: usize, rng: &mut SplitMix64, probe: RowProbe) -> RowWrite {
+        rows::place(k, rng, probe.empty)
     }
 }
 
@@ -80,8 +84,8 @@ impl Insertion for Fifo {
     const DISTINCT_ROWS: bool = false;
 
     #[inline(always)]
-    fn insert(cells: &mut CellRows, _rng: &mut SplitMix64, row: u64, fp: u32, _probe: RowProbe) {
-        cells.push_front(row, fp);
+    fn place(_k: usize, _rng: &mut SplitMix64, _probe: RowProbe) -> RowWrite {
+        RowWrite::PushFront
     }
 }
 
@@ -308,7 +312,33 @@ impl<I: Insertion> QuotientFilter<I> {
     fn present(&self, row: u64, fp: u32) -> bool {
         self.cells.find(row, fp).is_some()
     }
+
+    /// Whether `other` derives the same row and fingerprint from every
+    /// digest and lays its rows out alike (same shape and fingerprinter), as
+    /// the subfilters of a queue do: then one [`locate`](Self::locate) and
+    /// one [`CellRows::search`] serve both.
+    #[inline(always)]
+    fn same_positions(&self, other: &Self) -> bool {
+        self.cells.same_shape(&other.cells) && self.fingerprinter == other.fingerprinter
+    }
+
+    /// [`observe`](DuplicateFilter::observe) of an item already located:
+    /// whether its fingerprint was in its row.
+    #[inline(always)]
+    fn observe_located(&mut self, row: u64, fp: u32) -> bool {
+        let k = self.cells.cells_per_row();
+        let rng = &mut *self.rng;
+        let probe = self
+            .cells
+            .probe_then(row, fp, |probe| I::place(k, rng, probe));
+        probe.found.is_some()
+    }
 }
+
+/// Lines a group batch keeps in flight: the batch driver's lookahead
+/// ([`Prefetch::LOOKAHEAD`]) shared among the subfilters of a group, one
+/// line each per item.
+const GROUP_LINES_IN_FLIGHT: usize = 16;
 
 /// Checks the parameters of [`QuotientFilter::new`] without allocating.
 pub(crate) fn check_params(
@@ -349,19 +379,82 @@ impl<I: Insertion> DuplicateFilter for QuotientFilter<I> {
 
     #[inline]
     fn insert(&mut self, digest: Digest) {
-        let (row, fp) = self.locate(digest);
-        let probe = self.cells.probe(row, fp);
-        I::insert(&mut self.cells, &mut self.rng, row, fp, probe);
+        self.observe(digest);
     }
 
     /// One read of the row answers the lookup and finds the insertion's
-    /// empty cell ([`CellRows::probe`]); one write stores the fingerprint.
+    /// empty cell, and one write of the same words stores the fingerprint
+    /// ([`CellRows::probe_then`]).
     #[inline]
     fn observe(&mut self, digest: Digest) -> Verdict {
         let (row, fp) = self.locate(digest);
-        let probe = self.cells.probe(row, fp);
-        I::insert(&mut self.cells, &mut self.rng, row, fp, probe);
-        Verdict::from_seen(probe.found.is_some())
+        Verdict::from_seen(self.observe_located(row, fp))
+    }
+
+    /// Locates `digest` once for every filter of the group that derives the
+    /// same positions as the first (all of a queue's, normally).
+    #[inline]
+    fn any_contains(group: &[Self], skip: usize, digest: Digest) -> bool {
+        let Some(first) = group.first() else {
+            return false;
+        };
+        let (row, fp) = first.locate(digest);
+        let search = first.cells.search(row, fp);
+        group.iter().enumerate().any(|(i, f)| {
+            i != skip
+                && if f.same_positions(first) {
+                    f.cells.holds(&search)
+                } else {
+                    f.contains(digest)
+                }
+        })
+    }
+
+    /// When every filter of the group derives the same positions: one pass,
+    /// each item located once, the rows of an item in every filter
+    /// prefetched together a few items ahead, then each filter probed.
+    /// Otherwise filter by filter ([`group::observe_by_filter`]). Same
+    /// verdicts, state and draws as one by one.
+    fn observe_in_group(
+        group: &mut [Self],
+        newest: usize,
+        digests: &[Digest],
+        verdicts: &mut Vec<Verdict>,
+        scratch: &mut Vec<bool>,
+    ) {
+        let shared = group
+            .first()
+            .is_some_and(|first| group.iter().all(|f| f.same_positions(first)));
+        if !shared || newest >= group.len() {
+            group::observe_by_filter(group, newest, digests, verdicts, scratch);
+            return;
+        }
+        verdicts.reserve(digests.len());
+        let ahead = (GROUP_LINES_IN_FLIGHT / group.len())
+            .max(1)
+            .min(digests.len());
+        let hint = |group: &[Self], d: Digest| {
+            let row = d.reduce(group[0].cells.rows());
+            for f in group {
+                f.cells.prefetch_row(row);
+            }
+        };
+        for &d in &digests[..ahead] {
+            hint(group, d);
+        }
+        for (i, &d) in digests.iter().enumerate() {
+            if let Some(&next) = digests.get(i + ahead) {
+                hint(group, next);
+            }
+            let (row, fp) = group[0].locate(d);
+            let search = group[0].cells.search(row, fp);
+            let older = group
+                .iter()
+                .enumerate()
+                .any(|(j, f)| j != newest && f.cells.holds(&search));
+            let found = group[newest].observe_located(row, fp);
+            verdicts.push(Verdict::from_seen(older || found));
+        }
     }
 
     /// Prefetches rows a few items ahead; same verdicts, state and draws.

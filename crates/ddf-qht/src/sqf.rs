@@ -1,7 +1,7 @@
 //! The Streaming Quotient Filter of Dutta, Narang and Bera, as the QHT paper §2.4 describes it.
 
 use crate::rows::{self, DEFAULT_SEED};
-use ddf_bits::{CellRows, RowRules};
+use ddf_bits::{CellRows, RowRules, RowWrite};
 use ddf_core::batch::{self, Prefetch};
 use ddf_core::snapshot::{self, DecodeError, Decoder, Encoder, Snapshot};
 use ddf_core::{Digest, DuplicateFilter, ParamError, Verdict};
@@ -296,12 +296,13 @@ impl DuplicateFilter for Sqf {
     #[inline]
     fn observe(&mut self, digest: Digest) -> Verdict {
         let (row, fp) = self.locate(digest);
-        let probe = self.cells.probe(row, fp);
-        let present = probe.found.is_some();
-        if !present {
-            rows::store(&mut self.cells, &mut self.rng, row, fp, probe.empty);
-        }
-        Verdict::from_seen(present)
+        let k = self.cells.cells_per_row();
+        let rng = &mut *self.rng;
+        let probe = self.cells.probe_then(row, fp, |p| match p.found {
+            Some(_) => RowWrite::Keep,
+            None => rows::place(k, rng, p.empty),
+        });
+        Verdict::from_seen(probe.found.is_some())
     }
 
     /// Prefetches rows a few items ahead; same verdicts, state and draws.

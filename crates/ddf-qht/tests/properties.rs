@@ -145,3 +145,86 @@ proptest! {
         prop_assert_eq!(a.cells(), b.cells());
     }
 }
+
+/// A group of three filters of one rule: the same shape, or one of them
+/// with other rows, cells or zero policy (so that the group hooks must fall
+/// back for it).
+fn group<I: ddf_qht::Insertion>(odd: u8, seed: u64) -> Vec<ddf_qht::QuotientFilter<I>> {
+    (0..3u64)
+        .map(|i| {
+            let (rows, k) = match (odd, i) {
+                (1, 1) => (61, 3),
+                (2, 2) => (53, 4),
+                _ => (53, 3),
+            };
+            let f = ddf_qht::QuotientFilter::<I>::new(rows, k, 5)
+                .unwrap()
+                .with_seed(seed ^ i);
+            if (odd, i) == (3, 0) {
+                f.with_zero_policy(ZeroPolicy::MapToOne)
+            } else {
+                f
+            }
+        })
+        .collect()
+}
+
+/// `any_contains` and `observe_in_group` of a group against asking the
+/// filters one at a time: same answers, verdicts, states and draws.
+fn group_hooks_are_one_by_one<I: ddf_qht::Insertion>(
+    odd: u8,
+    seed: u64,
+    newest: usize,
+    skip: usize,
+    items: &[u64],
+) -> Result<(), TestCaseError>
+where
+    ddf_qht::QuotientFilter<I>: ddf_core::Snapshot,
+{
+    use ddf_core::Snapshot;
+    let (mut grouped, mut single) = (group::<I>(odd, seed), group::<I>(odd, seed));
+    let ds: Vec<Digest> = items.iter().map(|&x| Digest::mixed(x)).collect();
+    for &d in &ds {
+        let want = single
+            .iter()
+            .enumerate()
+            .any(|(i, f)| i != skip && f.contains(d));
+        prop_assert_eq!(DuplicateFilter::any_contains(&grouped, skip, d), want);
+    }
+    let mut got = Vec::new();
+    DuplicateFilter::observe_in_group(&mut grouped, newest, &ds, &mut got, &mut Vec::new());
+    let want: Vec<Verdict> = ds
+        .iter()
+        .map(|&d| {
+            let older = single
+                .iter()
+                .enumerate()
+                .any(|(i, f)| i != newest && f.contains(d));
+            let seen = single[newest].observe(d).is_duplicate();
+            Verdict::from_seen(older || seen)
+        })
+        .collect();
+    prop_assert_eq!(got, want);
+    for (g, s) in grouped.iter().zip(&single) {
+        prop_assert!(g.to_bytes() == s.to_bytes(), "states differ");
+    }
+    Ok(())
+}
+
+proptest! {
+    /// The group hooks (what a queue asks its subfilters through) answer as
+    /// the filters one at a time, for groups of one shape (derived once)
+    /// and of mixed shapes (each filter on its own).
+    #[test]
+    fn group_hooks_match_one_at_a_time(
+        odd in 0u8..4,
+        seed in any::<u64>(),
+        newest in 0usize..3,
+        skip in 0usize..4,
+        items in prop::collection::vec(0u64..400, 0..300),
+    ) {
+        group_hooks_are_one_by_one::<ddf_qht::Distinct>(odd, seed, newest, skip, &items)?;
+        group_hooks_are_one_by_one::<ddf_qht::Duplicates>(odd, seed, newest, skip, &items)?;
+        group_hooks_are_one_by_one::<ddf_qht::Fifo>(odd, seed, newest, skip, &items)?;
+    }
+}

@@ -71,10 +71,14 @@ impl Slices {
 /// An item is a duplicate if any subfilter says so; it is inserted into the
 /// newest subfilter; after `c` insertions the oldest subfilter is emptied and
 /// becomes the newest. The queue therefore remembers between `c·(L − 1)` and
-/// `c·L` of the latest insertions: its [`window`](Windowed::window) is
-/// `c·(L − 1)` with a [`slack`](Windowed::slack) of `c` (the paper calls
-/// `w = c·L` the window). With subfilters that have no false negatives, no
-/// item of the window is missed.
+/// `c·L` of the latest insertions (§5.2, the remark before Theorem 5), and
+/// its [`window`](Windowed::window) is the paper's `w = c·L`, the window
+/// Theorems 5 to 8 and [`plan_for_window`] size for (`c = ⌈w/L⌉`), with no
+/// [`slack`](Windowed::slack): nothing older than `c·L` is reported. The
+/// oldest part of the window is where a queue forgets: with subfilters that
+/// have no false negatives, no item among the last `c·(L − 1)` insertions is
+/// missed, and an item older than `c·(L − 1) + (m mod c)` always is (the
+/// paper counts these as false negatives; [`fnr_queue`]).
 ///
 /// Rotation reuses the oldest subfilter's memory through
 /// [`DuplicateFilter::clear`]: no allocation after construction. The item is
@@ -112,7 +116,7 @@ pub struct Queue<F> {
     /// Insertions into the newest subfilter, `m mod c`.
     filled: u64,
     slices: Option<Slices>,
-    /// The older subfilters' answers for one block of a batch.
+    /// A buffer for [`DuplicateFilter::observe_in_group`], reused by every block.
     scratch: Scratch,
 }
 
@@ -267,7 +271,8 @@ impl<F: DuplicateFilter> Queue<F> {
     /// use ddf_queue::{Digest, DuplicateFilter, Queue, Verdict};
     /// use ddf_shf::CompactShf;
     ///
-    /// // L = 4 subfilters of c = 1,000 insertions: a window of at least 3,000.
+    /// // L = 4 subfilters of c = 1,000 insertions: a window of 4,000, of
+    /// // which the last 3,000 are never missed (CSHF has no false negatives).
     /// let mut q = Queue::new(4, 1_000, |_| CompactShf::new(1_000, 32))?;
     /// assert_eq!(q.subfilters(), 4);
     /// assert_eq!(q.observe(Digest::mixed(1)), Verdict::Unseen);
@@ -417,17 +422,6 @@ impl<F: DuplicateFilter> Queue<F> {
         from_newest[..head].iter().chain(&before[..n - head])
     }
 
-    /// The subfilters older than the newest, in storage order (their order
-    /// does not matter to a lookup, which has no side effect): one loop that
-    /// skips the newest, which compiles tighter than a chain of two slices.
-    fn older(&self) -> impl Iterator<Item = &F> {
-        let newest = self.newest;
-        self.subfilters
-            .iter()
-            .enumerate()
-            .filter_map(move |(i, f)| (i != newest).then_some(f))
-    }
-
     /// Empties the oldest subfilter and makes it the newest.
     fn rotate(&mut self) {
         let oldest = self
@@ -483,9 +477,10 @@ impl<F: DuplicateFilter> Queue<F> {
 
     /// Observes `digests` in order, as [`observe`](DuplicateFilter::observe)
     /// one by one would, a block at a time: within a block no subfilter
-    /// rotates, so the older ones are only read and each answers the whole
-    /// block with its own `contains_batch` (which prefetches, if it does),
-    /// while the newest observes the block with its `observe_batch`.
+    /// rotates, so the older ones are only read, and the subfilters answer
+    /// the block as a group ([`DuplicateFilter::observe_in_group`]: by
+    /// default the older ones with their own `contains_batch`, which
+    /// prefetches if it does, and the newest with its `observe_batch`).
     fn observe_blocks(&mut self, digests: &[Digest], verdicts: &mut Vec<Verdict>) {
         verdicts.reserve(digests.len());
         if self.memory_bits() < MIN_BLOCK_BITS {
@@ -508,21 +503,17 @@ impl<F: DuplicateFilter> Queue<F> {
         }
     }
 
-    /// One block of at most `c − filled` items: no rotation before its end.
+    /// One block of at most `c − filled` items: no rotation before its end,
+    /// so the subfilters answer it as a group
+    /// ([`DuplicateFilter::observe_in_group`]).
     fn observe_block(&mut self, block: &[Digest], verdicts: &mut Vec<Verdict>) {
-        let start = verdicts.len();
-        self.subfilters[self.newest].observe_batch(block, verdicts);
-        let mut seen = std::mem::take(&mut self.scratch.0);
-        for f in self.older() {
-            seen.clear();
-            f.contains_batch(block, &mut seen);
-            for (v, &hit) in verdicts[start..].iter_mut().zip(&seen) {
-                if hit {
-                    *v = Verdict::Duplicate;
-                }
-            }
-        }
-        self.scratch.0 = seen;
+        F::observe_in_group(
+            &mut self.subfilters,
+            self.newest,
+            block,
+            verdicts,
+            &mut self.scratch.0,
+        );
         self.filled += block.len() as u64;
         if self.filled == self.capacity && self.slices.is_none() {
             self.rotate();
@@ -569,9 +560,10 @@ impl<F: DuplicateFilter> Queue<F> {
 }
 
 impl<F: DuplicateFilter> DuplicateFilter for Queue<F> {
+    /// Every subfilter asked as a group ([`DuplicateFilter::any_contains`]).
     #[inline]
     fn contains(&self, digest: Digest) -> bool {
-        self.subfilters.iter().any(|f| f.contains(digest))
+        F::any_contains(&self.subfilters, usize::MAX, digest)
     }
 
     fn insert(&mut self, digest: Digest) {
@@ -580,7 +572,9 @@ impl<F: DuplicateFilter> DuplicateFilter for Queue<F> {
         self.count_insertion();
     }
 
-    /// Asks the older subfilters, then observes in the newest (fused there).
+    /// Asks the older subfilters as a group
+    /// ([`DuplicateFilter::any_contains`], which may derive the digest's
+    /// positions once for all), then observes in the newest (fused there).
     #[inline]
     fn observe(&mut self, digest: Digest) -> Verdict {
         if self.filled == self.capacity {
@@ -589,16 +583,16 @@ impl<F: DuplicateFilter> DuplicateFilter for Queue<F> {
             self.insert(digest);
             return Verdict::from_seen(seen);
         }
-        let older = self.older().any(|f| f.contains(digest));
+        let older = F::any_contains(&self.subfilters, self.newest, digest);
         let newest = self.subfilters[self.newest].observe(digest);
         self.count_insertion();
         Verdict::from_seen(older || newest.is_duplicate())
     }
 
-    /// Block by block: each subfilter takes the block through its own batch
-    /// path (the older ones `contains_batch`, the newest `observe_batch`),
-    /// so a subfilter that prefetches hides the latency of all `L` rows.
-    /// Same verdicts and state as one by one.
+    /// Block by block, each block answered by the subfilters as a group
+    /// ([`DuplicateFilter::observe_in_group`]; by default each through its
+    /// own batch path), so subfilters that prefetch hide the latency of all
+    /// `L` rows. Same verdicts and state as one by one.
     fn observe_batch(&mut self, digests: &[Digest], verdicts: &mut Vec<Verdict>) {
         self.observe_blocks(digests, verdicts);
     }
@@ -686,18 +680,21 @@ impl<F: DuplicateFilter> TimedFilter for Queue<F> {
 }
 
 impl<F> Windowed for Queue<F> {
-    /// `c·(L − 1)` insertions, or `(L − 1)·s ≥ t` time units with a time span.
+    /// `w = c·L` insertions (§5.1), or `(L − 1)·s ≥ t` time units with a
+    /// time span, which slices so that all of `t` is kept.
     fn window(&self) -> Window {
-        let older = self.subfilters.len() as u64 - 1;
+        let l = self.subfilters.len() as u64;
         match self.slices {
-            Some(s) => Window::Time(older * s.span),
-            None => Window::Count(older * self.capacity),
+            Some(s) => Window::Time((l - 1).saturating_mul(s.span)),
+            None => Window::Count(l.saturating_mul(self.capacity)),
         }
     }
 
-    /// One subfilter's worth: `c` insertions, or `s` time units.
+    /// 0 for a count window (nothing older than `c·L` is remembered); one
+    /// slice `s` for a time span (the newest slice may have started up to
+    /// `s` before the window's start).
     fn slack(&self) -> u64 {
-        self.slices.map_or(self.capacity, |s| s.span)
+        self.slices.map_or(0, |s| s.span)
     }
 }
 
@@ -888,8 +885,8 @@ mod tests {
             q.observe(d(100 + i));
         }
         assert!(!q.contains(d(1_000)));
-        assert_eq!(q.window(), Window::Count(15));
-        assert_eq!(q.slack(), 5);
+        assert_eq!(q.window(), Window::Count(20));
+        assert_eq!(q.slack(), 0);
     }
 
     #[test]

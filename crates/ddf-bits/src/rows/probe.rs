@@ -52,6 +52,174 @@ impl CellRows {
     }
 }
 
+/// A lookup of one value in one row, prepared once by
+/// [`CellRows::search`] for several tables of the same shape (the
+/// subfilters of a queue, which all derive the same row and value from an
+/// item): [`CellRows::holds`] then costs each table one read and a few word
+/// operations.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
+pub struct RowSearch {
+    row: u64,
+    value: u32,
+    /// The row's first bit.
+    offset: u64,
+    /// The value in every lane of a one-word row.
+    pattern: u64,
+    /// All ones if the value fits a cell, else 0 (it is never found).
+    fits: u64,
+}
+
+/// What [`CellRows::probe_then`] writes into the row it probed.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
+pub enum RowWrite {
+    /// Nothing: the row stays as it is.
+    Keep,
+    /// The value into cell `j` (which must be below `k`).
+    Cell(usize),
+    /// The value at cell 0, every cell moving one place toward cell `k − 1`
+    /// and the last one falling out ([`CellRows::push_front`]).
+    PushFront,
+}
+
+impl CellRows {
+    /// Whether `other` has the same rows, cells per row and cell width, so
+    /// that a [`RowSearch`] prepared by one serves the other.
+    #[inline]
+    #[must_use]
+    pub fn same_shape(&self, other: &CellRows) -> bool {
+        self.rows == other.rows && self.k == other.k && self.width == other.width
+    }
+
+    /// Prepares the lookup of `value` in row `r` for [`holds`](Self::holds)
+    /// on this table or any of the [same shape](Self::same_shape).
+    ///
+    /// # Panics
+    /// If `r >= rows`.
+    ///
+    /// # Examples
+    ///
+    /// ```
+    /// use ddf_bits::CellRows;
+    ///
+    /// let (mut a, b) = (CellRows::new(8, 4, 8)?, CellRows::new(8, 4, 8)?);
+    /// a.set(3, 2, 42);
+    /// let s = a.search(3, 42);
+    /// assert!(a.holds(&s));
+    /// assert!(!b.holds(&s));
+    /// # Ok::<(), ddf_bits::ParamError>(())
+    /// ```
+    #[inline(always)]
+    #[must_use]
+    pub fn search(&self, r: u64, value: u32) -> RowSearch {
+        let v = u64::from(value);
+        RowSearch {
+            row: r,
+            value,
+            offset: self.row_offset(r),
+            pattern: v.wrapping_mul(self.last.lows),
+            fits: u64::from(v <= self.cell_mask()).wrapping_neg(),
+        }
+    }
+
+    /// Whether the row of `search` holds its value in this table:
+    /// [`find`](Self::find)`(r, value).is_some()`. A search prepared by a
+    /// table of another shape answers for an unspecified row, or panics.
+    #[inline(always)]
+    #[must_use]
+    pub fn holds(&self, search: &RowSearch) -> bool {
+        if self.full_chunks != 0 {
+            return self.find(search.row, search.value).is_some();
+        }
+        let lanes = &self.last;
+        let cells = self.bits().read_masked(search.offset, lanes.mask);
+        lanes.zero_lanes(cells ^ search.pattern) & search.fits != 0
+    }
+
+    /// [`probe`](Self::probe) row `r` for `value`, then write `value` where
+    /// `decide` says, given the probe: a lookup and its insertion with one
+    /// read and at most one write of the words under a row of at most 64
+    /// bits, and no second index computation. Longer rows take
+    /// [`probe`](Self::probe) and then [`set`](Self::set) or
+    /// [`push_front`](Self::push_front). Returns the probe.
+    ///
+    /// # Panics
+    /// If `r >= rows`, or if `decide` returns a cell `j >= k`.
+    ///
+    /// # Examples
+    ///
+    /// ```
+    /// use ddf_bits::{CellRows, RowWrite};
+    ///
+    /// let mut rows = CellRows::new(8, 4, 8)?;
+    /// // Store 7 in the first empty cell unless it is there already.
+    /// let first_empty = |p: ddf_bits::RowProbe| match (p.found, p.empty) {
+    ///     (None, Some(j)) => RowWrite::Cell(j),
+    ///     _ => RowWrite::Keep,
+    /// };
+    /// assert_eq!(rows.probe_then(5, 7, first_empty).found, None);
+    /// assert_eq!(rows.probe_then(5, 7, first_empty).found, Some(0));
+    /// assert_eq!(rows.count_occupied(5), 1);
+    /// # Ok::<(), ddf_bits::ParamError>(())
+    /// ```
+    // Always inlined: `decide` is the caller's insertion rule, and the row
+    // word stays in a register from the read to the write.
+    #[inline(always)]
+    pub fn probe_then(
+        &mut self,
+        r: u64,
+        value: u32,
+        decide: impl FnOnce(RowProbe) -> RowWrite,
+    ) -> RowProbe {
+        if self.full_chunks != 0 {
+            let probe = self.probe(r, value);
+            match decide(probe) {
+                RowWrite::Keep => {}
+                RowWrite::Cell(j) => self.set(r, j, value),
+                RowWrite::PushFront => {
+                    self.push_front(r, value);
+                }
+            }
+            return probe;
+        }
+        let lanes = self.last;
+        let (width, cell_mask) = (self.width, self.cell_mask());
+        let recip = self.lane_recip;
+        let k = self.k;
+        let offset = self.row_offset(r);
+        let value = u64::from(value);
+        let mut probe = RowProbe {
+            found: None,
+            empty: None,
+        };
+        self.cells
+            .bits_mut()
+            .update_masked_if(offset, lanes.mask, |cells| {
+                let fits = value <= cell_mask;
+                let found = lanes.zero_lanes(cells ^ value.wrapping_mul(lanes.lows))
+                    & u64::from(fits).wrapping_neg();
+                let empty = lanes.zero_lanes(cells);
+                let lane = |hits: u64| ((hits.trailing_zeros() * recip) >> 16) as usize;
+                probe = RowProbe {
+                    found: (found != 0).then(|| lane(found)),
+                    empty: (empty != 0).then(|| lane(empty)),
+                };
+                let value = value & cell_mask;
+                match decide(probe) {
+                    RowWrite::Keep => None,
+                    RowWrite::Cell(j) => {
+                        if j >= k {
+                            crate::out_of_range("cell", j as u64, k as u64, "cells per row");
+                        }
+                        let shift = j as u32 * width;
+                        Some((cells & !(cell_mask << shift)) | value << shift)
+                    }
+                    RowWrite::PushFront => Some((cells << width) | value),
+                }
+            });
+        probe
+    }
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
