@@ -161,9 +161,10 @@ pub enum Window {
 /// last [`window`](Self::window) insertions (or within that time span). Items
 /// whose latest occurrence is older than window + [`slack`](Self::slack) are
 /// forgotten; between the two the filter may still report them, which is the
-/// slack of the APBF paper's (w, s, p, e) model and the `c·L − w` margin of
-/// the queuing construction. Whether items in the window can be missed (false
-/// negatives) is each type's documented guarantee.
+/// slack of the APBF paper's (w, s, p, e) model and the last slice of a
+/// time-span queue. Whether items in the window can be missed (false
+/// negatives) is each type's documented guarantee: a count queue's window is
+/// the paper's `c·L`, of whose oldest part it forgets some.
 pub trait Windowed {
     /// The window `w` (or `t`).
     fn window(&self) -> Window;
