@@ -89,6 +89,32 @@ fn no_unfinished_markers() {
 }
 
 #[test]
+fn no_template_placeholders_in_pages() {
+    // A `@@NAME@@` left in a page is a template nothing filled: the crate
+    // pages are the crate docs, so it would show on docs.rs. Built from
+    // pieces so this file does not flag itself.
+    let at = "@".repeat(2);
+    let mut md = Vec::new();
+    files(&root(), "md", &mut md);
+    let mut bad = Vec::new();
+    for p in &md {
+        for (n, line) in read(p).lines().enumerate() {
+            if let Some(start) = line.find(at.as_str()) {
+                let rest = &line[start + 2..];
+                let name: String = rest
+                    .chars()
+                    .take_while(|c| c.is_ascii_uppercase() || *c == '_')
+                    .collect();
+                if !name.is_empty() && rest[name.len()..].starts_with(at.as_str()) {
+                    bad.push(format!("{}:{}: {line}", p.display(), n + 1));
+                }
+            }
+        }
+    }
+    assert!(bad.is_empty(), "unfilled placeholders:\n{}", bad.join("\n"));
+}
+
+#[test]
 fn no_merge_conflict_markers() {
     // A marker line is seven of one character at the start of a line;
     // built from pieces so this file does not flag itself.
