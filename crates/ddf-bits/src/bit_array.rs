@@ -23,11 +23,23 @@ pub(crate) const fn low_mask(len: u32) -> u64 {
 ///
 /// Indices out of range panic, as slice indices do: they are programming
 /// errors, not user input. Construction never panics.
-#[derive(Debug, Clone, PartialEq, Eq, Hash)]
+#[derive(Debug, PartialEq, Eq, Hash)]
 pub struct BitArray {
     /// `len.div_ceil(64)` data words, then one padding word that stays zero.
     words: Vec<u64>,
     len: u64,
+}
+
+/// A clone spanning at least [`HUGE_MIN_BYTES`](crate::pages::HUGE_MIN_BYTES)
+/// is advised for huge pages ([`pages::copied_vec`](crate::pages::copied_vec)):
+/// the copy of a large filter is probed as the original is.
+impl Clone for BitArray {
+    fn clone(&self) -> Self {
+        BitArray {
+            words: crate::pages::copied_vec(&self.words),
+            len: self.len,
+        }
+    }
 }
 
 impl BitArray {
@@ -55,7 +67,8 @@ impl BitArray {
     /// they span at least [`HUGE_MIN_BYTES`](crate::pages::HUGE_MIN_BYTES)
     /// (see [`pages`](crate::pages)), for large arrays probed at random.
     /// The memory is written, so resident, at once; contents and behaviour
-    /// are those of [`new`](Self::new), and a clone is in ordinary pages.
+    /// are those of [`new`](Self::new). A clone of an array that large is
+    /// advised for huge pages too, however the original was made.
     pub fn new_huge(len: u64) -> Result<Self, ParamError> {
         let total = Self::total_words("bits", len)?;
         Ok(BitArray {
@@ -485,6 +498,22 @@ mod tests {
     fn index_in_padding_panics() {
         let a = BitArray::new(100).unwrap();
         let _ = a.get(100);
+    }
+
+    /// A clone large enough to be advised for huge pages is still an equal,
+    /// independent copy.
+    #[test]
+    fn large_clones_are_equal_and_independent() {
+        let len = (crate::pages::HUGE_MIN_BYTES as u64) * 8 + 130;
+        let mut a = BitArray::new(len).unwrap();
+        for i in [0, 64, 1 << 20, len - 1] {
+            a.set(i);
+        }
+        let mut b = a.clone();
+        assert_eq!(a, b);
+        b.unset(64);
+        assert!(a.get(64) && !b.get(64));
+        assert_eq!(b.count_ones(), 3);
     }
 
     #[test]

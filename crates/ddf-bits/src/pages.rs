@@ -44,6 +44,24 @@ pub fn filled_vec<T: Clone>(len: usize, value: T) -> Vec<T> {
     v
 }
 
+/// A copy of `src`, with the memory advised for transparent huge pages
+/// first when it spans at least [`HUGE_MIN_BYTES`], as [`filled_vec`]
+/// does: a clone of a large table probed at random keeps the TLB reach of
+/// the original.
+///
+/// ```
+/// let v = ddf_bits::pages::copied_vec(&[1u64, 2, 3]);
+/// assert_eq!(v, [1, 2, 3]);
+/// ```
+pub fn copied_vec<T: Clone>(src: &[T]) -> Vec<T> {
+    let mut v = Vec::with_capacity(src.len());
+    if size_of_val(src) >= HUGE_MIN_BYTES {
+        advise_huge(v.spare_capacity_mut());
+    }
+    v.extend_from_slice(src);
+    v
+}
+
 /// Whether the kernel backs the advised ranges with huge pages at all
 /// (Linux: `enabled` is `always` or `madvise`); for tests and reports.
 pub fn huge_pages_available() -> bool {
