@@ -238,6 +238,38 @@ impl<C: TableCell> LinearTable<C> {
         self.len >= self.max_len
     }
 
+    /// Sets the load bound to `max_len` entries, for a table that has reached
+    /// the size its owner needs: a window of `n` keys at once stops doubling at
+    /// the cells it wants for `n` and holds `n` there, though that is a little
+    /// above the ratio it grew at. Fails unless `len ≤ max_len < 2^k`.
+    ///
+    /// # Examples
+    ///
+    /// ```
+    /// use ddf_bits::{LinearTable, MaxLoad};
+    ///
+    /// let mut t = LinearTable::small(0u64, MaxLoad::Half);
+    /// t.set_max_len(5)?;
+    /// assert_eq!(t.max_len(), 5);
+    /// assert_eq!(t.set_max_len(8).unwrap_err().param(), "max_len");
+    /// # Ok::<(), ddf_bits::ParamError>(())
+    /// ```
+    pub fn set_max_len(&mut self, max_len: usize) -> Result<(), ParamError> {
+        let cells = self.cells.len();
+        if max_len < self.len || max_len >= cells {
+            return Err(ParamError::new(
+                "max_len",
+                max_len,
+                format!(
+                    "{}..{cells} (the entries stored, below the cells)",
+                    self.len
+                ),
+            ));
+        }
+        self.max_len = max_len;
+        Ok(())
+    }
+
     /// The value of an empty cell.
     #[inline]
     pub fn empty(&self) -> &C {
@@ -339,10 +371,14 @@ impl<C: TableCell> LinearTable<C> {
             // Distances back to the entry's home and to the hole, along the
             // probe order: the hole is on the entry's path from its home
             // exactly when its home is no nearer than the hole.
-            if j.wrapping_sub(home) & mask >= j.wrapping_sub(hole) & mask {
-                self.cells.swap(hole, j);
-                hole = j;
-            }
+            let moves = j.wrapping_sub(home) & mask >= j.wrapping_sub(hole) & mask;
+            // The entry moves into the hole, which moves on to where it was;
+            // else the hole swaps with itself. A select, not a branch: whether
+            // an entry moves is a coin toss the predictor would miss about
+            // one time in three.
+            let to = std::hint::select_unpredictable(moves, j, hole);
+            self.cells.swap(hole, to);
+            hole = to;
             j = (j + 1) & mask;
         }
         self.len -= 1;
