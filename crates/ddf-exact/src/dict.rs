@@ -165,7 +165,7 @@ impl<K: Hash + Eq + Clone, S: BuildHasher> Dict<K, S> {
     /// Counts one occurrence of `key` at time `now`; returns whether it was
     /// stored before. One probe serves the lookup and the insertion (the
     /// table doubles first when the new key would take its load above 1/2).
-    #[inline]
+    #[inline(always)]
     pub(crate) fn add(&mut self, key: K, hash: u64, now: u64) -> bool {
         let t = &mut self.table;
         match Self::probe(t, &key, hash) {

@@ -392,17 +392,21 @@ impl<K: Hash + Eq + Clone, S: BuildHasher> ExactWindow<K, S> {
     /// before: one dictionary probe serves both, since after expiring stale
     /// items a key is in the dictionary exactly when it is live.
     fn record(&mut self, key: K, now: u64) -> bool {
-        // The unbounded set keeps each key once: no FIFO, clock or count.
-        let dict = match &mut self.dict {
-            Store::Set(set) => {
-                let hash = set.hash(&key);
-                return set.insert(key, hash);
-            }
-            Store::Window(dict) => dict,
-        };
         // One hash of the key serves the probe (and a doubling's reinsertion),
         // and its FIFO item keeps it for the eviction.
-        let hash = dict.hash(&key);
+        let hash = self.dict.hash(&key);
+        self.record_hashed(key, hash, now)
+    }
+
+    /// [`record`](Self::record) of `key` of hash `hash` (under `S`), which
+    /// the batch paths computed for their prefetch.
+    #[inline(always)]
+    fn record_hashed(&mut self, key: K, hash: u64, now: u64) -> bool {
+        // The unbounded set keeps each key once: no FIFO, clock or count.
+        let dict = match &mut self.dict {
+            Store::Set(set) => return set.insert(key, hash),
+            Store::Window(dict) => dict,
+        };
         let Window::Time(span) = self.window else {
             // A count window (its clock stays at 0): the new key is counted
             // before the oldest leaves, which a full FIFO swaps out for it.
@@ -513,8 +517,10 @@ impl ExactWindow<Digest, MixState> {
 }
 
 /// Items the batch paths look ahead: two cache lines per item (the new key's
-/// home cell and the evicted key's), about 16 misses in flight.
+/// home cell and the evicted key's), about 16 misses in flight. A power of
+/// two, so the pipeline's ring of hashes wraps with a mask.
 const LOOKAHEAD: usize = 8;
+const _: () = assert!(LOOKAHEAD.is_power_of_two());
 
 /// The state (as [`memory_bits`](DuplicateFilter::memory_bits) counts it)
 /// below which the batch paths give no hints: a table that fits the core's
@@ -528,9 +534,11 @@ impl ExactWindow<Digest, MixState> {
     /// the front, which a full window evicts then (a time window evicts it
     /// when its time is up or the FIFO is full; a wrong hint only wastes a
     /// fetch).
+    /// Returns the digest's hash, for the insertion to reuse.
     #[inline(always)]
-    fn prefetch_insert(&self, digest: Digest, ahead: usize) {
-        self.dict.prefetch(self.dict.hash(&digest));
+    fn prefetch_insert(&self, digest: Digest, ahead: usize) -> u64 {
+        let hash = self.dict.hash(&digest);
+        self.dict.prefetch(hash);
         let evicts = match self.window {
             Window::Count(_) => self.fifo.is_full(),
             Window::Time(_) => true,
@@ -539,32 +547,39 @@ impl ExactWindow<Digest, MixState> {
         if evicts && let Some(old) = self.fifo.get(ahead) {
             self.dict.prefetch(old.hash);
         }
+        hash
     }
 
     /// The insertion pipeline of every batch path: hints [`LOOKAHEAD`]
-    /// items ahead, then runs `op` on the items one at a time, in order.
+    /// items ahead, then runs `op` on the items one at a time, in order,
+    /// with each item's hash (computed once, for the hint).
     #[inline(always)]
     fn pipeline<T: Copy>(
         &mut self,
         items: &[T],
         digest: impl Fn(T) -> Digest,
-        mut op: impl FnMut(&mut Self, T),
+        mut op: impl FnMut(&mut Self, T, u64),
     ) {
         if self.memory_bits() < MIN_PREFETCH_BITS {
             for &item in items {
-                op(self, item);
+                let hash = self.dict.hash(&digest(item));
+                op(self, item, hash);
             }
             return;
         }
+        // The hashes of the items hinted and not yet inserted, by position
+        // modulo the look-ahead (a power of two: a mask).
+        let mut hashes = [0u64; LOOKAHEAD];
         let ahead = LOOKAHEAD.min(items.len());
         for (j, &item) in items[..ahead].iter().enumerate() {
-            self.prefetch_insert(digest(item), j);
+            hashes[j] = self.prefetch_insert(digest(item), j);
         }
         for (i, &item) in items.iter().enumerate() {
+            let hash = hashes[i % LOOKAHEAD];
             if let Some(&next) = items.get(i + ahead) {
-                self.prefetch_insert(digest(next), ahead);
+                hashes[(i + ahead) % LOOKAHEAD] = self.prefetch_insert(digest(next), ahead);
             }
-            op(self, item);
+            op(self, item, hash);
         }
     }
 
@@ -609,7 +624,14 @@ impl DuplicateFilter for ExactWindow<Digest, MixState> {
     /// Prefetches the new and the evicted key's cells a few items ahead.
     fn observe_batch(&mut self, digests: &[Digest], verdicts: &mut Vec<Verdict>) {
         verdicts.reserve(digests.len());
-        self.pipeline(digests, |d| d, |f, d| verdicts.push(f.observe_key(d)));
+        self.pipeline(
+            digests,
+            |d| d,
+            |f, d, hash| {
+                let now = f.clock.latest();
+                verdicts.push(Verdict::from_seen(f.record_hashed(d, hash, now)));
+            },
+        );
     }
 
     fn contains_batch(&self, digests: &[Digest], answers: &mut Vec<bool>) {
@@ -651,7 +673,7 @@ impl TimedFilter for ExactWindow<Digest, MixState> {
         self.pipeline(
             digests,
             |d| d,
-            |f, d| verdicts.push(f.observe_key_at(d, now)),
+            |f, d, hash| verdicts.push(Verdict::from_seen(f.record_hashed(d, hash, now))),
         );
     }
 
@@ -665,7 +687,7 @@ impl TimedFilter for ExactWindow<Digest, MixState> {
         self.pipeline(
             stamped,
             |(d, _)| d,
-            |f, (d, now)| verdicts.push(f.observe_key_at(d, now)),
+            |f, (d, now), hash| verdicts.push(Verdict::from_seen(f.record_hashed(d, hash, now))),
         );
     }
 
