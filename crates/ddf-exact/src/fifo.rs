@@ -3,8 +3,8 @@
 //! A full count window does one thing per insertion: the new item takes the
 //! slot of the oldest, which leaves. [`Fifo::replace_oldest`] is exactly that,
 //! one read and one write of the slot at `head` and a wrap of `head`, with no
-//! capacity or growth check on the way. (A `VecDeque` push and pop spent
-//! about 40 instructions of an exact operation on wrap and grow checks.)
+//! capacity or growth check on the way (the `VecDeque` it replaces checked
+//! both on every push and pop, and the pop was a call of its own).
 //!
 //! The ring grows by doubling while it fills, never past its bound (the
 //! window, or a time window's capacity), so a large window costs memory only

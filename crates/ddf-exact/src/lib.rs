@@ -524,8 +524,8 @@ const _: () = assert!(LOOKAHEAD.is_power_of_two());
 
 /// The state (as [`memory_bits`](DuplicateFilter::memory_bits) counts it)
 /// below which the batch paths give no hints: a table that fits the core's
-/// caches gains nothing from them, and computing them (a hash and a FIFO
-/// read per item) costs about a third of an operation.
+/// caches gains nothing from them, and they cost a FIFO read and two
+/// prefetches per item.
 const MIN_PREFETCH_BITS: u64 = 1 << 24;
 
 impl ExactWindow<Digest, MixState> {
