@@ -238,6 +238,38 @@ impl<C: TableCell> LinearTable<C> {
         self.len >= self.max_len
     }
 
+    /// Sets the load bound to `max_len` entries, for a table that has reached
+    /// the size its owner needs: a window of `n` keys at once stops doubling at
+    /// the cells it wants for `n` and holds `n` there, though that is a little
+    /// above the ratio it grew at. Fails unless `len ≤ max_len < 2^k`.
+    ///
+    /// # Examples
+    ///
+    /// ```
+    /// use ddf_bits::{LinearTable, MaxLoad};
+    ///
+    /// let mut t = LinearTable::small(0u64, MaxLoad::Half);
+    /// t.set_max_len(5)?;
+    /// assert_eq!(t.max_len(), 5);
+    /// assert_eq!(t.set_max_len(8).unwrap_err().param(), "max_len");
+    /// # Ok::<(), ddf_bits::ParamError>(())
+    /// ```
+    pub fn set_max_len(&mut self, max_len: usize) -> Result<(), ParamError> {
+        let cells = self.cells.len();
+        if max_len < self.len || max_len >= cells {
+            return Err(ParamError::new(
+                "max_len",
+                max_len,
+                format!(
+                    "{}..{cells} (the entries stored, below the cells)",
+                    self.len
+                ),
+            ));
+        }
+        self.max_len = max_len;
+        Ok(())
+    }
+
     /// The value of an empty cell.
     #[inline]
     pub fn empty(&self) -> &C {
@@ -325,7 +357,7 @@ impl<C: TableCell> LinearTable<C> {
     /// Removes the entry at `i`, shifting later entries of its run back
     /// (see the module docs); `hash_of` gives an entry's hash. An empty
     /// cell is left alone.
-    #[inline]
+    #[inline(always)]
     pub fn remove(&mut self, i: usize, hash_of: impl Fn(&C) -> u64) {
         if self.cells[i].is_vacant(&self.empty) {
             return;
@@ -339,7 +371,20 @@ impl<C: TableCell> LinearTable<C> {
             // Distances back to the entry's home and to the hole, along the
             // probe order: the hole is on the entry's path from its home
             // exactly when its home is no nearer than the hole.
-            if j.wrapping_sub(home) & mask >= j.wrapping_sub(hole) & mask {
+            let moves = j.wrapping_sub(home) & mask >= j.wrapping_sub(hole) & mask;
+            if size_of::<C>() <= 16 {
+                // The entry moves into the hole, which moves on to where it
+                // was; else the hole swaps with itself. A select, not a
+                // branch: whether an entry moves is a coin toss the predictor
+                // misses about one time in three (callgrind's simulation: 0.7
+                // of the SHF's 3.1 mispredictions per observation).
+                let to = std::hint::select_unpredictable(moves, j, hole);
+                self.cells.swap(hole, to);
+                hole = to;
+            } else if moves {
+                // A wide cell's swap with itself costs more than the missed
+                // branch (measured on the exact window's 32-byte cells: 24
+                // instructions more per observation).
                 self.cells.swap(hole, j);
                 hole = j;
             }

@@ -12,9 +12,13 @@
 //!
 //! The table doubles when an insertion would take its load above 1/2, so
 //! it never holds more than twice the cells of the keys it ever held at
-//! once: a window of `w` items (or `capacity`) stops growing at the least
-//! power of two of at least `2·w` cells, and the unbounded set grows with
-//! its distinct keys.
+//! once. A window holds at most `n` keys at once (`w + 1` for a count window:
+//! the new key is counted before the oldest leaves; a time window's
+//! `capacity`), so its table stops at the least power of two of at least
+//! `2·(n − 1)` cells and holds `n` keys there: a window of `w = 2^j` items
+//! keeps `2·w` cells, not the `4·w` one more doubling for its `w + 1`-th key
+//! would give (for `w = 4096`, 256 KiB instead of 512 KiB, inside the L2
+//! cache).
 
 use ddf_bits::{LinearTable, MaxLoad, Probe, TableCell};
 use std::hash::{BuildHasher, Hash};
@@ -60,6 +64,10 @@ impl<K: Clone> TableCell for Cell<K> {
 pub(crate) struct Dict<K, S> {
     table: LinearTable<Cell<K>>,
     hasher: S,
+    /// The most keys held at once, `n` (`usize::MAX`: no bound).
+    most: usize,
+    /// The cells the table stops doubling at, for `n` keys.
+    final_cells: usize,
 }
 
 /// The hash of a cell (0 for an empty one, which the table never asks).
@@ -69,12 +77,47 @@ fn hash_of<K>(c: &Cell<K>) -> u64 {
 }
 
 impl<K: Hash + Eq + Clone, S: BuildHasher> Dict<K, S> {
-    pub(crate) fn with_hasher(hasher: S) -> Self {
-        Dict {
+    /// An empty dictionary that holds at most `most` keys at once
+    /// (`usize::MAX` for no bound); see the module docs for its sizes.
+    pub(crate) fn with_hasher(hasher: S, most: usize) -> Self {
+        // `2·(n − 1)` cells, a power of two; saturates for no bound.
+        let final_cells = most
+            .saturating_sub(1)
+            .saturating_mul(2)
+            .checked_next_power_of_two()
+            .unwrap_or(usize::MAX);
+        let mut d = Dict {
             // Load at most 1/2: a missing key's probe walks about 2.5 cells.
             table: LinearTable::small(Cell(None), MaxLoad::Half),
             hasher,
+            most,
+            final_cells,
+        };
+        d.settle();
+        d
+    }
+
+    /// At the final size, lets the table hold all `n` keys (fewer than its
+    /// cells: `2^k ≥ 2·(n − 1) ≥ n` for `n ≥ 2`, with one cell to spare
+    /// checked here).
+    #[inline]
+    fn settle(&mut self) {
+        let t = &mut self.table;
+        if t.cells() >= self.final_cells && t.max_len() < self.most && self.most < t.cells() {
+            // In range by the check just made (and `len ≤ max_len`).
+            let _ = t.set_max_len(self.most);
         }
+    }
+
+    /// Makes room for one more key in a full table: doubles it (up to the
+    /// final size, where it then holds `n` keys). Past `n` keys (a broken
+    /// caller) it still doubles, in `fill`, rather than fail.
+    #[cold]
+    fn grow(&mut self) {
+        if self.table.cells() < self.final_cells {
+            self.table.double(hash_of);
+        }
+        self.settle();
     }
 
     /// Distinct keys stored.
@@ -122,7 +165,7 @@ impl<K: Hash + Eq + Clone, S: BuildHasher> Dict<K, S> {
     /// Counts one occurrence of `key` at time `now`; returns whether it was
     /// stored before. One probe serves the lookup and the insertion (the
     /// table doubles first when the new key would take its load above 1/2).
-    #[inline]
+    #[inline(always)]
     pub(crate) fn add(&mut self, key: K, hash: u64, now: u64) -> bool {
         let t = &mut self.table;
         match Self::probe(t, &key, hash) {
@@ -133,22 +176,30 @@ impl<K: Hash + Eq + Clone, S: BuildHasher> Dict<K, S> {
                 }
                 true
             }
-            Probe::Vacant(i) => {
+            Probe::Vacant(mut i) => {
+                if t.is_full() {
+                    // The probe's cell moves when the table doubles.
+                    self.grow();
+                    i = match Self::probe(&self.table, &key, hash) {
+                        Probe::Vacant(i) | Probe::Found(i) => i,
+                    };
+                }
                 let slot = Slot {
                     count: NonZeroU64::MIN,
                     latest: now,
                 };
-                t.fill(i, Cell(Some(Entry { key, hash, slot })), hash_of);
+                self.table
+                    .fill(i, Cell(Some(Entry { key, hash, slot })), hash_of);
                 false
             }
         }
     }
 
-    /// Counts one occurrence of `key` fewer, deleting it at zero; a key not
+    /// Counts one occurrence of `key` (of hash `hash`, kept in the FIFO so
+    /// the key is not hashed again) fewer, deleting it at zero; a key not
     /// stored is left alone (the FIFO and the dictionary agree, so it never is).
-    #[inline]
-    pub(crate) fn remove_one(&mut self, key: &K) {
-        let hash = self.hash(key);
+    #[inline(always)]
+    pub(crate) fn remove_one(&mut self, key: &K, hash: u64) {
         let t = &mut self.table;
         let Probe::Found(i) = Self::probe(t, key, hash) else {
             return;
@@ -194,7 +245,7 @@ mod tests {
         /// are long and wrap.
         #[test]
         fn matches_a_map(ops in prop::collection::vec((any::<bool>(), 0u64..24), 0..500)) {
-            let mut d = Dict::with_hasher(MixState);
+            let mut d = Dict::with_hasher(MixState, usize::MAX);
             let mut model: HashMap<u64, u64> = HashMap::new();
             let mut peak = 0;
             for (t, &(add, key)) in ops.iter().enumerate() {
@@ -203,7 +254,7 @@ mod tests {
                     prop_assert_eq!(d.add(key, h, t as u64), model.contains_key(&key));
                     *model.entry(key).or_insert(0) += 1;
                 } else {
-                    d.remove_one(&key);
+                    d.remove_one(&key, d.hash(&key));
                     let e = model.get_mut(&key).unwrap();
                     *e -= 1;
                     if *e == 0 {
@@ -226,6 +277,38 @@ mod tests {
         }
     }
 
+    /// A window's table stops at `2·(n − 1)` cells and holds its `n` keys
+    /// there, as a count window of `w = n − 1` needs.
+    #[test]
+    fn a_bounded_table_stops_at_its_final_size() {
+        for (most, cells) in [
+            (1, 8),
+            (5, 8),
+            (7, 16),
+            (9, 16),
+            (4097, 8192),
+            (5000, 16384),
+        ] {
+            let mut d = Dict::with_hasher(MixState, most);
+            for k in 0..most as u64 {
+                prop_assert_add(&mut d, k);
+            }
+            assert_eq!((d.len(), d.cells()), (most, cells), "n = {most}");
+            // Keys still all found, and a window's churn keeps the size.
+            for k in 0..most as u64 {
+                assert!(d.get(&k).is_some());
+                d.remove_one(&k, d.hash(&k));
+                prop_assert_add(&mut d, k + most as u64);
+            }
+            assert_eq!((d.len(), d.cells()), (most, cells));
+        }
+
+        fn prop_assert_add(d: &mut Dict<u64, MixState>, k: u64) {
+            let h = d.hash(&k);
+            assert!(!d.add(k, h, 0));
+        }
+    }
+
     #[test]
     fn digest_cells_are_half_a_line() {
         assert_eq!(std::mem::size_of::<Cell<ddf_core::Digest>>(), 32);
@@ -234,9 +317,9 @@ mod tests {
 
     #[test]
     fn an_empty_table_answers() {
-        let mut d: Dict<u64, MixState> = Dict::with_hasher(MixState);
+        let mut d: Dict<u64, MixState> = Dict::with_hasher(MixState, usize::MAX);
         assert!(d.get(&3).is_none());
-        d.remove_one(&3);
+        d.remove_one(&3, d.hash(&3));
         d.prefetch(d.hash(&3));
         assert_eq!(d.len(), 0);
     }

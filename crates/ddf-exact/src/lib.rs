@@ -12,14 +12,15 @@ pub use ddf_core::{
 };
 
 mod dict;
+mod fifo;
 mod set;
 
 use ddf_core::snapshot::{self, Decoder, Encoder};
 use ddf_core::{Prediction, TimeClock};
 use ddf_hash::MixState;
 use dict::{Dict, Slot};
+use fifo::Fifo;
 use set::KeySet;
-use std::collections::VecDeque;
 use std::hash::{BuildHasher, Hash};
 use std::num::NonZeroU64;
 
@@ -62,8 +63,8 @@ use std::num::NonZeroU64;
 #[derive(Debug, Clone)]
 pub struct ExactWindow<K = Digest, S = MixState> {
     window: Window,
-    /// Items of the window, oldest first, with their timestamps in time mode.
-    fifo: VecDeque<(K, u64)>,
+    /// Items of the window, oldest first (see `fifo`).
+    fifo: Fifo<Item<K>>,
     /// The counting dictionary (see `dict`), or the set's keys (see `set`).
     dict: Store<K, S>,
     /// The latest timestamp seen and the steps back (time mode only), so
@@ -76,6 +77,21 @@ pub struct ExactWindow<K = Digest, S = MixState> {
     closed_early: u64,
 }
 
+/// An item of the FIFO: the key, its hash, so that its eviction finds its
+/// cell without hashing it again (and the batch paths prefetch that cell
+/// from the FIFO alone), and its timestamp (time mode; 0 otherwise).
+#[derive(Debug, Clone)]
+struct Item<K> {
+    key: K,
+    hash: u64,
+    at: u64,
+}
+
+/// A count as a `usize`, saturating (a bound past memory is no bound).
+fn saturating_usize(n: u64) -> usize {
+    usize::try_from(n).unwrap_or(usize::MAX)
+}
+
 /// What holds the keys: a counting dictionary for windows, a bare set of
 /// keys for `w = ∞` (no count, no timestamp, no deletion).
 #[derive(Debug, Clone)]
@@ -85,10 +101,17 @@ enum Store<K, S> {
 }
 
 impl<K: Hash + Eq + Clone, S: BuildHasher> Store<K, S> {
-    fn new(window: Window, hasher: S) -> Self {
+    /// The store for `window`, whose FIFO holds at most `capacity` items.
+    fn new(window: Window, capacity: u64, hasher: S) -> Self {
         match window {
             Window::Unbounded => Store::Set(KeySet::with_hasher(hasher)),
-            _ => Store::Window(Dict::with_hasher(hasher)),
+            // A count window counts the new key before the oldest leaves.
+            Window::Count(w) => Store::Window(Dict::with_hasher(
+                hasher,
+                saturating_usize(w.saturating_add(1)),
+            )),
+            // A time window makes room first.
+            Window::Time(_) => Store::Window(Dict::with_hasher(hasher, saturating_usize(capacity))),
         }
     }
 
@@ -209,8 +232,8 @@ impl<K: Hash + Eq + Clone> ExactWindow<K> {
     pub fn unbounded() -> Self {
         ExactWindow {
             window: Window::Unbounded,
-            fifo: VecDeque::new(),
-            dict: Store::new(Window::Unbounded, MixState),
+            fifo: Fifo::new(0),
+            dict: Store::new(Window::Unbounded, u64::MAX, MixState),
             clock: TimeClock::new(),
             capacity: u64::MAX,
             closed_early: 0,
@@ -269,8 +292,11 @@ impl<K: Hash + Eq + Clone, S: BuildHasher> ExactWindow<K, S> {
         };
         Ok(ExactWindow {
             window,
-            fifo: VecDeque::new(),
-            dict: Store::new(window, hasher),
+            fifo: Fifo::new(match window {
+                Window::Unbounded => 0,
+                _ => saturating_usize(capacity),
+            }),
+            dict: Store::new(window, capacity, hasher),
             clock: TimeClock::new(),
             capacity,
             closed_early: 0,
@@ -366,39 +392,49 @@ impl<K: Hash + Eq + Clone, S: BuildHasher> ExactWindow<K, S> {
     /// before: one dictionary probe serves both, since after expiring stale
     /// items a key is in the dictionary exactly when it is live.
     fn record(&mut self, key: K, now: u64) -> bool {
+        // One hash of the key serves the probe (and a doubling's reinsertion),
+        // and its FIFO item keeps it for the eviction.
+        let hash = self.dict.hash(&key);
+        self.record_hashed(key, hash, now)
+    }
+
+    /// [`record`](Self::record) of `key` of hash `hash` (under `S`), which
+    /// the batch paths computed for their prefetch.
+    #[inline(always)]
+    fn record_hashed(&mut self, key: K, hash: u64, now: u64) -> bool {
         // The unbounded set keeps each key once: no FIFO, clock or count.
         let dict = match &mut self.dict {
-            Store::Set(set) => {
-                let hash = set.hash(&key);
-                return set.insert(key, hash);
-            }
+            Store::Set(set) => return set.insert(key, hash),
             Store::Window(dict) => dict,
         };
-        // One hash of the key serves the probe (and a doubling's reinsertion).
-        let hash = dict.hash(&key);
-        // Count windows ignore time; their clock stays at 0.
-        let mut at = 0;
+        let Window::Time(span) = self.window else {
+            // A count window (its clock stays at 0): the new key is counted
+            // before the oldest leaves, which a full FIFO swaps out for it.
+            let present = dict.add(key.clone(), hash, 0);
+            if let Some(old) = self.fifo.replace_oldest(Item { key, hash, at: 0 }) {
+                dict.remove_one(&old.key, old.hash);
+            }
+            return present;
+        };
+        let at = self.clock.advance(now);
+        while let Some(old) = self.fifo.front()
+            && at - old.at >= span
+        {
+            dict.remove_one(&old.key, old.hash);
+            self.fifo.pop();
+        }
         // Whether the key was live before an early expiry (which may be its own).
         let mut live_before = None;
-        if let Window::Time(span) = self.window {
-            at = self.clock.advance(now);
-            while self.fifo.front().is_some_and(|&(_, ts)| at - ts >= span) {
-                pop_oldest(&mut self.fifo, dict);
+        if self.fifo.is_full() {
+            // Full of live items: the oldest leaves before its time.
+            live_before = Some(dict.get_hashed(&key, hash).is_some());
+            if let Some(old) = self.fifo.pop() {
+                dict.remove_one(&old.key, old.hash);
             }
-            if self.fifo.len() as u64 >= self.capacity {
-                // Full of live items: the oldest leaves before its time.
-                live_before = Some(dict.get_hashed(&key, hash).is_some());
-                pop_oldest(&mut self.fifo, dict);
-                self.closed_early = self.closed_early.saturating_add(1);
-            }
+            self.closed_early = self.closed_early.saturating_add(1);
         }
         let present = dict.add(key.clone(), hash, at);
-        self.fifo.push_back((key, at));
-        if let Window::Count(w) = self.window
-            && self.fifo.len() as u64 > w
-        {
-            pop_oldest(&mut self.fifo, dict);
-        }
+        self.fifo.push(Item { key, hash, at });
         live_before.unwrap_or(present)
     }
 
@@ -435,17 +471,6 @@ impl<K: Hash + Eq + Clone, S: BuildHasher> ExactWindow<K, S> {
             }
             Window::Unbounded => (self.dict.len() as u64).saturating_mul(key_bits),
         }
-    }
-}
-
-/// Pops the FIFO's oldest item and uncounts it in the dictionary.
-#[inline]
-fn pop_oldest<K: Hash + Eq + Clone, S: BuildHasher>(
-    fifo: &mut VecDeque<(K, u64)>,
-    dict: &mut Dict<K, S>,
-) {
-    if let Some((old, _)) = fifo.pop_front() {
-        dict.remove_one(&old);
     }
 }
 
@@ -492,13 +517,15 @@ impl ExactWindow<Digest, MixState> {
 }
 
 /// Items the batch paths look ahead: two cache lines per item (the new key's
-/// home cell and the evicted key's), about 16 misses in flight.
+/// home cell and the evicted key's), about 16 misses in flight. A power of
+/// two, so the pipeline's ring of hashes wraps with a mask.
 const LOOKAHEAD: usize = 8;
+const _: () = assert!(LOOKAHEAD.is_power_of_two());
 
 /// The state (as [`memory_bits`](DuplicateFilter::memory_bits) counts it)
 /// below which the batch paths give no hints: a table that fits the core's
-/// caches gains nothing from them, and computing them (a hash and a FIFO
-/// read per item) costs about a third of an operation.
+/// caches gains nothing from them, and they cost a FIFO read and two
+/// prefetches per item.
 const MIN_PREFETCH_BITS: u64 = 1 << 24;
 
 impl ExactWindow<Digest, MixState> {
@@ -507,43 +534,52 @@ impl ExactWindow<Digest, MixState> {
     /// the front, which a full window evicts then (a time window evicts it
     /// when its time is up or the FIFO is full; a wrong hint only wastes a
     /// fetch).
+    /// Returns the digest's hash, for the insertion to reuse.
     #[inline(always)]
-    fn prefetch_insert(&self, digest: Digest, ahead: usize) {
-        self.dict.prefetch(self.dict.hash(&digest));
+    fn prefetch_insert(&self, digest: Digest, ahead: usize) -> u64 {
+        let hash = self.dict.hash(&digest);
+        self.dict.prefetch(hash);
         let evicts = match self.window {
-            Window::Count(w) => self.fifo.len() as u64 == w,
+            Window::Count(_) => self.fifo.is_full(),
             Window::Time(_) => true,
             Window::Unbounded => false,
         };
-        if evicts && let Some((old, _)) = self.fifo.get(ahead) {
-            self.dict.prefetch(self.dict.hash(old));
+        if evicts && let Some(old) = self.fifo.get(ahead) {
+            self.dict.prefetch(old.hash);
         }
+        hash
     }
 
     /// The insertion pipeline of every batch path: hints [`LOOKAHEAD`]
-    /// items ahead, then runs `op` on the items one at a time, in order.
+    /// items ahead, then runs `op` on the items one at a time, in order,
+    /// with each item's hash (computed once, for the hint).
     #[inline(always)]
     fn pipeline<T: Copy>(
         &mut self,
         items: &[T],
         digest: impl Fn(T) -> Digest,
-        mut op: impl FnMut(&mut Self, T),
+        mut op: impl FnMut(&mut Self, T, u64),
     ) {
         if self.memory_bits() < MIN_PREFETCH_BITS {
             for &item in items {
-                op(self, item);
+                let hash = self.dict.hash(&digest(item));
+                op(self, item, hash);
             }
             return;
         }
+        // The hashes of the items hinted and not yet inserted, by position
+        // modulo the look-ahead (a power of two: a mask).
+        let mut hashes = [0u64; LOOKAHEAD];
         let ahead = LOOKAHEAD.min(items.len());
         for (j, &item) in items[..ahead].iter().enumerate() {
-            self.prefetch_insert(digest(item), j);
+            hashes[j] = self.prefetch_insert(digest(item), j);
         }
         for (i, &item) in items.iter().enumerate() {
+            let hash = hashes[i % LOOKAHEAD];
             if let Some(&next) = items.get(i + ahead) {
-                self.prefetch_insert(digest(next), ahead);
+                hashes[(i + ahead) % LOOKAHEAD] = self.prefetch_insert(digest(next), ahead);
             }
-            op(self, item);
+            op(self, item, hash);
         }
     }
 
@@ -588,7 +624,14 @@ impl DuplicateFilter for ExactWindow<Digest, MixState> {
     /// Prefetches the new and the evicted key's cells a few items ahead.
     fn observe_batch(&mut self, digests: &[Digest], verdicts: &mut Vec<Verdict>) {
         verdicts.reserve(digests.len());
-        self.pipeline(digests, |d| d, |f, d| verdicts.push(f.observe_key(d)));
+        self.pipeline(
+            digests,
+            |d| d,
+            |f, d, hash| {
+                let now = f.clock.latest();
+                verdicts.push(Verdict::from_seen(f.record_hashed(d, hash, now)));
+            },
+        );
     }
 
     fn contains_batch(&self, digests: &[Digest], answers: &mut Vec<bool>) {
@@ -630,7 +673,7 @@ impl TimedFilter for ExactWindow<Digest, MixState> {
         self.pipeline(
             digests,
             |d| d,
-            |f, d| verdicts.push(f.observe_key_at(d, now)),
+            |f, d, hash| verdicts.push(Verdict::from_seen(f.record_hashed(d, hash, now))),
         );
     }
 
@@ -644,7 +687,7 @@ impl TimedFilter for ExactWindow<Digest, MixState> {
         self.pipeline(
             stamped,
             |(d, _)| d,
-            |f, (d, now)| verdicts.push(f.observe_key_at(d, now)),
+            |f, (d, now), hash| verdicts.push(Verdict::from_seen(f.record_hashed(d, hash, now))),
         );
     }
 
@@ -693,12 +736,8 @@ impl Snapshot for ExactWindow<Digest, MixState> {
         self.clock.encode(out);
         out.put_u64(self.closed_early);
         let words: Vec<u64> = match self.window {
-            Window::Count(_) => self.fifo.iter().map(|(k, _)| k.get()).collect(),
-            Window::Time(_) => self
-                .fifo
-                .iter()
-                .flat_map(|(k, ts)| [k.get(), *ts])
-                .collect(),
+            Window::Count(_) => self.fifo.iter().map(|i| i.key.get()).collect(),
+            Window::Time(_) => self.fifo.iter().flat_map(|i| [i.key.get(), i.at]).collect(),
             Window::Unbounded => {
                 let mut keys: Vec<u64> = self.dict.keys().into_iter().map(|k| k.get()).collect();
                 keys.sort_unstable();
