@@ -162,7 +162,11 @@ fn main() {
     let bits: u64 = if size == "dram" { 1 << 29 } else { 1 << 20 };
     match which {
         "apbf" if size == "k3" || size == "k15" => {
-            let (k, g) = if size == "k3" { (3, 1000) } else { (15, 100_000) };
+            let (k, g) = if size == "k3" {
+                (3, 1000)
+            } else {
+                (15, 100_000)
+            };
             let f = Apbf::new(k, k, go_slice_bits(k, g)).expect("valid");
             let (fill, w) = (u64::from(2 * k + 1) * g, u64::from(k) * g);
             run(f, fill, op, ops, w);
