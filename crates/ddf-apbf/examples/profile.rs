@@ -12,8 +12,10 @@
 //! operation (`insert`, `absent`, `present`, `observe`, `batch`,
 //! `batch_at` (the timed batch at one time), `absent1` and `present1`
 //! (Algorithm 1 alone)), `l2`
-//! (1 Mbit) or `dram` (512 Mbit), and the number of operations. Digests
-//! are computed before the measured function, so counts exclude hashing.
+//! (1 Mbit) or `dram` (512 Mbit), or for `apbf` the shapes of `compare`
+//! below, `k3` (`k = l = 3, g = 1000`) and `k15` (`k = l = 15,
+//! g = 100,000`), and the number of operations. Digests are computed
+//! before the measured function, so counts exclude hashing.
 
 use ddf_apbf::{Apbbf, Apbf};
 use ddf_core::{Digest, DuplicateFilter, Verdict};
@@ -103,6 +105,14 @@ fn key(i: u64) -> u64 {
     x ^ (x >> 31)
 }
 
+/// The slice size of CrowdStrike's Go APBF for `k` and `g`,
+/// `m = ⌈1.442695·k·g⌉`, with the Go code's own truncated log₂ e, so that
+/// both filters have the same `m`.
+#[allow(clippy::approx_constant)]
+fn go_slice_bits(k: u32, g: u64) -> u64 {
+    (1.442695 * (u64::from(k) * g) as f64).ceil() as u64
+}
+
 /// `compare k l g n`: CrowdStrike's Go APBF's (k, l, g) and slice size
 /// `m = ⌈1.442695·k·g⌉`; `n` additions, then `n` queries of absent keys,
 /// then `n` of keys among the last `l·g` added; ns per element in CPU time,
@@ -110,9 +120,7 @@ fn key(i: u64) -> u64 {
 fn compare(a: &[String]) {
     let p = |i: usize| a[i].parse::<u64>().expect("a number");
     let (k, l, g, n) = (p(2) as u32, p(3) as u32, p(4), p(5));
-    // The Go code's own truncated log₂ e, so that both filters have the same `m`.
-    #[allow(clippy::approx_constant)]
-    let m = (1.442695 * (u64::from(k) * g) as f64).ceil() as u64;
+    let m = go_slice_bits(k, g);
     let mut f = Apbf::new(k, l, m).expect("valid");
     assert_eq!(f.generation(), g, "generation of m = {m}");
     let hasher = ddf_core::KeyedSipHasher::with_seed(1);
@@ -153,6 +161,16 @@ fn main() {
     let ops: u64 = a[4].parse().expect("a count");
     let bits: u64 = if size == "dram" { 1 << 29 } else { 1 << 20 };
     match which {
+        "apbf" if size == "k3" || size == "k15" => {
+            let (k, g) = if size == "k3" {
+                (3, 1000)
+            } else {
+                (15, 100_000)
+            };
+            let f = Apbf::new(k, k, go_slice_bits(k, g)).expect("valid");
+            let (fill, w) = (u64::from(2 * k + 1) * g, u64::from(k) * g);
+            run(f, fill, op, ops, w);
+        }
         "apbf" => {
             let f = Apbf::new(10, 24, bits / 34).expect("valid");
             let (fill, w) = (35 * f.generation(), 24 * f.generation());

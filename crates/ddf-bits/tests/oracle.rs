@@ -81,6 +81,38 @@ proptest! {
     }
 
     #[test]
+    fn word_writes_and_cleared_ranges_agree(
+        len in 1u64..700,
+        fill in any::<u64>(),
+        ranges in prop::collection::vec((any::<u64>(), any::<u64>()), 1..8),
+    ) {
+        let mut hand = BitArray::new(len).unwrap();
+        let mut bv = oracle(len);
+        // Every word written through `with_words_mut`, bits past `len`
+        // included: those must drop.
+        let pattern = |w: usize| fill.rotate_left(w as u32 % 64);
+        let words = hand.with_words_mut(|words| {
+            for (w, word) in words.iter_mut().enumerate() {
+                *word = pattern(w);
+            }
+            words.len()
+        });
+        prop_assert_eq!(words, hand.as_words().len());
+        for i in 0..len as usize {
+            bv.set(i, pattern(i / 64) >> (i % 64) & 1 == 1);
+        }
+        prop_assert_eq!(hand.as_words(), bv.as_raw_slice());
+        for (start_seed, len_seed) in ranges {
+            let start = start_seed % (len + 1);
+            let run = len_seed % (len - start + 1);
+            hand.clear_range(start, run);
+            bv[start as usize..(start + run) as usize].fill(false);
+            prop_assert_eq!(hand.as_words(), bv.as_raw_slice());
+        }
+        prop_assert_eq!(hand.count_ones(), bv.count_ones() as u64);
+    }
+
+    #[test]
     fn packed_cells_agree(
         width in 1u32..=32,
         len in 1u64..400,
