@@ -41,6 +41,22 @@ pub(crate) trait Segments: Clone + PartialEq + Eq {
         }
         mask
     }
+    /// Algorithm 1 with no shift pending (logical segment `i` is physical
+    /// `(base + i) mod n`, `n = cubic.len()`), then the insertion into
+    /// logical `0..k`, in one pass that shares what the two read: the answer
+    /// and state of `query_probes` then `insert_probes` with no shift
+    /// between them. `None` where the segments have no such pass; the core
+    /// then runs the two.
+    #[inline]
+    fn observe_unshifted(
+        &mut self,
+        _h: ItemProbes,
+        _cubic: &[u64],
+        _base: usize,
+        _k: usize,
+    ) -> Option<bool> {
+        None
+    }
     /// Prefetches the memory `test` and `set` of physical segment `seg`
     /// read for probe `x` (a cache hint only).
     fn prefetch(&self, seg: usize, x: u64);
@@ -328,7 +344,13 @@ impl Clock {
     #[inline]
     fn elapsed_periods(&self, now: u64) -> u64 {
         if self.started {
-            self.time.peek(now).saturating_sub(self.opened) / self.period
+            // Most calls fall within the current period: no division then.
+            let since = self.time.peek(now).saturating_sub(self.opened);
+            if since < self.period {
+                0
+            } else {
+                since / self.period
+            }
         } else {
             0
         }
@@ -628,28 +650,45 @@ impl<S: Segments> AgeCore<S> {
     /// `contains_at` then `insert_at` with one derivation of the probes:
     /// the verdict and state of the two calls.
     ///
-    /// A cached state (all segments tested at once) with no shift due tests
-    /// and sets in one pass: the insertion's `k` segments are among the
+    /// With no shift due, a cached state (all segments tested at once), or
+    /// segments with their own pass ([`Segments::observe_unshifted`]), test
+    /// and set in one pass: the insertion's `k` segments are among the
     /// query's, and a shift is the one thing that could come between them.
     #[inline]
     pub(crate) fn observe(&mut self, digest: Digest, now: u64) -> ddf_core::Verdict {
         let h = ItemProbes::of(digest);
         let shifts = self.pending_shifts(now);
-        if self.all_at_once && shifts == 0 && self.in_generation < self.generation {
-            if self.clock.is_some() {
-                // Only advances the clock: no period has passed and the
-                // generation is not full.
-                self.close_generations(now);
+        if shifts == 0 && self.in_generation < self.generation {
+            let (base, k) = (self.base, self.k as usize);
+            let seen = if self.all_at_once {
+                let phys = self.segs.match_mask_and_set(h, &self.cubic, base, k);
+                Some(self.run_in(phys, 0))
+            } else {
+                self.segs.observe_unshifted(h, &self.cubic, base, k)
+            };
+            if let Some(seen) = seen {
+                self.advance_clock(now);
+                self.in_generation += 1;
+                return ddf_core::Verdict::from_seen(seen);
             }
-            let phys = self
-                .segs
-                .match_mask_and_set(h, &self.cubic, self.base, self.k as usize);
-            self.in_generation += 1;
-            return ddf_core::Verdict::from_seen(self.run_in(phys, 0));
         }
         let seen = self.detect(h, shifts);
         self.insert_probes(h, now);
         ddf_core::Verdict::from_seen(seen)
+    }
+
+    /// The clock's part of an insertion that no shift precedes (no period
+    /// has passed and the generation is not full): the time advances, and
+    /// the first insertion opens the first generation.
+    #[inline]
+    fn advance_clock(&mut self, now: u64) {
+        match &mut self.clock {
+            Some(c) if c.started => {
+                c.time.advance(now);
+            }
+            Some(_) => self.close_generations(now),
+            None => {}
+        }
     }
 
     #[inline]
