@@ -135,7 +135,11 @@ impl Blocks {
         let lines = &mut self.lines[..];
         // Logical segment `i < n` is physical `base + i` (mod n).
         let locate = |i: usize| {
-            let p = if base + i >= n { base + i - n } else { base + i };
+            let p = if base + i >= n {
+                base + i - n
+            } else {
+                base + i
+            };
             let (block, rest) = Digest::new(h.at(p, cubic)).split(blocks);
             (p as u64 * blocks + block, rest.get())
         };
@@ -143,13 +147,12 @@ impl Blocks {
         // fails `i < n`; `prev` matches just above the last miss, `run` since.
         let (mut i, mut prev, mut run) = (n - k, 0, 0);
         let mut seen = false;
-        // The last block tested among the insertion's (logical below `k`).
-        let (mut shared, mut shared_at) = (usize::MAX, (0, 0));
+        // The last block tested: logical `l mod k`, among the insertion's,
+        // for an unseen item.
+        let (mut last, mut last_at) = (usize::MAX, (0, 0));
         while i < n {
             let (block, bits) = locate(i);
-            if i < k {
-                (shared, shared_at) = (i, (block, bits));
-            }
+            (last, last_at) = (i, (block, bits));
             if K::test(lines, block, bits) {
                 run += 1;
                 i += 1;
@@ -163,7 +166,7 @@ impl Blocks {
             }
         }
         for j in 0..k {
-            let (block, bits) = if j == shared { shared_at } else { locate(j) };
+            let (block, bits) = if j == last { last_at } else { locate(j) };
             K::set(lines, block, bits);
         }
         seen

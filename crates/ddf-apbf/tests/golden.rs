@@ -45,7 +45,11 @@ fn run(block_bits: u32, b: u32, timed: bool) -> u64 {
             .wrapping_mul(6_364_136_223_846_793_005)
             .wrapping_add(1_442_695_040_888_963_407);
         let id = (x >> 33) % 1_500;
-        now += if i % 997 == 0 { 90 } else { u64::from(i % 8 == 0) };
+        now += if i % 997 == 0 {
+            90
+        } else {
+            u64::from(i % 8 == 0)
+        };
         let v = if timed {
             f.observe_at(Digest::mixed(id), now)
         } else {
