@@ -114,8 +114,8 @@ impl Blocks {
     /// [`Segments::observe_unshifted`] for a shape with an unrolled form:
     /// Algorithm 1 (APBF paper §5.4) as `AgeCore::query_probes` runs it with
     /// no segment empty, then the `k` insertions. The query of an unseen item
-    /// ends in a segment the insertion sets (logical `l mod k`), whose block
-    /// is located once for both.
+    /// ends in a segment the insertion sets (logical `l mod k`): that block
+    /// is located, read and set once for both.
     ///
     /// The tests stay a chain of branches, not loads made up front: which
     /// block comes next depends on the last test's answer only through
@@ -147,13 +147,19 @@ impl Blocks {
         // fails `i < n`; `prev` matches just above the last miss, `run` since.
         let (mut i, mut prev, mut run) = (n - k, 0, 0);
         let mut seen = false;
-        // The last block tested: logical `l mod k`, among the insertion's,
-        // for an unseen item.
-        let (mut last, mut last_at) = (usize::MAX, (0, 0));
+        // The last of the insertion's segments (logical below `k`) that the
+        // query tested and set: logical `l mod k` for an unseen item. Setting
+        // it early changes no answer, since Algorithm 1 tests no segment twice.
+        let mut done = usize::MAX;
         while i < n {
             let (block, bits) = locate(i);
-            (last, last_at) = (i, (block, bits));
-            if K::test(lines, block, bits) {
+            let hit = if i < k {
+                done = i;
+                K::test_and_set(lines, block, bits)
+            } else {
+                K::test(lines, block, bits)
+            };
+            if hit {
                 run += 1;
                 i += 1;
                 if prev + run == k {
@@ -165,8 +171,8 @@ impl Blocks {
                 (prev, run) = (run, 0);
             }
         }
-        for j in 0..k {
-            let (block, bits) = if j == last { last_at } else { locate(j) };
+        for j in (0..k).filter(|&j| j != done) {
+            let (block, bits) = locate(j);
             K::set(lines, block, bits);
         }
         seen
@@ -208,6 +214,8 @@ trait Kernel {
     fn test(lines: &[Line], block: u64, bits: u64) -> bool;
     /// Sets the item's bits in `block`.
     fn set(lines: &mut [Line], block: u64, bits: u64);
+    /// `test` then `set` with one read of each word.
+    fn test_and_set(lines: &mut [Line], block: u64, bits: u64) -> bool;
 }
 
 /// One-word blocks (`B = 64`) of `P` parts of `2^S` bits: the item is one
@@ -256,6 +264,15 @@ impl<const P: u32, const S: u32> Kernel for InWord<P, S> {
     fn set(lines: &mut [Line], block: u64, bits: u64) {
         lines[(block / 8) as usize].0[(block % 8) as usize] |= Self::mask(bits);
     }
+
+    #[inline(always)]
+    fn test_and_set(lines: &mut [Line], block: u64, bits: u64) -> bool {
+        let mask = Self::mask(bits);
+        let word = &mut lines[(block / 8) as usize].0[(block % 8) as usize];
+        let old = *word;
+        *word = old | mask;
+        old & mask == mask
+    }
 }
 
 impl<const P: u32, const S: u32> Kernel for InLine<P, S> {
@@ -277,6 +294,19 @@ impl<const P: u32, const S: u32> Kernel for InLine<P, S> {
             let (w, r) = line_part::<S>(bits, q);
             line[w] |= 1 << r;
         }
+    }
+
+    #[inline(always)]
+    fn test_and_set(lines: &mut [Line], block: u64, bits: u64) -> bool {
+        let line = &mut lines[block as usize].0;
+        // The parts' words are disjoint: each is read before it is set.
+        (0..P).fold(1, |all, q| {
+            let (w, r) = line_part::<S>(bits, q);
+            let old = line[w];
+            line[w] = old | 1 << r;
+            all & (old >> r)
+        }) & 1
+            != 0
     }
 }
 
