@@ -1,6 +1,6 @@
 //! The Age-Partitioned Blocked Bloom filter: a blocked Bloom filter per segment.
 
-use crate::core::{AgeCore, ItemProbes, Segments, StateFields};
+use crate::core::{AgeCore, ItemProbes, Segments, StateFields, algorithm_1};
 use ddf_core::snapshot::{self, DecodeError, Decoder, Encoder, Snapshot};
 use ddf_core::{Digest, Goal, ParamError};
 use ddf_param::{checked_mul, ensure_range, state_words};
@@ -133,50 +133,51 @@ impl Blocks {
     ) -> bool {
         let (n, blocks) = (cubic.len(), self.blocks);
         let lines = &mut self.lines[..];
-        // Logical segment `i < n` is physical `base + i` (mod n).
-        let locate = |i: usize| {
-            let p = if base + i >= n {
-                base + i - n
-            } else {
-                base + i
-            };
-            let (block, rest) = Digest::new(h.at(p, cubic)).split(blocks);
-            (p as u64 * blocks + block, rest.get())
-        };
-        // `i` starts at logical `l` and ends below 0, where it wraps and
-        // fails `i < n`; `prev` matches just above the last miss, `run` since.
-        let (mut i, mut prev, mut run) = (n - k, 0, 0);
-        let mut seen = false;
         // The last of the insertion's segments (logical below `k`) that the
         // query tested and set: logical `l mod k` for an unseen item. Setting
         // it early changes no answer, since Algorithm 1 tests no segment twice.
         let mut done = usize::MAX;
-        while i < n {
-            let (block, bits) = locate(i);
-            let hit = if i < k {
+        let (seen, _) = algorithm_1(k, n, |i| {
+            let (block, bits) = locate_logical(h, cubic, base, blocks, i);
+            if i < k {
                 done = i;
                 K::test_and_set(lines, block, bits)
             } else {
                 K::test(lines, block, bits)
-            };
-            if hit {
-                run += 1;
-                i += 1;
-                if prev + run == k {
-                    seen = true;
-                    break;
-                }
-            } else {
-                i = i.wrapping_sub(k);
-                (prev, run) = (run, 0);
             }
-        }
+        });
         for j in (0..k).filter(|&j| j != done) {
-            let (block, bits) = locate(j);
+            let (block, bits) = locate_logical(h, cubic, base, blocks, j);
             K::set(lines, block, bits);
         }
         seen
     }
+
+    /// [`Segments::query_unshifted`] for a shape with an unrolled form:
+    /// Algorithm 1 with the shape's test, chosen once per query.
+    #[inline(always)]
+    fn query_with<K: Kernel>(&self, h: ItemProbes, cubic: &[u64], base: usize, k: usize) -> bool {
+        let blocks = self.blocks;
+        algorithm_1(k, cubic.len(), |i| {
+            let (block, bits) = locate_logical(h, cubic, base, blocks, i);
+            K::test(&self.lines, block, bits)
+        })
+        .0
+    }
+}
+
+/// The item's block and part bits (as [`Blocks::locate`]) in logical segment
+/// `i < n` when logical segment 0 is physical `base` (`n = cubic.len()`).
+#[inline(always)]
+fn locate_logical(h: ItemProbes, cubic: &[u64], base: usize, blocks: u64, i: usize) -> (u64, u64) {
+    let n = cubic.len();
+    let p = if base + i >= n {
+        base + i - n
+    } else {
+        base + i
+    };
+    let (block, rest) = Digest::new(h.at(p, cubic)).split(blocks);
+    (p as u64 * blocks + block, rest.get())
 }
 
 /// The common block shapes, whose part loops are unrolled with `b` and
@@ -348,6 +349,17 @@ impl Segments for Blocks {
             Shape::Word8 => self.observe_with::<InWord<8, 3>>(h, cubic, base, k),
             Shape::Line4 => self.observe_with::<InLine<4, 7>>(h, cubic, base, k),
             Shape::Line8 => self.observe_with::<InLine<8, 6>>(h, cubic, base, k),
+            Shape::Other => return None,
+        })
+    }
+
+    #[inline(always)]
+    fn query_unshifted(&self, h: ItemProbes, cubic: &[u64], base: usize, k: usize) -> Option<bool> {
+        Some(match self.shape {
+            Shape::Word4 => self.query_with::<InWord<4, 4>>(h, cubic, base, k),
+            Shape::Word8 => self.query_with::<InWord<8, 3>>(h, cubic, base, k),
+            Shape::Line4 => self.query_with::<InLine<4, 7>>(h, cubic, base, k),
+            Shape::Line8 => self.query_with::<InLine<8, 6>>(h, cubic, base, k),
             Shape::Other => return None,
         })
     }

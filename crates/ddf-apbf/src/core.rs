@@ -57,6 +57,19 @@ pub(crate) trait Segments: Clone + PartialEq + Eq {
     ) -> Option<bool> {
         None
     }
+    /// Algorithm 1 with no shift pending, as in
+    /// [`observe_unshifted`](Self::observe_unshifted), without the
+    /// insertion: `None` where the segments have no such pass.
+    #[inline]
+    fn query_unshifted(
+        &self,
+        _h: ItemProbes,
+        _cubic: &[u64],
+        _base: usize,
+        _k: usize,
+    ) -> Option<bool> {
+        None
+    }
     /// Prefetches the memory `test` and `set` of physical segment `seg`
     /// read for probe `x` (a cache hint only).
     fn prefetch(&self, seg: usize, x: u64);
@@ -119,6 +132,43 @@ impl ItemProbes {
             .wrapping_add((p as u64).wrapping_mul(self.b))
             .wrapping_add(t)
     }
+}
+
+/// Algorithm 1 of the APBF paper (§5.4) over logical segments `0..n`
+/// (`n = k + l`), `test(i)` telling whether logical segment `i` matches:
+/// start at `l`, count consecutive matches, and on a miss jump back `k`
+/// segments keeping the matches just found. Returns the answer and the
+/// number of segments tested. No segment is tested twice.
+///
+/// Which segment comes next depends on the last test. Written with
+/// branches on purpose: the core predicts one and loads the segments
+/// ahead on that path while a test waits for memory. A branch-free form
+/// (the next index selected by `cmov`) made every test wait for the one
+/// before: 1.7 µs instead of about 0.2 µs per present item at
+/// `k = l = 15` on 65 Mbit, 30 cache misses in a row.
+#[inline(always)]
+pub(crate) fn algorithm_1(k: usize, n: usize, mut test: impl FnMut(usize) -> bool) -> (bool, u32) {
+    // `i` ends below 0, which wraps here and fails `i < n`; it never
+    // reaches `n` (a run never passes a segment tested before).
+    let (mut i, mut p, mut c) = (n - k, 0usize, 0usize);
+    let mut accesses = 0u32;
+    while i < n {
+        accesses += 1;
+        if test(i) {
+            c += 1;
+            i += 1;
+            if p + c == k {
+                return (true, accesses);
+            }
+        } else {
+            // A miss at `i` rules out every run through `i`: jump to
+            // `i − k`, keeping the `c` matches just found above as `p`.
+            i = i.wrapping_sub(k);
+            p = c;
+            c = 0;
+        }
+    }
+    (false, accesses)
 }
 
 /// Records the item in physical segments `lo..hi` (`hi ≤ k + l`).
@@ -524,10 +574,17 @@ impl<S: Segments> AgeCore<S> {
     #[inline]
     fn detect(&self, h: ItemProbes, shifts: usize) -> bool {
         if self.all_at_once {
-            self.has_run(h, shifts)
-        } else {
-            self.query_probes(h, shifts).0
+            return self.has_run(h, shifts);
         }
+        if shifts == 0 {
+            let unshifted = self
+                .segs
+                .query_unshifted(h, &self.cubic, self.base, self.k as usize);
+            if let Some(seen) = unshifted {
+                return seen;
+            }
+        }
+        self.query_probes(h, shifts).0
     }
 
     /// The answer of Algorithm 1 from all `n ≤ 64` segments tested at once:
@@ -575,44 +632,18 @@ impl<S: Segments> AgeCore<S> {
     }
 
     /// Algorithm 1 over an item's probes, `shifts` shifts not yet applied.
-    ///
-    /// Which segment comes next depends on the last test. Written with
-    /// branches on purpose: the core predicts one and loads the segments
-    /// ahead on that path while a test waits for memory. A branch-free form
-    /// (the next index selected by `cmov`) made every test wait for the one
-    /// before: 1.7 µs instead of about 0.2 µs per present item at
-    /// `k = l = 15` on 65 Mbit, 30 cache misses in a row.
     #[inline]
     fn query_probes(&self, h: ItemProbes, shifts: usize) -> (bool, u32) {
         let n = self.n();
         let start = self.physical_start(shifts);
-        let k = self.k as usize;
-        // `i` ends below 0, which wraps here and fails `i < n`; it never
-        // reaches `n` (a run never passes a segment tested before).
-        let (mut i, mut p, mut c) = (self.l as usize, 0usize, 0usize);
-        let mut accesses = 0u32;
-        while i < n {
-            accesses += 1;
+        algorithm_1(self.k as usize, n, |i| {
             let mut seg = start + i;
             if seg >= n {
                 seg -= n;
             }
             // Logical segments below `shifts` are empty.
-            if i >= shifts && self.segs.test(seg, h.at(seg, &self.cubic)) {
-                c += 1;
-                i += 1;
-                if p + c == k {
-                    return (true, accesses);
-                }
-            } else {
-                // A miss at `i` rules out every run through `i`: jump to
-                // `i − k`, keeping the `c` matches just found above as `p`.
-                i = i.wrapping_sub(k);
-                p = c;
-                c = 0;
-            }
-        }
-        (false, accesses)
+            i >= shifts && self.segs.test(seg, h.at(seg, &self.cubic))
+        })
     }
 
     /// Prefetches what observing `digest` reads, for the batch path: the
