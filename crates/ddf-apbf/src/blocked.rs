@@ -1,6 +1,6 @@
 //! The Age-Partitioned Blocked Bloom filter: a blocked Bloom filter per segment.
 
-use crate::core::{AgeCore, Segments, StateFields};
+use crate::core::{AgeCore, ItemProbes, Segments, StateFields, algorithm_1};
 use ddf_core::snapshot::{self, DecodeError, Decoder, Encoder, Snapshot};
 use ddf_core::{Digest, Goal, ParamError};
 use ddf_param::{checked_mul, ensure_range, state_words};
@@ -41,28 +41,25 @@ impl Blocks {
         &mut self.lines[(w / 8) as usize].0[(w % 8) as usize]
     }
 
-    /// The first word of the item's block in segment `seg` from the
-    /// segment's raw probe value `x`, and the bits that pick its position in
-    /// each part (from the top down).
+    /// The item's block in segment `seg` (an index over the blocks of all
+    /// segments, segment by segment) from the segment's raw probe value `x`,
+    /// and the bits that pick its position in each part (from the top down):
+    /// one multiplication gives both (`Digest::split`).
     #[inline(always)]
     fn locate(&self, seg: usize, x: u64) -> (u64, u64) {
         let (block, rest) = Digest::new(x).split(self.blocks);
-        (
-            (seg as u64 * self.blocks + block) * self.block_words,
-            rest.get(),
-        )
+        (seg as u64 * self.blocks + block, rest.get())
     }
 
     /// Sets the item's bits in the block that `locate` found.
     #[inline(always)]
-    fn set_located(&mut self, (first, bits): (u64, u64)) {
-        let line = (first / 8) as usize;
+    fn set_located(&mut self, (block, bits): (u64, u64)) {
         match self.shape {
-            Shape::Word4 => *self.word_mut(first) |= word_mask::<4, 4>(bits),
-            Shape::Word8 => *self.word_mut(first) |= word_mask::<8, 3>(bits),
-            Shape::Line4 => set_in_line::<4, 7>(&mut self.lines[line].0, bits),
-            Shape::Line8 => set_in_line::<8, 6>(&mut self.lines[line].0, bits),
-            Shape::Other => self.set_other(first, bits),
+            Shape::Word4 => InWord::<4, 4>::set(&mut self.lines, block, bits),
+            Shape::Word8 => InWord::<8, 3>::set(&mut self.lines, block, bits),
+            Shape::Line4 => InLine::<4, 7>::set(&mut self.lines, block, bits),
+            Shape::Line8 => InLine::<8, 6>::set(&mut self.lines, block, bits),
+            Shape::Other => self.set_other(block, bits),
         }
     }
 
@@ -70,7 +67,8 @@ impl Blocks {
     /// that the common shapes' loops keep their registers.
     #[inline(never)]
     #[cold]
-    fn set_other(&mut self, first: u64, bits: u64) {
+    fn set_other(&mut self, block: u64, bits: u64) {
+        let first = block * self.block_words;
         if self.block_words == 1 {
             let mask = self.parts(bits).fold(0, |m, (_, bit)| m | bit);
             *self.word_mut(first) |= mask;
@@ -87,7 +85,8 @@ impl Blocks {
     /// [`set_other`](Self::set_other).
     #[inline(never)]
     #[cold]
-    fn test_other(&self, first: u64, bits: u64) -> bool {
+    fn test_other(&self, block: u64, bits: u64) -> bool {
+        let first = block * self.block_words;
         if self.block_words == 1 {
             let mask = self.parts(bits).fold(0, |m, (_, bit)| m | bit);
             self.word(first) & mask == mask
@@ -111,6 +110,74 @@ impl Blocks {
             ((pos / 64) as usize, 1u64 << (pos % 64))
         })
     }
+
+    /// [`Segments::observe_unshifted`] for a shape with an unrolled form:
+    /// Algorithm 1 (APBF paper §5.4) as `AgeCore::query_probes` runs it with
+    /// no segment empty, then the `k` insertions. The query of an unseen item
+    /// ends in a segment the insertion sets (logical `l mod k`): that block
+    /// is located, read and set once for both.
+    ///
+    /// The tests stay a chain of branches, not loads made up front: which
+    /// block comes next depends on the last test's answer only through
+    /// control flow (every block's address is known from the digest), so the
+    /// core predicts the path, a miss at each step for an unseen item, and
+    /// issues those loads together. Testing every segment at once costs more
+    /// instructions than the mispredictions it saves (`ALL_AT_ONCE`).
+    #[inline(always)]
+    fn observe_with<K: Kernel>(
+        &mut self,
+        h: ItemProbes,
+        cubic: &[u64],
+        base: usize,
+        k: usize,
+    ) -> bool {
+        let (n, blocks) = (cubic.len(), self.blocks);
+        let lines = &mut self.lines[..];
+        // The last of the insertion's segments (logical below `k`) that the
+        // query tested and set: logical `l mod k` for an unseen item. Setting
+        // it early changes no answer, since Algorithm 1 tests no segment twice.
+        let mut done = usize::MAX;
+        let (seen, _) = algorithm_1(k, n, |i| {
+            let (block, bits) = locate_logical(h, cubic, base, blocks, i);
+            if i < k {
+                done = i;
+                K::test_and_set(lines, block, bits)
+            } else {
+                K::test(lines, block, bits)
+            }
+        });
+        for j in (0..k).filter(|&j| j != done) {
+            let (block, bits) = locate_logical(h, cubic, base, blocks, j);
+            K::set(lines, block, bits);
+        }
+        seen
+    }
+
+    /// [`Segments::query_unshifted`] for a shape with an unrolled form:
+    /// Algorithm 1 with the shape's test, chosen once per query.
+    #[inline(always)]
+    fn query_with<K: Kernel>(&self, h: ItemProbes, cubic: &[u64], base: usize, k: usize) -> bool {
+        let blocks = self.blocks;
+        algorithm_1(k, cubic.len(), |i| {
+            let (block, bits) = locate_logical(h, cubic, base, blocks, i);
+            K::test(&self.lines, block, bits)
+        })
+        .0
+    }
+}
+
+/// The item's block and part bits (as [`Blocks::locate`]) in logical segment
+/// `i < n` when logical segment 0 is physical `base` (`n = cubic.len()`).
+#[inline(always)]
+fn locate_logical(h: ItemProbes, cubic: &[u64], base: usize, blocks: u64, i: usize) -> (u64, u64) {
+    let n = cubic.len();
+    let p = if base + i >= n {
+        base + i - n
+    } else {
+        base + i
+    };
+    let (block, rest) = Digest::new(h.at(p, cubic)).split(blocks);
+    (p as u64 * blocks + block, rest.get())
 }
 
 /// The common block shapes, whose part loops are unrolled with `b` and
@@ -140,36 +207,107 @@ impl Shape {
     }
 }
 
-/// Part `q` of `B` parts of `2^S` bits: the bit the top `S` bits of
-/// `bits << q·S` pick, as (word of the block, mask).
+/// The test and the setting of an item's `b` bits in a block of one common
+/// shape, with the part loop unrolled. `block` indexes the blocks of all
+/// segments; `bits` picks a position in each part from the top down.
+trait Kernel {
+    /// Whether every bit of the item is set in `block`.
+    fn test(lines: &[Line], block: u64, bits: u64) -> bool;
+    /// Sets the item's bits in `block`.
+    fn set(lines: &mut [Line], block: u64, bits: u64);
+    /// `test` then `set` with one read of each word.
+    fn test_and_set(lines: &mut [Line], block: u64, bits: u64) -> bool;
+}
+
+/// One-word blocks (`B = 64`) of `P` parts of `2^S` bits: the item is one
+/// mask of `P` bits.
+struct InWord<const P: u32, const S: u32>;
+
+/// One-line blocks (`B = 512`) of `P` parts of `2^S ≥ 64` bits: each part
+/// is `2^(S−6)` whole words, so the item has one bit in one word of each.
+struct InLine<const P: u32, const S: u32>;
+
+/// Part `q` of `2^S` bits: the bit the top `S` bits of `bits << q·S` pick,
+/// as (word of the block, mask).
 #[inline(always)]
 fn part<const S: u32>(bits: u64, q: u32) -> (usize, u64) {
     let pos = (u64::from(q) << S) + ((bits << (q * S)) >> (64 - S));
     ((pos / 64) as usize, 1u64 << (pos % 64))
 }
 
-/// The mask of a one-word block with `B` parts of `2^S` bits.
+/// Part `q` of `2^S ≥ 64` bits, as [`part`] picks it: (word of the line,
+/// bit of the word). The part's `S` bits end `(q + 1)·S` bits below the top;
+/// their top `S − 6` pick the word within the part and the low 6 the bit,
+/// which a shift by the unmasked value takes mod 64.
 #[inline(always)]
-fn word_mask<const B: u32, const S: u32>(bits: u64) -> u64 {
-    (0..B).fold(0, |m, q| m | part::<S>(bits, q).1)
+fn line_part<const S: u32>(bits: u64, q: u32) -> (usize, u64) {
+    let r = bits >> (64 - S * (q + 1));
+    let word = ((q as usize) << (S - 6)) + ((r >> 6) as usize & ((1 << (S - 6)) - 1));
+    (word, r & 63)
 }
 
-/// Whether every bit of the item is set in a one-line block.
-#[inline(always)]
-fn test_in_line<const B: u32, const S: u32>(line: &[u64; 8], bits: u64) -> bool {
-    // Branch-free: a bit of the item missing from its word shows up here.
-    (0..B).fold(0, |missing, q| {
-        let (w, bit) = part::<S>(bits, q);
-        missing | (bit & !line[w])
-    }) == 0
+impl<const P: u32, const S: u32> InWord<P, S> {
+    /// The item's mask in its word.
+    #[inline(always)]
+    fn mask(bits: u64) -> u64 {
+        (0..P).fold(0, |m, q| m | part::<S>(bits, q).1)
+    }
 }
 
-/// Sets the item's bits in a one-line block.
-#[inline(always)]
-fn set_in_line<const B: u32, const S: u32>(line: &mut [u64; 8], bits: u64) {
-    for q in 0..B {
-        let (w, bit) = part::<S>(bits, q);
-        line[w] |= bit;
+impl<const P: u32, const S: u32> Kernel for InWord<P, S> {
+    #[inline(always)]
+    fn test(lines: &[Line], block: u64, bits: u64) -> bool {
+        let mask = Self::mask(bits);
+        lines[(block / 8) as usize].0[(block % 8) as usize] & mask == mask
+    }
+
+    #[inline(always)]
+    fn set(lines: &mut [Line], block: u64, bits: u64) {
+        lines[(block / 8) as usize].0[(block % 8) as usize] |= Self::mask(bits);
+    }
+
+    #[inline(always)]
+    fn test_and_set(lines: &mut [Line], block: u64, bits: u64) -> bool {
+        let mask = Self::mask(bits);
+        let word = &mut lines[(block / 8) as usize].0[(block % 8) as usize];
+        let old = *word;
+        *word = old | mask;
+        old & mask == mask
+    }
+}
+
+impl<const P: u32, const S: u32> Kernel for InLine<P, S> {
+    #[inline(always)]
+    fn test(lines: &[Line], block: u64, bits: u64) -> bool {
+        let line = &lines[block as usize].0;
+        // Branch-free: bit 0 stays set while each part's bit is.
+        (0..P).fold(1, |all, q| {
+            let (w, r) = line_part::<S>(bits, q);
+            all & (line[w] >> r)
+        }) & 1
+            != 0
+    }
+
+    #[inline(always)]
+    fn set(lines: &mut [Line], block: u64, bits: u64) {
+        let line = &mut lines[block as usize].0;
+        for q in 0..P {
+            let (w, r) = line_part::<S>(bits, q);
+            line[w] |= 1 << r;
+        }
+    }
+
+    #[inline(always)]
+    fn test_and_set(lines: &mut [Line], block: u64, bits: u64) -> bool {
+        let line = &mut lines[block as usize].0;
+        // The parts' words are disjoint: each is read before it is set.
+        (0..P).fold(1, |all, q| {
+            let (w, r) = line_part::<S>(bits, q);
+            let old = line[w];
+            line[w] = old | 1 << r;
+            all & (old >> r)
+        }) & 1
+            != 0
     }
 }
 
@@ -182,19 +320,13 @@ impl Segments for Blocks {
 
     #[inline(always)]
     fn test(&self, seg: usize, x: u64) -> bool {
-        let (first, bits) = self.locate(seg, x);
+        let (block, bits) = self.locate(seg, x);
         match self.shape {
-            Shape::Word4 => {
-                let mask = word_mask::<4, 4>(bits);
-                self.word(first) & mask == mask
-            }
-            Shape::Word8 => {
-                let mask = word_mask::<8, 3>(bits);
-                self.word(first) & mask == mask
-            }
-            Shape::Line4 => test_in_line::<4, 7>(&self.lines[(first / 8) as usize].0, bits),
-            Shape::Line8 => test_in_line::<8, 6>(&self.lines[(first / 8) as usize].0, bits),
-            Shape::Other => self.test_other(first, bits),
+            Shape::Word4 => InWord::<4, 4>::test(&self.lines, block, bits),
+            Shape::Word8 => InWord::<8, 3>::test(&self.lines, block, bits),
+            Shape::Line4 => InLine::<4, 7>::test(&self.lines, block, bits),
+            Shape::Line8 => InLine::<8, 6>::test(&self.lines, block, bits),
+            Shape::Other => self.test_other(block, bits),
         }
     }
 
@@ -204,10 +336,39 @@ impl Segments for Blocks {
         self.set_located(located);
     }
 
+    #[inline(always)]
+    fn observe_unshifted(
+        &mut self,
+        h: ItemProbes,
+        cubic: &[u64],
+        base: usize,
+        k: usize,
+    ) -> Option<bool> {
+        Some(match self.shape {
+            Shape::Word4 => self.observe_with::<InWord<4, 4>>(h, cubic, base, k),
+            Shape::Word8 => self.observe_with::<InWord<8, 3>>(h, cubic, base, k),
+            Shape::Line4 => self.observe_with::<InLine<4, 7>>(h, cubic, base, k),
+            Shape::Line8 => self.observe_with::<InLine<8, 6>>(h, cubic, base, k),
+            Shape::Other => return None,
+        })
+    }
+
+    #[inline(always)]
+    fn query_unshifted(&self, h: ItemProbes, cubic: &[u64], base: usize, k: usize) -> Option<bool> {
+        Some(match self.shape {
+            Shape::Word4 => self.query_with::<InWord<4, 4>>(h, cubic, base, k),
+            Shape::Word8 => self.query_with::<InWord<8, 3>>(h, cubic, base, k),
+            Shape::Line4 => self.query_with::<InLine<4, 7>>(h, cubic, base, k),
+            Shape::Line8 => self.query_with::<InLine<8, 6>>(h, cubic, base, k),
+            Shape::Other => return None,
+        })
+    }
+
     #[inline]
     fn prefetch(&self, seg: usize, x: u64) {
-        let (first, _) = self.locate(seg, x);
-        ddf_bits::prefetch::prefetch_write(&self.lines, (first / 8) as usize);
+        let (block, _) = self.locate(seg, x);
+        let line = block * self.block_words / 8;
+        ddf_bits::prefetch::prefetch_write(&self.lines, line as usize);
     }
 
     fn clear_segment(&mut self, seg: usize) {

@@ -50,6 +50,35 @@ pub(crate) trait Segments: Clone + PartialEq + Eq {
             set_range(self, cubic, h, 0, end - n);
         }
     }
+    /// Algorithm 1 with no shift pending (logical segment `i` is physical
+    /// `(base + i) mod n`, `n = cubic.len()`), then the insertion into
+    /// logical `0..k`, in one pass that shares what the two read: the answer
+    /// and state of `query_probes` then `insert_probes` with no shift
+    /// between them. `None` where the segments have no such pass; the core
+    /// then runs the two.
+    #[inline]
+    fn observe_unshifted(
+        &mut self,
+        _h: ItemProbes,
+        _cubic: &[u64],
+        _base: usize,
+        _k: usize,
+    ) -> Option<bool> {
+        None
+    }
+    /// Algorithm 1 with no shift pending, as in
+    /// [`observe_unshifted`](Self::observe_unshifted), without the
+    /// insertion: `None` where the segments have no such pass.
+    #[inline]
+    fn query_unshifted(
+        &self,
+        _h: ItemProbes,
+        _cubic: &[u64],
+        _base: usize,
+        _k: usize,
+    ) -> Option<bool> {
+        None
+    }
     /// Prefetches the memory `test` and `set` of physical segment `seg`
     /// read for probe `x` (a cache hint only).
     fn prefetch(&self, seg: usize, x: u64);
@@ -123,6 +152,47 @@ fn rotate_within(mask: u64, start: usize, n: usize) -> u64 {
     } else {
         ((mask >> start) | (mask << (n - start))) & (u64::MAX >> (64 - n))
     }
+}
+
+/// Algorithm 1 of the APBF paper (§5.4) over logical segments `0..n`
+/// (`n = k + l`), `test(i)` telling whether logical segment `i` matches:
+/// start at `l`, count consecutive matches, and on a miss jump back `k`
+/// segments keeping the matches just found. Returns the answer and the
+/// number of segments tested. No segment is tested twice.
+///
+/// Which segment comes next depends on the last test. Written with
+/// branches on purpose: the core predicts one and loads the segments
+/// ahead on that path while a test waits for memory. A branch-free form
+/// (the next index selected by `cmov`) made every test wait for the one
+/// before: 1.7 µs instead of about 0.2 µs per present item at
+/// `k = l = 15` on 65 Mbit, 30 cache misses in a row. Testing every
+/// segment at once after two matches in a row (a present item's run)
+/// was slower too: 510 against 234 ns per present item and 180 against
+/// 77 per unseen one there (the Go comparison of `examples/profile`,
+/// load 10), its 30 loads each missing a TLB of 4 KiB pages.
+#[inline(always)]
+pub(crate) fn algorithm_1(k: usize, n: usize, mut test: impl FnMut(usize) -> bool) -> (bool, u32) {
+    // `i` ends below 0, which wraps here and fails `i < n`; it never
+    // reaches `n` (a run never passes a segment tested before).
+    let (mut i, mut p, mut c) = (n - k, 0usize, 0usize);
+    let mut accesses = 0u32;
+    while i < n {
+        accesses += 1;
+        if test(i) {
+            c += 1;
+            i += 1;
+            if p + c == k {
+                return (true, accesses);
+            }
+        } else {
+            // A miss at `i` rules out every run through `i`: jump to
+            // `i − k`, keeping the `c` matches just found above as `p`.
+            i = i.wrapping_sub(k);
+            p = c;
+            c = 0;
+        }
+    }
+    (false, accesses)
 }
 
 /// Records the item in physical segments `lo..hi` (`hi ≤ k + l`).
@@ -348,7 +418,13 @@ impl Clock {
     #[inline]
     fn elapsed_periods(&self, now: u64) -> u64 {
         if self.started {
-            self.time.peek(now).saturating_sub(self.opened) / self.period
+            // Most calls fall within the current period: no division then.
+            let since = self.time.peek(now).saturating_sub(self.opened);
+            if since < self.period {
+                0
+            } else {
+                since / self.period
+            }
         } else {
             0
         }
@@ -531,10 +607,17 @@ impl<S: Segments> AgeCore<S> {
     #[inline]
     fn detect(&self, h: ItemProbes, shifts: usize) -> bool {
         if self.all_at_once {
-            self.has_run(h, shifts)
-        } else {
-            self.query_probes(h, shifts).0
+            return self.has_run(h, shifts);
         }
+        if shifts == 0 {
+            let unshifted = self
+                .segs
+                .query_unshifted(h, &self.cubic, self.base, self.k as usize);
+            if let Some(seen) = unshifted {
+                return seen;
+            }
+        }
+        self.query_probes(h, shifts).0
     }
 
     /// The answer of Algorithm 1 from all `n ≤ 64` segments tested at once:
@@ -580,48 +663,18 @@ impl<S: Segments> AgeCore<S> {
     }
 
     /// Algorithm 1 over an item's probes, `shifts` shifts not yet applied.
-    ///
-    /// Which segment comes next depends on the last test. Written with
-    /// branches on purpose: the core predicts one and loads the segments
-    /// ahead on that path while a test waits for memory. A branch-free form
-    /// (the next index selected by `cmov`) made every test wait for the one
-    /// before: 1.7 µs instead of about 0.2 µs per present item at
-    /// `k = l = 15` on 65 Mbit, 30 cache misses in a row. Testing every
-    /// segment at once after two matches in a row (a present item's run)
-    /// was slower too: 510 against 234 ns per present item and 180 against
-    /// 77 per unseen one there (the Go comparison of `examples/profile`,
-    /// load 10), its 30 loads each missing a TLB of 4 KiB pages.
     #[inline]
     fn query_probes(&self, h: ItemProbes, shifts: usize) -> (bool, u32) {
         let n = self.n();
         let start = self.physical_start(shifts);
-        let k = self.k as usize;
-        // `i` ends below 0, which wraps here and fails `i < n`; it never
-        // reaches `n` (a run never passes a segment tested before).
-        let (mut i, mut p, mut c) = (self.l as usize, 0usize, 0usize);
-        let mut accesses = 0u32;
-        while i < n {
-            accesses += 1;
+        algorithm_1(self.k as usize, n, |i| {
             let mut seg = start + i;
             if seg >= n {
                 seg -= n;
             }
             // Logical segments below `shifts` are empty.
-            if i >= shifts && self.segs.test(seg, h.at(seg, &self.cubic)) {
-                c += 1;
-                i += 1;
-                if p + c == k {
-                    return (true, accesses);
-                }
-            } else {
-                // A miss at `i` rules out every run through `i`: jump to
-                // `i − k`, keeping the `c` matches just found above as `p`.
-                i = i.wrapping_sub(k);
-                p = c;
-                c = 0;
-            }
-        }
-        (false, accesses)
+            i >= shifts && self.segs.test(seg, h.at(seg, &self.cubic))
+        })
     }
 
     /// Prefetches what observing `digest` reads, for the batch path: the
@@ -659,29 +712,46 @@ impl<S: Segments> AgeCore<S> {
     /// `contains_at` then `insert_at` with one derivation of the probes:
     /// the verdict and state of the two calls.
     ///
-    /// A cached state (all segments tested at once) with no shift due tests
-    /// and sets in one pass: the insertion's `k` segments are among the
+    /// With no shift due, a cached state (all segments tested at once), or
+    /// segments with their own pass ([`Segments::observe_unshifted`]), test
+    /// and set in one pass: the insertion's `k` segments are among the
     /// query's, and a shift is the one thing that could come between them.
     #[inline]
     pub(crate) fn observe(&mut self, digest: Digest, now: u64) -> ddf_core::Verdict {
         let h = ItemProbes::of(digest);
         let shifts = self.pending_shifts(now);
-        if self.all_at_once && shifts == 0 && self.in_generation < self.generation {
-            if self.clock.is_some() {
-                // Only advances the clock: no period has passed and the
-                // generation is not full.
-                self.close_generations(now);
+        if shifts == 0 && self.in_generation < self.generation {
+            let (base, k) = (self.base, self.k as usize);
+            let seen = if self.all_at_once {
+                // In logical order already, with no shift due.
+                let logical = self.segs.match_mask_and_set(h, &self.cubic, base, k);
+                Some(self.has_run_of_k(logical))
+            } else {
+                self.segs.observe_unshifted(h, &self.cubic, base, k)
+            };
+            if let Some(seen) = seen {
+                self.advance_clock(now);
+                self.in_generation += 1;
+                return ddf_core::Verdict::from_seen(seen);
             }
-            let logical = self
-                .segs
-                .match_mask_and_set(h, &self.cubic, self.base, self.k as usize);
-            self.in_generation += 1;
-            // In logical order already, with no shift due.
-            return ddf_core::Verdict::from_seen(self.has_run_of_k(logical));
         }
         let seen = self.detect(h, shifts);
         self.insert_probes(h, now);
         ddf_core::Verdict::from_seen(seen)
+    }
+
+    /// The clock's part of an insertion that no shift precedes (no period
+    /// has passed and the generation is not full): the time advances, and
+    /// the first insertion opens the first generation.
+    #[inline]
+    fn advance_clock(&mut self, now: u64) {
+        match &mut self.clock {
+            Some(c) if c.started => {
+                c.time.advance(now);
+            }
+            Some(_) => self.close_generations(now),
+            None => {}
+        }
     }
 
     #[inline]

@@ -23,6 +23,10 @@ proptest! {
         assert_batches_match(f.clone(), f, &ds, &cuts);
         let f = Apbbf::new(2, 5, 10, 64, 4).unwrap();
         assert_batches_match(f.clone(), f, &ds, &cuts);
+        let f = Apbbf::new(3, 4, 6, 512, 8).unwrap();
+        assert_batches_match(f.clone(), f, &ds, &cuts);
+        let f = Apbbf::new(2, 3, 12, 64, 8).unwrap();
+        assert_batches_match(f.clone(), f, &ds, &cuts);
         // At least 16 Mbit, so that the batch path prefetches.
         let f = Apbbf::new(3, 8, 3_000, 512, 4).unwrap();
         assert!(ddf_core::DuplicateFilter::memory_bits(&f) >= 1 << 24);
