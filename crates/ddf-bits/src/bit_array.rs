@@ -355,26 +355,33 @@ impl BitArray {
         old
     }
 
-    /// Replaces the field at `offset` under `mask` by `f(old)` (masked) when
-    /// `f` returns a value, with one read of the two words under it and, if
-    /// so, one write; the caller has checked that the field lies within `len`.
+    /// [`read_masked`](Self::read_masked) of a field that lies within one
+    /// word (`offset % 64` plus the field's length is at most 64, as for a
+    /// row whose length divides 64): one load, no shift across words.
     #[inline(always)]
-    pub(crate) fn update_masked_if(
-        &mut self,
-        offset: u64,
-        mask: u64,
-        f: impl FnOnce(u64) -> Option<u64>,
-    ) {
+    pub(crate) fn read_in_word(&self, offset: u64, mask: u64) -> u64 {
         let (w, sh) = split_index(offset);
-        // One bounds check for both words: the field starts in a data word,
-        // so `w + 1` is at most the padding word.
+        (self.words[w] >> sh) & mask
+    }
+
+    /// XORs `delta` (within the field) into the field at `offset`, which
+    /// lies within one word as for [`read_in_word`](Self::read_in_word).
+    #[inline(always)]
+    pub(crate) fn flip_in_word(&mut self, offset: u64, delta: u64) {
+        let (w, sh) = split_index(offset);
+        self.words[w] ^= delta << sh;
+    }
+
+    /// XORs `delta` (within the field) into the field at `offset`, which
+    /// may straddle two words: the write half of
+    /// [`update_masked`](Self::update_masked).
+    #[inline(always)]
+    pub(crate) fn flip_masked(&mut self, offset: u64, delta: u64) {
+        let (w, sh) = split_index(offset);
         let Some([lo, hi]) = self.words.get_mut(w..w + 2) else {
             crate::out_of_range("word", w as u64 + 1, self.words.len() as u64, "words");
         };
-        let old = ((u128::from(*hi) << 64 | u128::from(*lo)) >> sh) as u64 & mask;
-        if let Some(new) = f(old) {
-            flip(lo, hi, sh, (new ^ old) & mask);
-        }
+        flip(lo, hi, sh, delta);
     }
 
     /// Prefetches the cache line holding bit `offset` (a hint for a batch

@@ -385,7 +385,7 @@ impl<I: Insertion> DuplicateFilter for QuotientFilter<I> {
     /// One read of the row answers the lookup and finds the insertion's
     /// empty cell, and one write of the same words stores the fingerprint
     /// ([`CellRows::probe_then`]).
-    #[inline]
+    #[inline(always)]
     fn observe(&mut self, digest: Digest) -> Verdict {
         let (row, fp) = self.locate(digest);
         Verdict::from_seen(self.observe_located(row, fp))

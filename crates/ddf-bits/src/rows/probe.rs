@@ -7,6 +7,7 @@
 //! answers both from the same register.
 
 use super::CellRows;
+use crate::swar::Lanes;
 
 /// What [`CellRows::probe`] found in a row: the first cell equal to the
 /// sought value and the first empty cell, each if any.
@@ -181,42 +182,82 @@ impl CellRows {
             }
             return probe;
         }
-        let lanes = self.last;
-        let (width, cell_mask) = (self.width, self.cell_mask());
-        let recip = self.lane_recip;
-        let k = self.k;
         let offset = self.row_offset(r);
-        let value = u64::from(value);
-        let mut probe = RowProbe {
-            found: None,
-            empty: None,
+        let rule = OneWordRow {
+            lanes: self.last,
+            width: self.width,
+            cell_mask: self.cell_mask(),
+            recip: self.lane_recip,
+            k: self.k,
+            value: u64::from(value),
         };
-        self.cells
-            .bits_mut()
-            .update_masked_if(offset, lanes.mask, |cells| {
-                let fits = value <= cell_mask;
-                let found = lanes.zero_lanes(cells ^ value.wrapping_mul(lanes.lows))
-                    & u64::from(fits).wrapping_neg();
-                let empty = lanes.zero_lanes(cells);
-                let lane = |hits: u64| ((hits.trailing_zeros() * recip) >> 16) as usize;
-                probe = RowProbe {
-                    found: (found != 0).then(|| lane(found)),
-                    empty: (empty != 0).then(|| lane(empty)),
-                };
-                let value = value & cell_mask;
-                match decide(probe) {
-                    RowWrite::Keep => None,
-                    RowWrite::Cell(j) => {
-                        if j >= k {
-                            crate::out_of_range("cell", j as u64, k as u64, "cells per row");
-                        }
-                        let shift = j as u32 * width;
-                        Some((cells & !(cell_mask << shift)) | value << shift)
-                    }
-                    RowWrite::PushFront => Some((cells << width) | value),
-                }
-            });
+        // Read, decide and write with the row in a register; a row whose
+        // length divides 64 never straddles two words.
+        let mask = rule.lanes.mask;
+        let cells = if self.in_word {
+            self.bits().read_in_word(offset, mask)
+        } else {
+            self.bits().read_masked(offset, mask)
+        };
+        let (probe, write) = rule.step(cells, decide);
+        if let Some(new) = write {
+            let delta = (new ^ cells) & mask;
+            let bits = self.cells.bits_mut();
+            if self.in_word {
+                bits.flip_in_word(offset, delta);
+            } else {
+                bits.flip_masked(offset, delta);
+            }
+        }
         probe
+    }
+}
+
+/// What [`CellRows::probe_then`] needs of a row of at most 64 bits, copied
+/// out of the table so that the step runs on registers.
+#[derive(Clone, Copy)]
+struct OneWordRow {
+    lanes: Lanes,
+    width: u32,
+    cell_mask: u64,
+    recip: u32,
+    k: usize,
+    /// The sought value (stored truncated to `cell_mask`).
+    value: u64,
+}
+
+impl OneWordRow {
+    /// Probes the row `cells` and returns the probe with the row `decide`
+    /// asks for, if it asks for a write.
+    #[inline(always)]
+    fn step(
+        self,
+        cells: u64,
+        decide: impl FnOnce(RowProbe) -> RowWrite,
+    ) -> (RowProbe, Option<u64>) {
+        let (lanes, value) = (self.lanes, self.value);
+        let fits = value <= self.cell_mask;
+        let found = lanes.zero_lanes(cells ^ value.wrapping_mul(lanes.lows))
+            & u64::from(fits).wrapping_neg();
+        let empty = lanes.zero_lanes(cells);
+        let lane = |hits: u64| ((hits.trailing_zeros() * self.recip) >> 16) as usize;
+        let probe = RowProbe {
+            found: (found != 0).then(|| lane(found)),
+            empty: (empty != 0).then(|| lane(empty)),
+        };
+        let value = value & self.cell_mask;
+        let write = match decide(probe) {
+            RowWrite::Keep => None,
+            RowWrite::Cell(j) => {
+                if j >= self.k {
+                    crate::out_of_range("cell", j as u64, self.k as u64, "cells per row");
+                }
+                let shift = j as u32 * self.width;
+                Some((cells & !(self.cell_mask << shift)) | value << shift)
+            }
+            RowWrite::PushFront => Some((cells << self.width) | value),
+        };
+        (probe, write)
     }
 }
 
