@@ -7,6 +7,7 @@
 //! answers both from the same register.
 
 use super::CellRows;
+use crate::bit_array::{field, flip};
 use crate::swar::Lanes;
 
 /// What [`CellRows::probe`] found in a row: the first cell equal to the
@@ -191,25 +192,28 @@ impl CellRows {
             k: self.k,
             value: u64::from(value),
         };
-        // Read, decide and write with the row in a register; a row whose
-        // length divides 64 never straddles two words.
+        // Read, decide and write with the row in a register and the words
+        // under it borrowed once (one bounds check). A row whose length
+        // divides 64 never straddles two words: one load and one store.
         let mask = rule.lanes.mask;
-        let cells = if self.in_word {
-            self.bits().read_in_word(offset, mask)
-        } else {
-            self.bits().read_masked(offset, mask)
-        };
-        let (probe, write) = rule.step(cells, decide);
-        if let Some(new) = write {
-            let delta = (new ^ cells) & mask;
-            let bits = self.cells.bits_mut();
-            if self.in_word {
-                bits.flip_in_word(offset, delta);
-            } else {
-                bits.flip_masked(offset, delta);
+        let bits = self.cells.bits_mut();
+        if self.in_word {
+            let (word, sh) = bits.word_at_mut(offset);
+            let cells = (*word >> sh) & mask;
+            let (probe, write) = rule.step(cells, decide);
+            if let Some(new) = write {
+                *word ^= ((new ^ cells) & mask) << sh;
             }
+            probe
+        } else {
+            let (lo, hi, sh) = bits.words_at_mut(offset);
+            let cells = field(*lo, *hi, sh) & mask;
+            let (probe, write) = rule.step(cells, decide);
+            if let Some(new) = write {
+                flip(lo, hi, sh, (new ^ cells) & mask);
+            }
+            probe
         }
-        probe
     }
 }
 
@@ -266,7 +270,57 @@ mod tests {
     use super::*;
     use proptest::prelude::*;
 
+    /// The rows of `probe_then_is_probe_then_write`: 5 rows of `k` cells of
+    /// `width` bits with `cells` scattered over them.
+    fn filled(k: usize, width: u32, cells: &[u32], value: u32) -> CellRows {
+        let mut rows = CellRows::new(5, k, width).unwrap();
+        for (i, &c) in cells.iter().enumerate() {
+            let v = if c % 3 == 0 {
+                0
+            } else if c % 5 == 0 {
+                value
+            } else {
+                c
+            };
+            rows.set((i / k) as u64 % 5, i % k, v);
+        }
+        rows
+    }
+
     proptest! {
+        /// `probe_then` answers as `probe` and leaves the table as the
+        /// separate write would, whether the row lies in one word (its
+        /// length divides 64), straddles two, or spans several chunks; the
+        /// rows around it are untouched.
+        #[test]
+        fn probe_then_is_probe_then_write(
+            k in 1usize..20,
+            width in 1u32..=32,
+            cells in proptest::collection::vec(any::<u32>(), 0..100),
+            value in any::<u32>(),
+            r in 0u64..5,
+            rule in 0u8..3,
+            pick in any::<usize>(),
+        ) {
+            let mut fused = filled(k, width, &cells, value);
+            let mut split = fused.clone();
+            let decide = |p: RowProbe| match rule {
+                0 => RowWrite::Keep,
+                1 => RowWrite::Cell(p.empty.unwrap_or(pick % k)),
+                _ => RowWrite::PushFront,
+            };
+            let probe = fused.probe_then(r, value, decide);
+            prop_assert_eq!(probe, split.probe(r, value));
+            match decide(probe) {
+                RowWrite::Keep => {}
+                RowWrite::Cell(j) => split.set(r, j, value),
+                RowWrite::PushFront => {
+                    split.push_front(r, value);
+                }
+            }
+            prop_assert_eq!(fused.as_words(), split.as_words());
+        }
+
         /// The probe answers exactly as `find` and `first_empty`, for rows of
         /// one word and longer.
         #[test]
