@@ -409,31 +409,32 @@ impl BitArray {
         let Some([lo, hi]) = self.words.get_mut(w..w + 2) else {
             crate::out_of_range("word", w as u64 + 1, self.words.len() as u64, "words");
         };
-        let old = ((u128::from(*hi) << 64 | u128::from(*lo)) >> sh) as u64 & mask;
+        let old = field(*lo, *hi, sh) & mask;
         flip(lo, hi, sh, (f(old) ^ old) & mask);
         old
     }
 
-    /// Replaces the field at `offset` under `mask` by `f(old)` (masked) when
-    /// `f` returns a value, with one read of the two words under it and, if
-    /// so, one write; the caller has checked that the field lies within `len`.
+    /// The word holding bit `offset` and the bit's place in it, for a
+    /// read-modify-write of a field that lies within that word (`offset % 64`
+    /// plus the field's length at most 64): one bounds check for both.
     #[inline(always)]
-    pub(crate) fn update_masked_if(
-        &mut self,
-        offset: u64,
-        mask: u64,
-        f: impl FnOnce(u64) -> Option<u64>,
-    ) {
+    pub(crate) fn word_at_mut(&mut self, offset: u64) -> (&mut u64, u32) {
         let (w, sh) = split_index(offset);
-        // One bounds check for both words: the field starts in a data word,
-        // so `w + 1` is at most the padding word.
+        (&mut self.words[w], sh)
+    }
+
+    /// The two words under a field starting at bit `offset` (the second may
+    /// be the padding word) and the field's shift, for a read-modify-write
+    /// as [`update_masked`](Self::update_masked) does: [`field`] reads
+    /// the field and [`flip`] writes a change.
+    #[inline(always)]
+    pub(crate) fn words_at_mut(&mut self, offset: u64) -> (&mut u64, &mut u64, u32) {
+        let (w, sh) = split_index(offset);
+        let len = self.words.len() as u64;
         let Some([lo, hi]) = self.words.get_mut(w..w + 2) else {
-            crate::out_of_range("word", w as u64 + 1, self.words.len() as u64, "words");
+            crate::out_of_range("word", w as u64 + 1, len, "words");
         };
-        let old = ((u128::from(*hi) << 64 | u128::from(*lo)) >> sh) as u64 & mask;
-        if let Some(new) = f(old) {
-            flip(lo, hi, sh, (new ^ old) & mask);
-        }
+        (lo, hi, sh)
     }
 
     /// Prefetches the cache line holding bit `offset` (a hint for a batch
@@ -474,13 +475,19 @@ fn field_out_of_range(offset: u64, len: u32, bound: u64) -> ! {
     panic!("field of {len} bits at {offset} out of range for {bound} bits (at most 64 bits)")
 }
 
+/// The 64 bits starting at bit `sh` of the two words `lo`, `hi`.
+#[inline(always)]
+pub(crate) fn field(lo: u64, hi: u64, sh: u32) -> u64 {
+    ((u128::from(hi) << 64 | u128::from(lo)) >> sh) as u64
+}
+
 /// XORs `delta` shifted left by `sh` (below 64) into the 128 bits `hi:lo`:
 /// the bits that change when a field at `sh` is rewritten. Cheaper than
 /// masking the field out of a 128-bit window and or-ing the new value in,
 /// and it writes the same words. Fields end within `len`, so `delta` never
 /// reaches the padding word.
 #[inline(always)]
-fn flip(lo: &mut u64, hi: &mut u64, sh: u32, delta: u64) {
+pub(crate) fn flip(lo: &mut u64, hi: &mut u64, sh: u32, delta: u64) {
     *lo ^= delta << sh;
     // `delta >> (64 − sh)` without a shift by 64 when `sh` is 0.
     *hi ^= (delta >> 1) >> (63 - sh);

@@ -28,6 +28,9 @@ pub struct CellRows {
     k: usize,
     /// `k · width`, the bit distance between consecutive rows.
     row_bits: u64,
+    /// Whether `row_bits` divides 64, so that no row straddles two words:
+    /// row operations then read and write a single word.
+    in_word: bool,
     width: u32,
     /// Cells per full 64-bit chunk: `64 / width`.
     lanes: usize,
@@ -185,6 +188,8 @@ impl CellRows {
             rows,
             k,
             row_bits: k as u64 * u64::from(width),
+            in_word: (k as u64 * u64::from(width)).is_power_of_two()
+                && k as u64 * u64::from(width) <= 64,
             width,
             lanes,
             full_chunks,

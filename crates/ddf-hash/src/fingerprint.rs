@@ -107,16 +107,18 @@ impl Fingerprinter {
     /// row, so that fingerprint and row are independent.
     #[inline]
     pub fn fingerprint(&self, digest: Digest) -> u32 {
-        let fp = digest.top_bits(self.bits) as u32;
+        // `bits` is in 1..=32 (checked by `new`): a plain shift, no zero case.
+        let fp = (digest.get() >> (64 - self.bits)) as u32;
+        // A non-zero value is the answer under every policy. From 6 bits on
+        // a zero is rare (at most 1/64) and this branch well predicted, so
+        // it comes before the policy is even looked at.
+        if fp != 0 && self.bits >= 6 {
+            return fp;
+        }
         match self.policy {
             ZeroPolicy::TreatAsValue => fp,
             ZeroPolicy::MapToOne => fp | u32::from(fp == 0),
             ZeroPolicy::Rehash => {
-                // From 6 bits on a zero is rare (at most 1/64) and the branch
-                // well predicted: a non-zero value is returned at once.
-                if fp != 0 && self.bits >= 6 {
-                    return fp;
-                }
                 // With few bits a zero is common (1/8 at s = 3) and its
                 // branch unpredictable, so the first rehash round is computed
                 // always and selected without a branch; only a second zero

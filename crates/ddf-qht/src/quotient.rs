@@ -328,9 +328,14 @@ impl<I: Insertion> QuotientFilter<I> {
     fn observe_located(&mut self, row: u64, fp: u32) -> bool {
         let k = self.cells.cells_per_row();
         let rng = &mut *self.rng;
-        let probe = self
-            .cells
-            .probe_then(row, fp, |probe| I::place(k, rng, probe));
+        // The rule is forced inline: left to the heuristics it was outlined
+        // in some callers (a call per item, the probe passed in memory).
+        let probe = self.cells.probe_then(
+            row,
+            fp,
+            #[inline(always)]
+            |probe| I::place(k, rng, probe),
+        );
         probe.found.is_some()
     }
 }
@@ -385,7 +390,7 @@ impl<I: Insertion> DuplicateFilter for QuotientFilter<I> {
     /// One read of the row answers the lookup and finds the insertion's
     /// empty cell, and one write of the same words stores the fingerprint
     /// ([`CellRows::probe_then`]).
-    #[inline]
+    #[inline(always)]
     fn observe(&mut self, digest: Digest) -> Verdict {
         let (row, fp) = self.locate(digest);
         Verdict::from_seen(self.observe_located(row, fp))

@@ -7,6 +7,8 @@
 //! answers both from the same register.
 
 use super::CellRows;
+use crate::bit_array::{field, flip};
+use crate::swar::Lanes;
 
 /// What [`CellRows::probe`] found in a row: the first cell equal to the
 /// sought value and the first empty cell, each if any.
@@ -181,42 +183,85 @@ impl CellRows {
             }
             return probe;
         }
-        let lanes = self.last;
-        let (width, cell_mask) = (self.width, self.cell_mask());
-        let recip = self.lane_recip;
-        let k = self.k;
         let offset = self.row_offset(r);
-        let value = u64::from(value);
-        let mut probe = RowProbe {
-            found: None,
-            empty: None,
+        let rule = OneWordRow {
+            lanes: self.last,
+            width: self.width,
+            cell_mask: self.cell_mask(),
+            recip: self.lane_recip,
+            k: self.k,
+            value: u64::from(value),
         };
-        self.cells
-            .bits_mut()
-            .update_masked_if(offset, lanes.mask, |cells| {
-                let fits = value <= cell_mask;
-                let found = lanes.zero_lanes(cells ^ value.wrapping_mul(lanes.lows))
-                    & u64::from(fits).wrapping_neg();
-                let empty = lanes.zero_lanes(cells);
-                let lane = |hits: u64| ((hits.trailing_zeros() * recip) >> 16) as usize;
-                probe = RowProbe {
-                    found: (found != 0).then(|| lane(found)),
-                    empty: (empty != 0).then(|| lane(empty)),
-                };
-                let value = value & cell_mask;
-                match decide(probe) {
-                    RowWrite::Keep => None,
-                    RowWrite::Cell(j) => {
-                        if j >= k {
-                            crate::out_of_range("cell", j as u64, k as u64, "cells per row");
-                        }
-                        let shift = j as u32 * width;
-                        Some((cells & !(cell_mask << shift)) | value << shift)
-                    }
-                    RowWrite::PushFront => Some((cells << width) | value),
+        // Read, decide and write with the row in a register and the words
+        // under it borrowed once (one bounds check). A row whose length
+        // divides 64 never straddles two words: one load and one store.
+        let mask = rule.lanes.mask;
+        let bits = self.cells.bits_mut();
+        if self.in_word {
+            let (word, sh) = bits.word_at_mut(offset);
+            let cells = (*word >> sh) & mask;
+            let (probe, write) = rule.step(cells, decide);
+            if let Some(new) = write {
+                *word ^= ((new ^ cells) & mask) << sh;
+            }
+            probe
+        } else {
+            let (lo, hi, sh) = bits.words_at_mut(offset);
+            let cells = field(*lo, *hi, sh) & mask;
+            let (probe, write) = rule.step(cells, decide);
+            if let Some(new) = write {
+                flip(lo, hi, sh, (new ^ cells) & mask);
+            }
+            probe
+        }
+    }
+}
+
+/// What [`CellRows::probe_then`] needs of a row of at most 64 bits, copied
+/// out of the table so that the step runs on registers.
+#[derive(Clone, Copy)]
+struct OneWordRow {
+    lanes: Lanes,
+    width: u32,
+    cell_mask: u64,
+    recip: u32,
+    k: usize,
+    /// The sought value (stored truncated to `cell_mask`).
+    value: u64,
+}
+
+impl OneWordRow {
+    /// Probes the row `cells` and returns the probe with the row `decide`
+    /// asks for, if it asks for a write.
+    #[inline(always)]
+    fn step(
+        self,
+        cells: u64,
+        decide: impl FnOnce(RowProbe) -> RowWrite,
+    ) -> (RowProbe, Option<u64>) {
+        let (lanes, value) = (self.lanes, self.value);
+        let fits = value <= self.cell_mask;
+        let found = lanes.zero_lanes(cells ^ value.wrapping_mul(lanes.lows))
+            & u64::from(fits).wrapping_neg();
+        let empty = lanes.zero_lanes(cells);
+        let lane = |hits: u64| ((hits.trailing_zeros() * self.recip) >> 16) as usize;
+        let probe = RowProbe {
+            found: (found != 0).then(|| lane(found)),
+            empty: (empty != 0).then(|| lane(empty)),
+        };
+        let value = value & self.cell_mask;
+        let write = match decide(probe) {
+            RowWrite::Keep => None,
+            RowWrite::Cell(j) => {
+                if j >= self.k {
+                    crate::out_of_range("cell", j as u64, self.k as u64, "cells per row");
                 }
-            });
-        probe
+                let shift = j as u32 * self.width;
+                Some((cells & !(self.cell_mask << shift)) | value << shift)
+            }
+            RowWrite::PushFront => Some((cells << self.width) | value),
+        };
+        (probe, write)
     }
 }
 
@@ -225,7 +270,57 @@ mod tests {
     use super::*;
     use proptest::prelude::*;
 
+    /// The rows of `probe_then_is_probe_then_write`: 5 rows of `k` cells of
+    /// `width` bits with `cells` scattered over them.
+    fn filled(k: usize, width: u32, cells: &[u32], value: u32) -> CellRows {
+        let mut rows = CellRows::new(5, k, width).unwrap();
+        for (i, &c) in cells.iter().enumerate() {
+            let v = if c % 3 == 0 {
+                0
+            } else if c % 5 == 0 {
+                value
+            } else {
+                c
+            };
+            rows.set((i / k) as u64 % 5, i % k, v);
+        }
+        rows
+    }
+
     proptest! {
+        /// `probe_then` answers as `probe` and leaves the table as the
+        /// separate write would, whether the row lies in one word (its
+        /// length divides 64), straddles two, or spans several chunks; the
+        /// rows around it are untouched.
+        #[test]
+        fn probe_then_is_probe_then_write(
+            k in 1usize..20,
+            width in 1u32..=32,
+            cells in proptest::collection::vec(any::<u32>(), 0..100),
+            value in any::<u32>(),
+            r in 0u64..5,
+            rule in 0u8..3,
+            pick in any::<usize>(),
+        ) {
+            let mut fused = filled(k, width, &cells, value);
+            let mut split = fused.clone();
+            let decide = |p: RowProbe| match rule {
+                0 => RowWrite::Keep,
+                1 => RowWrite::Cell(p.empty.unwrap_or(pick % k)),
+                _ => RowWrite::PushFront,
+            };
+            let probe = fused.probe_then(r, value, decide);
+            prop_assert_eq!(probe, split.probe(r, value));
+            match decide(probe) {
+                RowWrite::Keep => {}
+                RowWrite::Cell(j) => split.set(r, j, value),
+                RowWrite::PushFront => {
+                    split.push_front(r, value);
+                }
+            }
+            prop_assert_eq!(fused.as_words(), split.as_words());
+        }
+
         /// The probe answers exactly as `find` and `first_empty`, for rows of
         /// one word and longer.
         #[test]
