@@ -515,9 +515,8 @@ impl SlidingBloom {
     /// active.
     #[inline]
     fn record_slot(&mut self, slot: Slot) -> bool {
-        let ages = self.ages();
-        let old = self.table.upsert(slot, self.tag, &ages, &mut self.rng);
-        let seen = old.is_some_and(|old| ages.is_active(old));
+        let old = self.table.upsert(slot, self.tag, &self.ages, &mut self.rng);
+        let seen = old.is_some_and(|old| self.ages.is_active(old));
         if !self.active.is_empty() {
             // A refreshed entry moves to the current generation; a new one
             // (or one revived from a stale cell) adds to it.
@@ -525,7 +524,7 @@ impl SlidingBloom {
             match old {
                 Some(old) if seen => {
                     // Active: the age is at most c, below the c + 1 slots.
-                    let age = ages.age(old) as usize;
+                    let age = self.ages.age(old) as usize;
                     let from = if age <= current {
                         current - age
                     } else {
@@ -537,7 +536,7 @@ impl SlidingBloom {
             }
             self.active[current] += 1;
         }
-        self.after_insertion(&ages);
+        self.after_insertion();
         seen
     }
 
@@ -548,7 +547,7 @@ impl SlidingBloom {
     /// whenever the insertions of the generation have earned one (`q` per
     /// `⌈n/c⌉` insertions), rather than all at once (§2.5).
     #[inline]
-    fn after_insertion(&mut self, ages: &Ages) {
+    fn after_insertion(&mut self) {
         // Saturating: a snapshot may carry any count, and 2^64 insertions
         // never happen in a real stream.
         self.insertions = self.insertions.saturating_add(1);
@@ -558,7 +557,7 @@ impl SlidingBloom {
         // generations, small tables) earns more than one bucket an insertion.
         while self.scan_credit >= self.plan.generation_capacity {
             self.scan_credit -= self.plan.generation_capacity;
-            self.table.scan_step(ages);
+            self.table.scan_step(&self.ages);
         }
         if self.plan.request.clock == Clock::Count && self.in_generation == self.plan.generation_len
         {
