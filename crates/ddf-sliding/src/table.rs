@@ -59,7 +59,7 @@ pub(crate) struct Ages {
 impl Ages {
     /// Generations since `tag` was current, modulo `2^s`. Exact for every
     /// entry in the table, since entries are deleted before their age reaches
-    /// `2^s` (see [`Table::scan_step`]).
+    /// `2^s` (see [`Table::scan`]).
     #[inline]
     pub(crate) fn age(&self, tag: u32) -> u32 {
         self.current.wrapping_sub(tag) & self.age_mask
@@ -661,43 +661,41 @@ impl Table {
         }
     }
 
-    /// Visits the scan's next bucket and deletes its stale entries (§2.5).
+    /// Visits the scan's next `count` buckets, in order and wrapping around,
+    /// and deletes their stale entries (§2.5).
     #[inline]
-    pub(crate) fn scan_step(&mut self, ages: &Ages) {
+    pub(crate) fn scan(&mut self, count: u64, ages: &Ages) {
         if self.narrow_rows {
-            self.scan_step_in::<u64>(ages);
+            self.scan_in::<u64>(count, ages);
         } else {
-            self.scan_step_wide(ages);
+            self.scan_wide(count, ages);
         }
     }
 
-    /// [`scan_step`](Self::scan_step) for buckets wider than 64 bits, out of line.
+    /// [`scan`](Self::scan) for buckets wider than 64 bits, out of line.
     #[inline(never)]
-    fn scan_step_wide(&mut self, ages: &Ages) {
-        self.scan_step_in::<u128>(ages);
+    fn scan_wide(&mut self, count: u64, ages: &Ages) {
+        self.scan_in::<u128>(count, ages);
     }
 
     #[inline]
-    fn scan_step_in<W: Word>(&mut self, ages: &Ages) {
-        let bucket = self.scan;
-        self.scan = if bucket + 1 == self.buckets {
-            0
-        } else {
-            bucket + 1
-        };
-        let row = W::read(&self.cells, bucket);
-        if row == W::ZERO {
-            return;
-        }
+    fn scan_in<W: Word>(&mut self, count: u64, ages: &Ages) {
+        // Locals, so that the constants stay in registers across the writes.
         let lanes = *W::lanes(self);
-        let (_, stale) = lanes.free_and_stale(row, ages);
-        if stale != W::ZERO {
-            // Spread each lane's flag over the lane: no carries, a flag is one bit.
-            let flags =
-                (stale >> (lanes.width - 1)).wrapping_mul(W::truncate(u128::from(lanes.cell_mask)));
-            W::write(&mut self.cells, bucket, row & !flags);
-            self.occupied -= u64::from(lanes.count(stale));
+        let (buckets, mut bucket, mut freed) = (self.buckets, self.scan, 0);
+        for _ in 0..count {
+            let row = W::read(&self.cells, bucket);
+            let (_, stale) = lanes.free_and_stale(row, ages);
+            if stale != W::ZERO {
+                // Spread each lane's flag over the lane: no carries, a flag is one bit.
+                let flags = (stale >> (lanes.width - 1)).wrapping_mul(W::from_u32(lanes.cell_mask));
+                W::write(&mut self.cells, bucket, row & !flags);
+                freed += u64::from(lanes.count(stale));
+            }
+            bucket = if bucket + 1 == buckets { 0 } else { bucket + 1 };
         }
+        self.scan = bucket;
+        self.occupied -= freed;
     }
 
     /// At the end of a generation: drop stale stash entries and move the
