@@ -603,11 +603,19 @@ impl SlidingBloom {
 
     /// Moves the time clock to `now` (time windows), clamped to the latest
     /// time seen.
+    #[inline]
     fn advance_to(&mut self, now: u64) {
         let now = self.clock.advance(now);
-        if now < self.epoch_end {
-            return;
+        if now >= self.epoch_end {
+            self.close_generations_to(now);
         }
+    }
+
+    /// [`advance_to`](Self::advance_to) once `now` (already taken by the
+    /// clock) has left the current time generation: out of line, as it runs
+    /// once a generation while the check above runs for every item.
+    #[inline(never)]
+    fn close_generations_to(&mut self, now: u64) {
         let target = now / self.plan.generation_len;
         if target <= self.epoch {
             return;

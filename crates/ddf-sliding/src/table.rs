@@ -50,9 +50,11 @@ pub(crate) struct Ages {
     pub(crate) age_mask: u32,
     /// `c`: entries of age at most this are active.
     pub(crate) max_active_age: u32,
-    /// `current` in every lane.
+    /// `current` in every lane, with each lane's guard bit (bit `s`) set:
+    /// what [`Lanes::free_and_stale`] subtracts the tags from.
     current_lanes: u128,
-    /// `c` in every lane.
+    /// `c` in every lane, with each lane's top bit set: what the ages are
+    /// subtracted from.
     max_age_lanes: u128,
 }
 
@@ -70,7 +72,7 @@ impl Ages {
         self.age(tag) <= self.max_active_age
     }
 
-    /// `current` and `c` in every lane of a `W`.
+    /// `current` and `c` in every lane of a `W`, with their guard bits.
     #[inline]
     fn lanes<W: Word>(&self) -> (W, W) {
         (
@@ -333,8 +335,8 @@ impl<W: Word> Lanes<W> {
     fn free_and_stale(&self, bucket: W, ages: &Ages) -> (W, W) {
         let (current, max_age) = ages.lanes::<W>();
         let tags = bucket & self.tags;
-        let age = (current | self.guards).wrapping_sub(tags) & self.tags;
-        let active = (max_age | self.highs).wrapping_sub(age) & self.highs;
+        let age = current.wrapping_sub(tags) & self.tags;
+        let active = max_age.wrapping_sub(age) & self.highs;
         // A cell is occupied when any bit is set (entries have a non-zero
         // remainder): the low bits carry into the top one.
         let occupied =
@@ -374,8 +376,8 @@ impl Table {
             current,
             age_mask,
             max_active_age,
-            current_lanes: u128::from(current) * self.wide.lows,
-            max_age_lanes: u128::from(max_active_age) * self.wide.lows,
+            current_lanes: u128::from(current) * self.wide.lows | self.wide.guards,
+            max_age_lanes: u128::from(max_active_age) * self.wide.lows | self.wide.highs,
         }
     }
 
