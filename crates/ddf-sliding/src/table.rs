@@ -376,8 +376,8 @@ impl Table {
             current,
             age_mask,
             max_active_age,
-            current_lanes: u128::from(current) * self.wide.lows | self.wide.guards,
-            max_age_lanes: u128::from(max_active_age) * self.wide.lows | self.wide.highs,
+            current_lanes: (u128::from(current) * self.wide.lows) | self.wide.guards,
+            max_age_lanes: (u128::from(max_active_age) * self.wide.lows) | self.wide.highs,
         }
     }
 
