@@ -485,6 +485,56 @@ impl CellRows {
         }
     }
 
+    /// Row `r` of a table whose rows fit one word (`k · width ≤ 64`), laid
+    /// out as [`read_row`](Self::read_row) does: one row check and one
+    /// two-word load, for hot paths that take a short row into a register.
+    ///
+    /// # Panics
+    /// If `r >= rows` or the rows are longer than 64 bits.
+    ///
+    /// # Examples
+    ///
+    /// ```
+    /// use ddf_bits::CellRows;
+    ///
+    /// let mut rows = CellRows::new(8, 4, 14)?;
+    /// rows.set(5, 1, 0x2A);
+    /// assert_eq!(rows.read_row_word(5), 0x2A << 14);
+    /// rows.write_row_word(5, 7 << 42);
+    /// assert_eq!((rows.get(5, 1), rows.get(5, 3)), (0, 7));
+    /// # Ok::<(), ddf_bits::ParamError>(())
+    /// ```
+    // Always inlined: it is two loads and a shift, and a call costs as much.
+    #[inline(always)]
+    #[must_use]
+    pub fn read_row_word(&self, r: u64) -> u64 {
+        let offset = self.row_word_offset(r);
+        self.bits().read_masked(offset, self.last.mask)
+    }
+
+    /// Overwrites row `r` with `row` (as [`read_row_word`](Self::read_row_word)
+    /// lays it out) in a table whose rows fit one word; bits beyond the row
+    /// are ignored. Only the bits that change are written (one read and one
+    /// write of the two words under the row).
+    ///
+    /// # Panics
+    /// If `r >= rows` or the rows are longer than 64 bits.
+    #[inline(always)]
+    pub fn write_row_word(&mut self, r: u64, row: u64) {
+        let offset = self.row_word_offset(r);
+        let mask = self.last.mask;
+        self.cells.bits_mut().write_masked(offset, mask, row);
+    }
+
+    /// The first bit of row `r` in a table of one-word rows.
+    #[inline(always)]
+    fn row_word_offset(&self, r: u64) -> u64 {
+        if self.full_chunks != 0 {
+            row_too_long_for_word(self.row_bits);
+        }
+        self.row_offset(r)
+    }
+
     /// A row of at most 128 bits as its low word's bits and the rest.
     #[inline]
     fn whole_row_split(&self) -> (u32, u32) {
@@ -601,6 +651,13 @@ impl CellRows {
 #[inline(never)]
 fn row_too_long(bits: u64) -> ! {
     panic!("a row of {bits} bits is longer than the 128 bits a whole-row access moves")
+}
+
+/// Panics for a one-word row access to a row longer than 64 bits.
+#[cold]
+#[inline(never)]
+fn row_too_long_for_word(bits: u64) -> ! {
+    panic!("a row of {bits} bits is longer than the 64 bits a one-word row access moves")
 }
 
 #[cfg(test)]
@@ -745,6 +802,14 @@ mod tests {
             (t.read_row(1), t.get(1, 2), t.read_row(0)),
             (0x0403_0201, 3, 0)
         );
+    }
+
+    #[test]
+    #[should_panic(expected = "longer than the 64 bits")]
+    fn one_word_row_access_needs_one_word_rows() {
+        // 4 cells of 17 bits: 68-bit rows.
+        let t = CellRows::new(2, 4, 17).unwrap();
+        let _ = t.read_row_word(0);
     }
 
     #[test]

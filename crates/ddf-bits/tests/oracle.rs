@@ -144,9 +144,10 @@ proptest! {
         rows in 1u64..6,
         k in 1usize..80,
         width in 1u32..=32,
-        ops in prop::collection::vec((0u8..7, any::<u64>(), any::<u64>(), any::<u64>()), 0..300),
+        ops in prop::collection::vec((0u8..8, any::<u64>(), any::<u64>(), any::<u64>()), 0..300),
     ) {
         let mut hand = CellRows::new(rows, k, width).unwrap();
+        let word_rows = k as u64 * u64::from(width) <= 64;
         let mut model = vec![vec![0u32; k]; rows as usize];
         let max = u32::MAX >> (32 - width);
         for (op, row_seed, cell_seed, value_seed) in ops {
@@ -185,6 +186,13 @@ proptest! {
                         row.iter().position(|&c| c & mask == value & mask & max)
                     );
                 }
+                7 if word_rows => {
+                    // A whole one-word row; bits beyond it are ignored.
+                    hand.write_row_word(r, value_seed);
+                    for (j, c) in row.iter_mut().enumerate() {
+                        *c = (value_seed >> (j as u32 * width)) as u32 & max;
+                    }
+                }
                 _ => prop_assert_eq!(hand.count_occupied(r), row.iter().filter(|&&c| c != 0).count()),
             }
         }
@@ -202,6 +210,9 @@ proptest! {
                     .enumerate()
                     .fold(0u128, |acc, (j, &c)| acc | u128::from(c) << (j as u32 * width));
                 prop_assert_eq!(hand.read_row(r), whole);
+                if word_rows {
+                    prop_assert_eq!(u128::from(hand.read_row_word(r)), whole);
+                }
             }
         }
         let flat: Vec<u32> = model.concat();

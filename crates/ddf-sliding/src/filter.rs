@@ -1,6 +1,6 @@
 //! `SlidingBloom`: generations over the tagged table, and the filter traits.
 
-use crate::plan::{CELLS_PER_BUCKET, Clock, Plan, Request, Sizing, Slack};
+use crate::plan::{CELLS_PER_BUCKET, Clock, Plan, Request, SCAN_STRIDE, Sizing, Slack};
 use crate::table::{Ages, EntryKey, Slot, Table};
 use ddf_core::batch::{self, Prefetch};
 use ddf_core::{
@@ -53,8 +53,9 @@ pub struct SlidingBloom {
     ages: Ages,
     /// Insertions in the current generation.
     in_generation: u64,
-    /// `in_generation · quota mod generation_capacity`: the scan's share of
-    /// a bucket earned and not yet spent (derived, so not in snapshots).
+    /// `in_generation · quota mod (SCAN_STRIDE · generation_capacity)`: the
+    /// scan's share of a stride earned and not yet spent (derived, so not in
+    /// snapshots).
     scan_credit: u64,
     /// The latest timestamp seen and the steps back (time windows).
     clock: TimeClock,
@@ -515,9 +516,8 @@ impl SlidingBloom {
     /// active.
     #[inline]
     fn record_slot(&mut self, slot: Slot) -> bool {
-        let ages = self.ages();
-        let old = self.table.upsert(slot, self.tag, &ages, &mut self.rng);
-        let seen = old.is_some_and(|old| ages.is_active(old));
+        let old = self.table.upsert(slot, self.tag, &self.ages, &mut self.rng);
+        let seen = old.is_some_and(|old| self.ages.is_active(old));
         if !self.active.is_empty() {
             // A refreshed entry moves to the current generation; a new one
             // (or one revived from a stale cell) adds to it.
@@ -525,7 +525,7 @@ impl SlidingBloom {
             match old {
                 Some(old) if seen => {
                     // Active: the age is at most c, below the c + 1 slots.
-                    let age = ages.age(old) as usize;
+                    let age = self.ages.age(old) as usize;
                     let from = if age <= current {
                         current - age
                     } else {
@@ -537,28 +537,29 @@ impl SlidingBloom {
             }
             self.active[current] += 1;
         }
-        self.after_insertion(&ages);
+        self.after_insertion();
         seen
     }
 
     /// The per-insertion work after placing: the scan's share and the counters.
     ///
     /// A generation owes the scan `q = ⌈B/k⌉` buckets, so that `k = 2^s − c − 1`
-    /// generations sweep the whole table; they are paid evenly, a bucket
-    /// whenever the insertions of the generation have earned one (`q` per
-    /// `⌈n/c⌉` insertions), rather than all at once (§2.5).
+    /// generations sweep the whole table; they are paid evenly, a stride of
+    /// [`SCAN_STRIDE`] buckets whenever the insertions of the generation
+    /// have earned one (`q` buckets per `⌈n/c⌉` insertions), rather than all
+    /// at once (§2.5).
     #[inline]
-    fn after_insertion(&mut self, ages: &Ages) {
+    fn after_insertion(&mut self) {
         // Saturating: a snapshot may carry any count, and 2^64 insertions
         // never happen in a real stream.
         self.insertions = self.insertions.saturating_add(1);
         self.in_generation = self.in_generation.saturating_add(1);
         self.scan_credit += self.plan.scan_quota;
         // A quota above the generation's capacity (a sweep of few
-        // generations, small tables) earns more than one bucket an insertion.
-        while self.scan_credit >= self.plan.generation_capacity {
-            self.scan_credit -= self.plan.generation_capacity;
-            self.table.scan_step(ages);
+        // generations, small tables) may earn more than a stride an insertion.
+        while self.scan_credit >= self.plan.stride_credit {
+            self.scan_credit -= self.plan.stride_credit;
+            self.table.scan(SCAN_STRIDE, &self.ages);
         }
         if self.plan.request.clock == Clock::Count && self.in_generation == self.plan.generation_len
         {
@@ -572,11 +573,11 @@ impl SlidingBloom {
     fn end_generation(&mut self) {
         let ages = self.ages();
         let quota = self.plan.scan_quota;
-        let paid = u128::from(self.in_generation) * u128::from(quota)
+        let earned = u128::from(self.in_generation) * u128::from(quota)
             / u128::from(self.plan.generation_capacity);
-        for _ in paid.min(u128::from(quota))..u128::from(quota) {
-            self.table.scan_step(&ages);
-        }
+        // Paid in whole strides as the generation went.
+        let paid = (earned - earned % u128::from(SCAN_STRIDE)).min(u128::from(quota)) as u64;
+        self.table.scan(quota - paid, &ages);
         self.table.sweep_stash(&ages);
         if !self.active.is_empty() {
             // Generation `G − c` leaves the active ones; its slot becomes
@@ -602,11 +603,19 @@ impl SlidingBloom {
 
     /// Moves the time clock to `now` (time windows), clamped to the latest
     /// time seen.
+    #[inline]
     fn advance_to(&mut self, now: u64) {
         let now = self.clock.advance(now);
-        if now < self.epoch_end {
-            return;
+        if now >= self.epoch_end {
+            self.close_generations_to(now);
         }
+    }
+
+    /// [`advance_to`](Self::advance_to) once `now` (already taken by the
+    /// clock) has left the current time generation: out of line, as it runs
+    /// once a generation while the check above runs for every item.
+    #[inline(never)]
+    fn close_generations_to(&mut self, now: u64) {
         let target = now / self.plan.generation_len;
         if target <= self.epoch {
             return;
@@ -707,7 +716,7 @@ impl SlidingBloom {
             ages,
             in_generation: clock.in_generation,
             scan_credit: (u128::from(clock.in_generation) * u128::from(plan_of.plan.scan_quota)
-                % u128::from(plan_of.plan.generation_capacity)) as u64,
+                % u128::from(plan_of.plan.stride_credit)) as u64,
             clock: clock.clock,
             epoch: clock.generation - clock.closed_early,
             closed_early: clock.closed_early,
@@ -926,6 +935,45 @@ impl Windowed for SlidingBloom {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn each_generation_pays_its_whole_scan_quota_in_strides() {
+        // Quotas that are and are not multiples of the stride, count and
+        // time windows: the scan stands exactly `quota` buckets further at
+        // every generation's end (the sweep's deadline, §2.5), and within a
+        // generation it moves by whole strides only.
+        for (window, eps) in [(1000, 0.01), (4000, 0.05), (300, 0.2)] {
+            for timed in [false, true] {
+                let mut f = if timed {
+                    SlidingBloom::with_time_span(window, Slack::LeastSpace, window, eps).unwrap()
+                } else {
+                    SlidingBloom::least_space(window, eps).unwrap()
+                };
+                let (quota, buckets) = (f.plan.scan_quota, f.plan.buckets);
+                let mut rng = SplitMix64::new(window);
+                // Where the scan stood when the current generation began.
+                let (mut generation, mut start) = (0, 0);
+                for i in 0..4 * window {
+                    let d = Digest::new(rng.next_u64());
+                    if timed {
+                        f.insert_at(d, i);
+                    } else {
+                        f.insert(d);
+                    }
+                    start = (start + quota * (f.generation - generation)) % buckets;
+                    generation = f.generation;
+                    let strides = f.in_generation * quota / f.plan.stride_credit;
+                    let expected = (start + SCAN_STRIDE * strides) % buckets;
+                    assert_eq!(
+                        f.table.scan_position(),
+                        expected,
+                        "window {window}, item {i}"
+                    );
+                }
+                assert!(f.generation >= 3);
+            }
+        }
+    }
 
     #[test]
     fn hinted_batches_match_one_by_one() {

@@ -51,6 +51,14 @@ const SMALL_TABLE_MARGIN: f64 = 2.0;
 /// per insertion.
 pub const SCAN_SPEEDUP: u64 = 4;
 
+/// Buckets the scan visits at a time (§2.5 paces it at a bucket per
+/// insertion or less): it waits until the insertions of a generation have
+/// earned this many, then visits them in one loop, so the setup of a visit
+/// (the lane constants, the position, the bounds) is paid once per stride
+/// rather than once per bucket. Each generation still pays its whole quota
+/// by its end, so the sweep's deadline is unchanged.
+pub(crate) const SCAN_STRIDE: u64 = 8;
+
 /// 64-bit words of counters every filter keeps besides its cells: the
 /// generation, its tag and insertions, the scan's position and credit, the
 /// clock's latest time, regressions, epoch and early closes, the active
@@ -242,6 +250,9 @@ pub(crate) struct Plan {
     /// `⌈B/k⌉`: buckets the scan visits per generation, so that a full
     /// sweep takes at most `k` generations.
     pub(crate) scan_quota: u64,
+    /// `SCAN_STRIDE · generation_capacity`: the scan credit (in units of
+    /// `1/generation_capacity` bucket) that pays one stride.
+    pub(crate) stride_credit: u64,
 }
 
 impl Plan {
@@ -323,6 +334,7 @@ impl Plan {
         let sweep_generations = u64::from(tag_modulus) - c - 1;
         // After the tag check, so `c + 1` cannot overflow.
         let max_active = checked_mul("capacity", c + 1, generation_capacity)?;
+        let stride_credit = checked_mul("capacity", SCAN_STRIDE, generation_capacity)?;
         let cells_needed = max_active as f64 / request.load;
         let base = cells_needed / CELLS_PER_BUCKET as f64;
         let buckets = (base + SMALL_TABLE_MARGIN * base.sqrt()).ceil().max(1.0);
@@ -372,6 +384,7 @@ impl Plan {
             remainder_bits,
             buckets,
             scan_quota: buckets.div_ceil(sweep_generations),
+            stride_credit,
         })
     }
 

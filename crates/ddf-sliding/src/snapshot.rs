@@ -24,7 +24,14 @@ impl Snapshot for SlidingBloom {
     // Layout 2 added the clock and overload counters; layout 3 counts
     // generations modulo 2^s with a faster scan (tags of layout 2 meant
     // modulo 2c + 3) and bounds the stash. Older layouts are not read.
-    const VERSION: u16 = 3;
+    // Layout 4 has layout 3's bytes; it marks that the scan is paid in
+    // strides of `SCAN_STRIDE` buckets, so a generation's scan may lag
+    // layout 3's pacing by up to a stride. A layout-3 reader restoring it
+    // would assume the lagging buckets visited and could miss the sweep's
+    // deadline, so it must refuse the bytes; this reader takes both (a
+    // layout-3 state is at or ahead of the pacing assumed here, and a scan
+    // ahead only visits buckets early).
+    const VERSION: u16 = 4;
     const OLDEST_VERSION: u16 = 3;
 
     fn encode_body(&self, out: &mut Encoder) {
@@ -243,5 +250,30 @@ impl Snapshot for SlidingBloom {
             }
         }
         Ok(SlidingBloom::restore(fresh, table, state))
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use ddf_core::{Digest, DuplicateFilter};
+
+    #[test]
+    fn layout_3_bytes_are_read_as_layout_4() {
+        // Layout 4 writes layout 3's bytes; this reader takes both, and
+        // refuses what came before.
+        let mut f = SlidingBloom::least_space(1000, 0.01).unwrap();
+        let mut rng = ddf_hash::SplitMix64::new(4);
+        for _ in 0..1500 {
+            f.insert(Digest::new(rng.next_u64()));
+        }
+        let mut body = Encoder::new();
+        f.encode_body(&mut body);
+        let body = body.into_bytes();
+        let old = snapshot::seal(SlidingBloom::KIND, 3, 0, &[], &body);
+        let back = SlidingBloom::from_bytes(&old).unwrap();
+        assert_eq!(back.to_bytes(), f.to_bytes());
+        let older = snapshot::seal(SlidingBloom::KIND, 2, 0, &[], &body);
+        assert!(SlidingBloom::from_bytes(&older).is_err());
     }
 }

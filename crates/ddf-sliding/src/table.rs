@@ -4,7 +4,7 @@ use crate::plan::{CELLS_PER_BUCKET, Plan};
 use ddf_bits::CellRows;
 use ddf_hash::{Digest, SplitMix64};
 use std::collections::BTreeMap;
-use std::ops::{BitAnd, BitOr, BitXor, Not, Shr};
+use std::ops::{BitAnd, BitOr, BitXor, Not, Shl, Shr};
 
 /// Relocations an insertion tries before it parks an entry in the stash.
 pub const MAX_KICKS: u32 = 500;
@@ -50,16 +50,18 @@ pub(crate) struct Ages {
     pub(crate) age_mask: u32,
     /// `c`: entries of age at most this are active.
     pub(crate) max_active_age: u32,
-    /// `current` in every lane.
+    /// `current` in every lane, with each lane's guard bit (bit `s`) set:
+    /// what [`Lanes::free_and_stale`] subtracts the tags from.
     current_lanes: u128,
-    /// `c` in every lane.
+    /// `c` in every lane, with each lane's top bit set: what the ages are
+    /// subtracted from.
     max_age_lanes: u128,
 }
 
 impl Ages {
     /// Generations since `tag` was current, modulo `2^s`. Exact for every
     /// entry in the table, since entries are deleted before their age reaches
-    /// `2^s` (see [`Table::scan_step`]).
+    /// `2^s` (see [`Table::scan`]).
     #[inline]
     pub(crate) fn age(&self, tag: u32) -> u32 {
         self.current.wrapping_sub(tag) & self.age_mask
@@ -70,7 +72,7 @@ impl Ages {
         self.age(tag) <= self.max_active_age
     }
 
-    /// `current` and `c` in every lane of a `W`.
+    /// `current` and `c` in every lane of a `W`, with their guard bits.
     #[inline]
     fn lanes<W: Word>(&self) -> (W, W) {
         (
@@ -126,6 +128,7 @@ pub(crate) trait Word:
     + BitOr<Output = Self>
     + BitXor<Output = Self>
     + Not<Output = Self>
+    + Shl<u32, Output = Self>
     + Shr<u32, Output = Self>
 {
     const ZERO: Self;
@@ -135,19 +138,21 @@ pub(crate) trait Word:
     fn wrapping_add(self, other: Self) -> Self;
     fn wrapping_mul(self, other: Self) -> Self;
     fn wrapping_neg(self) -> Self;
-    /// The value as a `u128` (for whole-bucket writes).
-    fn widen(self) -> u128;
     fn trailing_zeros(self) -> u32;
     /// The low 32 bits.
     fn low_u32(self) -> u32;
+    /// `x` in the low bits.
+    fn from_u32(x: u32) -> Self;
     /// Bucket `r` of `cells`.
     fn read(cells: &CellRows, r: u64) -> Self;
+    /// Overwrites bucket `r` of `cells` with `row`.
+    fn write(cells: &mut CellRows, r: u64, row: Self);
     /// The table's lane constants for this word.
     fn lanes(table: &Table) -> &Lanes<Self>;
 }
 
 macro_rules! impl_word {
-    ($t:ty, $field:ident) => {
+    ($t:ty, $field:ident, $read:ident, $write:ident) => {
         impl Word for $t {
             const ZERO: Self = 0;
             #[inline(always)]
@@ -171,10 +176,6 @@ macro_rules! impl_word {
                 <$t>::wrapping_neg(self)
             }
             #[inline(always)]
-            fn widen(self) -> u128 {
-                self as u128
-            }
-            #[inline(always)]
             fn trailing_zeros(self) -> u32 {
                 <$t>::trailing_zeros(self)
             }
@@ -183,8 +184,16 @@ macro_rules! impl_word {
                 self as u32
             }
             #[inline(always)]
+            fn from_u32(x: u32) -> Self {
+                x as $t
+            }
+            #[inline(always)]
             fn read(cells: &CellRows, r: u64) -> Self {
-                cells.read_row(r) as $t
+                cells.$read(r)
+            }
+            #[inline(always)]
+            fn write(cells: &mut CellRows, r: u64, row: Self) {
+                cells.$write(r, row);
             }
             #[inline(always)]
             fn lanes(table: &Table) -> &Lanes<Self> {
@@ -194,8 +203,8 @@ macro_rules! impl_word {
     };
 }
 
-impl_word!(u64, narrow);
-impl_word!(u128, wide);
+impl_word!(u64, narrow, read_row_word, write_row_word);
+impl_word!(u128, wide, read_row, write_row);
 
 /// SWAR constants for a bucket of four cells read as one [`Word`]: every
 /// cell is a lane of `r + s` bits, the tag in its low `s` bits.
@@ -220,8 +229,6 @@ pub(crate) struct Lanes<W> {
     /// Bit `s` of every cell, just above the tag (the remainder's lowest bit,
     /// free to act as a borrow guard once the tags are isolated).
     guards: W,
-    /// `⌊2^16/width⌋ + 1`: `(bit · recip) >> 16 = bit / width` below bit 128.
-    recip: u32,
 }
 
 impl Lanes<u128> {
@@ -238,7 +245,6 @@ impl Lanes<u128> {
             tags: ((1u128 << tag_bits) - 1) * lows,
             remainders: (((1u128 << (width - tag_bits)) - 1) << tag_bits) * lows,
             guards: lows << tag_bits,
-            recip: (1 << 16) / width + 1,
         }
     }
 
@@ -255,7 +261,6 @@ impl Lanes<u128> {
             below_highs: W::truncate(self.below_highs),
             tags: W::truncate(self.tags),
             guards: W::truncate(self.guards),
-            recip: self.recip,
         }
     }
 }
@@ -268,11 +273,12 @@ impl<W: Word> Lanes<W> {
         W::truncate(u128::from(remainder << self.tag_bits)).wrapping_mul(self.lows)
     }
 
-    /// The cell whose lane holds the lowest flag of `flags` (flags at any
-    /// bit of their lane).
+    /// The first bit of the lane that holds the lowest flag of `flags`
+    /// (non-zero, flags at the top bit of their lane): a shift, so that the
+    /// cell is read and written without dividing by the width.
     #[inline]
-    fn lowest(&self, flags: W) -> usize {
-        ((flags.trailing_zeros() * self.recip) >> 16) as usize
+    fn lowest_at(&self, flags: W) -> u32 {
+        flags.trailing_zeros() + 1 - self.width
     }
 
     /// How many lanes `flags` flags (at their top bit). One multiplication
@@ -288,17 +294,31 @@ impl<W: Word> Lanes<W> {
     /// Cell `j` of a bucket.
     #[inline]
     fn cell(&self, bucket: W, j: usize) -> u32 {
-        (bucket >> (j as u32 * self.width)).low_u32() & self.cell_mask
+        self.cell_at(bucket, j as u32 * self.width)
     }
 
-    /// The first cell of `bucket` whose remainder is the one in every lane
-    /// of `want`: XOR turns matching cells into zero lanes, and the borrow
-    /// trick flags the lowest zero lane exactly.
+    /// The cell of a bucket whose lane starts at bit `at`.
     #[inline]
-    fn find(&self, bucket: W, want: W) -> Option<usize> {
+    fn cell_at(&self, bucket: W, at: u32) -> u32 {
+        (bucket >> at).low_u32() & self.cell_mask
+    }
+
+    /// `bucket` with `value` in the cell whose lane starts at bit `at`: the
+    /// new bucket is made in a register and written whole, so a write costs
+    /// no second index computation.
+    #[inline]
+    fn with_cell_at(&self, bucket: W, at: u32, value: u32) -> W {
+        (bucket & !(W::from_u32(self.cell_mask) << at)) | (W::from_u32(value) << at)
+    }
+
+    /// The first bit of the first cell of `bucket` whose remainder is the
+    /// one in every lane of `want`: XOR turns matching cells into zero
+    /// lanes, and the borrow trick flags the lowest zero lane exactly.
+    #[inline]
+    fn find(&self, bucket: W, want: W) -> Option<u32> {
         let y = (bucket ^ want) & self.remainders;
         let hits = y.wrapping_sub(self.lows) & !y & self.highs;
-        (hits != W::ZERO).then(|| self.lowest(hits))
+        (hits != W::ZERO).then(|| self.lowest_at(hits))
     }
 
     /// The cells of `bucket` that are empty or stale (`free`) and those that
@@ -315,8 +335,8 @@ impl<W: Word> Lanes<W> {
     fn free_and_stale(&self, bucket: W, ages: &Ages) -> (W, W) {
         let (current, max_age) = ages.lanes::<W>();
         let tags = bucket & self.tags;
-        let age = (current | self.guards).wrapping_sub(tags) & self.tags;
-        let active = (max_age | self.highs).wrapping_sub(age) & self.highs;
+        let age = current.wrapping_sub(tags) & self.tags;
+        let active = max_age.wrapping_sub(age) & self.highs;
         // A cell is occupied when any bit is set (entries have a non-zero
         // remainder): the low bits carry into the top one.
         let occupied =
@@ -356,8 +376,8 @@ impl Table {
             current,
             age_mask,
             max_active_age,
-            current_lanes: u128::from(current) * self.wide.lows,
-            max_age_lanes: u128::from(max_active_age) * self.wide.lows,
+            current_lanes: (u128::from(current) * self.wide.lows) | self.wide.guards,
+            max_age_lanes: (u128::from(max_active_age) * self.wide.lows) | self.wide.highs,
         }
     }
 
@@ -421,13 +441,13 @@ impl Table {
         let lanes = *W::lanes(self);
         let want = lanes.wanted(slot.remainder);
         let first = W::read(&self.cells, slot.first);
-        if let Some(j) = lanes.find(first, want) {
-            return Some(lanes.cell(first, j) & self.tag_mask);
+        if let Some(at) = lanes.find(first, want) {
+            return Some(lanes.cell_at(first, at) & self.tag_mask);
         }
         if slot.second != slot.first {
             let second = W::read(&self.cells, slot.second);
-            if let Some(j) = lanes.find(second, want) {
-                return Some(lanes.cell(second, j) & self.tag_mask);
+            if let Some(at) = lanes.find(second, want) {
+                return Some(lanes.cell_at(second, at) & self.tag_mask);
             }
         }
         if self.stash.is_empty() {
@@ -490,8 +510,21 @@ impl Table {
         if self.narrow_rows {
             self.upsert_in::<u64>(slot, tag, ages, rng)
         } else {
-            self.upsert_in::<u128>(slot, tag, ages, rng)
+            self.upsert_wide(slot, tag, ages, rng)
         }
+    }
+
+    /// [`upsert`](Self::upsert) for buckets wider than 64 bits (`ε < 2^-10`),
+    /// out of line so that the usual narrow path keeps its registers.
+    #[inline(never)]
+    fn upsert_wide(
+        &mut self,
+        slot: Slot,
+        tag: u32,
+        ages: &Ages,
+        rng: &mut SplitMix64,
+    ) -> Option<u32> {
+        self.upsert_in::<u128>(slot, tag, ages, rng)
     }
 
     #[inline]
@@ -506,18 +539,26 @@ impl Table {
         let fresh = (slot.remainder << self.tag_bits) | tag;
         let want = lanes.wanted(slot.remainder);
         let first = W::read(&self.cells, slot.first);
-        if let Some(j) = lanes.find(first, want) {
-            let old = lanes.cell(first, j) & self.tag_mask;
-            self.cells.set(slot.first, j, fresh);
+        if let Some(at) = lanes.find(first, want) {
+            let old = lanes.cell_at(first, at) & self.tag_mask;
+            W::write(
+                &mut self.cells,
+                slot.first,
+                lanes.with_cell_at(first, at, fresh),
+            );
             return Some(old);
         }
         let second = if slot.second == slot.first {
             first
         } else {
             let second = W::read(&self.cells, slot.second);
-            if let Some(j) = lanes.find(second, want) {
-                let old = lanes.cell(second, j) & self.tag_mask;
-                self.cells.set(slot.second, j, fresh);
+            if let Some(at) = lanes.find(second, want) {
+                let old = lanes.cell_at(second, at) & self.tag_mask;
+                W::write(
+                    &mut self.cells,
+                    slot.second,
+                    lanes.with_cell_at(second, at, fresh),
+                );
                 return Some(old);
             }
             second
@@ -532,15 +573,15 @@ impl Table {
         // buckets leave fewer insertions with both buckets full.
         let (free1, stale1) = lanes.free_and_stale(first, ages);
         let (free2, stale2) = lanes.free_and_stale(second, ages);
-        let (bucket, free, stale) = if lanes.count(free2) > lanes.count(free1) {
-            (slot.second, free2, stale2)
+        let (bucket, row, free, stale) = if lanes.count(free2) > lanes.count(free1) {
+            (slot.second, second, free2, stale2)
         } else {
-            (slot.first, free1, stale1)
+            (slot.first, first, free1, stale1)
         };
         if free == W::ZERO {
             self.relocate::<W>(slot, [first, second], fresh, ages, rng);
         } else {
-            self.place_at(bucket, free, stale, fresh);
+            self.place_at(bucket, row, free, stale, fresh);
         }
         None
     }
@@ -548,19 +589,23 @@ impl Table {
     /// Puts `value` in the first free cell of `bucket`, if it has one.
     #[inline(always)]
     fn try_place<W: Word>(&mut self, bucket: u64, value: u32, ages: &Ages) -> bool {
-        let (free, stale) = W::lanes(self).free_and_stale(W::read(&self.cells, bucket), ages);
+        let row = W::read(&self.cells, bucket);
+        let (free, stale) = W::lanes(self).free_and_stale(row, ages);
         if free == W::ZERO {
             return false;
         }
-        self.place_at(bucket, free, stale, value);
+        self.place_at(bucket, row, free, stale, value);
         true
     }
 
-    /// Puts `value` in the lowest cell of `free` (non-zero) in `bucket`.
-    #[inline]
-    fn place_at<W: Word>(&mut self, bucket: u64, free: W, stale: W, value: u32) {
+    /// Puts `value` in the lowest cell of `free` (non-zero) in `bucket`,
+    /// which holds `row`.
+    #[inline(always)]
+    fn place_at<W: Word>(&mut self, bucket: u64, row: W, free: W, stale: W, value: u32) {
+        let lanes = W::lanes(self);
         let lowest = free & free.wrapping_neg();
-        self.cells.set(bucket, W::lanes(self).lowest(free), value);
+        let new = lanes.with_cell_at(row, lanes.lowest_at(free), value);
+        W::write(&mut self.cells, bucket, new);
         self.occupied += u64::from(stale & lowest == W::ZERO);
     }
 
@@ -618,37 +663,41 @@ impl Table {
         }
     }
 
-    /// Visits the scan's next bucket and deletes its stale entries (§2.5).
+    /// Visits the scan's next `count` buckets, in order and wrapping around,
+    /// and deletes their stale entries (§2.5).
     #[inline]
-    pub(crate) fn scan_step(&mut self, ages: &Ages) {
+    pub(crate) fn scan(&mut self, count: u64, ages: &Ages) {
         if self.narrow_rows {
-            self.scan_step_in::<u64>(ages);
+            self.scan_in::<u64>(count, ages);
         } else {
-            self.scan_step_in::<u128>(ages);
+            self.scan_wide(count, ages);
         }
     }
 
+    /// [`scan`](Self::scan) for buckets wider than 64 bits, out of line.
+    #[inline(never)]
+    fn scan_wide(&mut self, count: u64, ages: &Ages) {
+        self.scan_in::<u128>(count, ages);
+    }
+
     #[inline]
-    fn scan_step_in<W: Word>(&mut self, ages: &Ages) {
-        let bucket = self.scan;
-        self.scan = if bucket + 1 == self.buckets {
-            0
-        } else {
-            bucket + 1
-        };
-        let row = W::read(&self.cells, bucket);
-        if row == W::ZERO {
-            return;
-        }
+    fn scan_in<W: Word>(&mut self, count: u64, ages: &Ages) {
+        // Locals, so that the constants stay in registers across the writes.
         let lanes = *W::lanes(self);
-        let (_, stale) = lanes.free_and_stale(row, ages);
-        if stale != W::ZERO {
-            // Spread each lane's flag over the lane: no carries, a flag is one bit.
-            let flags =
-                (stale >> (lanes.width - 1)).wrapping_mul(W::truncate(u128::from(lanes.cell_mask)));
-            self.cells.write_row(bucket, W::widen(row & !flags));
-            self.occupied -= u64::from(lanes.count(stale));
+        let (buckets, mut bucket, mut freed) = (self.buckets, self.scan, 0);
+        for _ in 0..count {
+            let row = W::read(&self.cells, bucket);
+            let (_, stale) = lanes.free_and_stale(row, ages);
+            if stale != W::ZERO {
+                // Spread each lane's flag over the lane: no carries, a flag is one bit.
+                let flags = (stale >> (lanes.width - 1)).wrapping_mul(W::from_u32(lanes.cell_mask));
+                W::write(&mut self.cells, bucket, row & !flags);
+                freed += u64::from(lanes.count(stale));
+            }
+            bucket = if bucket + 1 == buckets { 0 } else { bucket + 1 };
         }
+        self.scan = bucket;
+        self.occupied -= freed;
     }
 
     /// At the end of a generation: drop stale stash entries and move the
@@ -805,11 +854,15 @@ mod tests {
                         assert_eq!(narrow, (free as u64, stale as u64));
                         assert_eq!(t.narrow.count(free as u64), free.count_ones());
                     }
-                    // Both words find the same first cell of each remainder.
+                    // Both words find the same first cell of each remainder
+                    // (by the first bit of its lane).
                     for &v in &cells {
                         let rem = v >> plan.tag_bits;
                         let wide = t.wide.find(row, t.wide.wanted(rem));
-                        let scalar = cells.iter().position(|&u| u >> plan.tag_bits == rem);
+                        let scalar = cells
+                            .iter()
+                            .position(|&u| u >> plan.tag_bits == rem)
+                            .map(|j| j as u32 * t.wide.width);
                         assert_eq!(wide, scalar);
                         if t.narrow_rows {
                             assert_eq!(t.narrow.find(row as u64, t.narrow.wanted(rem)), scalar);
