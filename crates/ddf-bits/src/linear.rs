@@ -105,7 +105,9 @@ pub struct LinearTable<C> {
 /// kept as the table doubles.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub enum MaxLoad {
-    /// 1/2: a missing key's probe walks about 2.5 cells.
+    /// 3/8: a missing key's probe walks about 1.8 cells.
+    ThreeEighths,
+    /// 1/2: about 2.5 cells.
     Half,
     /// 3/4: about 8.5 cells.
     ThreeQuarters,
@@ -117,6 +119,7 @@ impl MaxLoad {
     /// Entries allowed in 8 cells.
     const fn of_eight(self) -> usize {
         match self {
+            MaxLoad::ThreeEighths => 3,
             MaxLoad::Half => 4,
             MaxLoad::ThreeQuarters => 6,
             MaxLoad::SevenEighths => 7,
@@ -236,38 +239,6 @@ impl<C: TableCell> LinearTable<C> {
     #[inline]
     pub fn is_full(&self) -> bool {
         self.len >= self.max_len
-    }
-
-    /// Sets the load bound to `max_len` entries, for a table that has reached
-    /// the size its owner needs: a window of `n` keys at once stops doubling at
-    /// the cells it wants for `n` and holds `n` there, though that is a little
-    /// above the ratio it grew at. Fails unless `len ≤ max_len < 2^k`.
-    ///
-    /// # Examples
-    ///
-    /// ```
-    /// use ddf_bits::{LinearTable, MaxLoad};
-    ///
-    /// let mut t = LinearTable::small(0u64, MaxLoad::Half);
-    /// t.set_max_len(5)?;
-    /// assert_eq!(t.max_len(), 5);
-    /// assert_eq!(t.set_max_len(8).unwrap_err().param(), "max_len");
-    /// # Ok::<(), ddf_bits::ParamError>(())
-    /// ```
-    pub fn set_max_len(&mut self, max_len: usize) -> Result<(), ParamError> {
-        let cells = self.cells.len();
-        if max_len < self.len || max_len >= cells {
-            return Err(ParamError::new(
-                "max_len",
-                max_len,
-                format!(
-                    "{}..{cells} (the entries stored, below the cells)",
-                    self.len
-                ),
-            ));
-        }
-        self.max_len = max_len;
-        Ok(())
     }
 
     /// The value of an empty cell.
@@ -611,6 +582,7 @@ mod tests {
             (t.cells(), t.max_len(), 0)
         );
         for (load, max) in [
+            (MaxLoad::ThreeEighths, 3),
             (MaxLoad::Half, 4),
             (MaxLoad::ThreeQuarters, 6),
             (MaxLoad::SevenEighths, 7),

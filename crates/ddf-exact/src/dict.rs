@@ -10,15 +10,16 @@
 //! lengthen every later probe); the stored hash rehomes each moved cell
 //! without hashing its key again, and a probe compares hashes before keys.
 //!
-//! The table doubles when an insertion would take its load above 1/2, so
-//! it never holds more than twice the cells of the keys it ever held at
-//! once. A window holds at most `n` keys at once (`w + 1` for a count window:
-//! the new key is counted before the oldest leaves; a time window's
-//! `capacity`), so its table stops at the least power of two of at least
-//! `2·(n − 1)` cells and holds `n` keys there: a window of `w = 2^j` items
-//! keeps `2·w` cells, not the `4·w` one more doubling for its `w + 1`-th key
-//! would give (for `w = 4096`, 256 KiB instead of 512 KiB, inside the L2
-//! cache).
+//! The table doubles when an insertion would take its load above 3/8, so a
+//! probe for a missing key walks about 1.8 cells (Knuth's
+//! `(1 + 1/(1 − α)²)/2`; 2.5 at load 1/2), and the table never holds more
+//! than 16/3 cells per key it ever held at once: a window of `n` keys at once
+//! (`w + 1` for a count window, whose new key is counted before the oldest
+//! leaves; a time window's `capacity`) keeps between 8n/3 and 16n/3 cells.
+//! At 32 bytes a cell, a cache line holds two, so the longer walks of load
+//! 1/2 cost more than the memory saved: at `w = 4096` (L2, SipHash-1-3, load
+//! ≈ 1) 57.3 ns per `observe` at load 1/2 against 41.7 at 1/4
+//! (`docs/performance.md`).
 
 use ddf_bits::{LinearTable, MaxLoad, Probe, TableCell};
 use std::hash::{BuildHasher, Hash};
@@ -64,10 +65,6 @@ impl<K: Clone> TableCell for Cell<K> {
 pub(crate) struct Dict<K, S> {
     table: LinearTable<Cell<K>>,
     hasher: S,
-    /// The most keys held at once, `n` (`usize::MAX`: no bound).
-    most: usize,
-    /// The cells the table stops doubling at, for `n` keys.
-    final_cells: usize,
 }
 
 /// The hash of a cell (0 for an empty one, which the table never asks).
@@ -77,47 +74,12 @@ fn hash_of<K>(c: &Cell<K>) -> u64 {
 }
 
 impl<K: Hash + Eq + Clone, S: BuildHasher> Dict<K, S> {
-    /// An empty dictionary that holds at most `most` keys at once
-    /// (`usize::MAX` for no bound); see the module docs for its sizes.
-    pub(crate) fn with_hasher(hasher: S, most: usize) -> Self {
-        // `2·(n − 1)` cells, a power of two; saturates for no bound.
-        let final_cells = most
-            .saturating_sub(1)
-            .saturating_mul(2)
-            .checked_next_power_of_two()
-            .unwrap_or(usize::MAX);
-        let mut d = Dict {
-            // Load at most 1/2: a missing key's probe walks about 2.5 cells.
-            table: LinearTable::small(Cell(None), MaxLoad::Half),
+    /// An empty dictionary.
+    pub(crate) fn with_hasher(hasher: S) -> Self {
+        Dict {
+            table: LinearTable::small(Cell(None), MaxLoad::ThreeEighths),
             hasher,
-            most,
-            final_cells,
-        };
-        d.settle();
-        d
-    }
-
-    /// At the final size, lets the table hold all `n` keys (fewer than its
-    /// cells: `2^k ≥ 2·(n − 1) ≥ n` for `n ≥ 2`, with one cell to spare
-    /// checked here).
-    #[inline]
-    fn settle(&mut self) {
-        let t = &mut self.table;
-        if t.cells() >= self.final_cells && t.max_len() < self.most && self.most < t.cells() {
-            // In range by the check just made (and `len ≤ max_len`).
-            let _ = t.set_max_len(self.most);
         }
-    }
-
-    /// Makes room for one more key in a full table: doubles it (up to the
-    /// final size, where it then holds `n` keys). Past `n` keys (a broken
-    /// caller) it still doubles, in `fill`, rather than fail.
-    #[cold]
-    fn grow(&mut self) {
-        if self.table.cells() < self.final_cells {
-            self.table.double(hash_of);
-        }
-        self.settle();
     }
 
     /// Distinct keys stored.
@@ -176,20 +138,12 @@ impl<K: Hash + Eq + Clone, S: BuildHasher> Dict<K, S> {
                 }
                 true
             }
-            Probe::Vacant(mut i) => {
-                if t.is_full() {
-                    // The probe's cell moves when the table doubles.
-                    self.grow();
-                    i = match Self::probe(&self.table, &key, hash) {
-                        Probe::Vacant(i) | Probe::Found(i) => i,
-                    };
-                }
+            Probe::Vacant(i) => {
                 let slot = Slot {
                     count: NonZeroU64::MIN,
                     latest: now,
                 };
-                self.table
-                    .fill(i, Cell(Some(Entry { key, hash, slot })), hash_of);
+                t.fill(i, Cell(Some(Entry { key, hash, slot })), hash_of);
                 false
             }
         }
@@ -245,7 +199,7 @@ mod tests {
         /// are long and wrap.
         #[test]
         fn matches_a_map(ops in prop::collection::vec((any::<bool>(), 0u64..24), 0..500)) {
-            let mut d = Dict::with_hasher(MixState, usize::MAX);
+            let mut d = Dict::with_hasher(MixState);
             let mut model: HashMap<u64, u64> = HashMap::new();
             let mut peak = 0;
             for (t, &(add, key)) in ops.iter().enumerate() {
@@ -262,9 +216,10 @@ mod tests {
                     }
                 }
                 prop_assert_eq!(d.len(), model.len());
-                // Doubling happens at load 1/2: under four cells per key held at the peak.
+                // Doubling happens past load 3/8: under 16/3 cells per key
+                // held at the peak.
                 peak = peak.max(model.len());
-                prop_assert!(d.cells() <= 8.max(4 * peak));
+                prop_assert!(3 * d.cells() <= 24.max(16 * peak));
                 for (k, &c) in &model {
                     prop_assert_eq!(d.get(k).map(|s| s.count.get()), Some(c));
                 }
@@ -277,19 +232,20 @@ mod tests {
         }
     }
 
-    /// A window's table stops at `2·(n − 1)` cells and holds its `n` keys
-    /// there, as a count window of `w = n − 1` needs.
+    /// A window of `n` keys at once ends at the least power of two (at
+    /// least 8) of cells whose 3/8 holds `n`, and its churn keeps that size.
     #[test]
-    fn a_bounded_table_stops_at_its_final_size() {
+    fn a_window_table_stays_at_load_three_eighths() {
         for (most, cells) in [
             (1, 8),
-            (5, 8),
-            (7, 16),
-            (9, 16),
-            (4097, 8192),
+            (3, 8),
+            (5, 16),
+            (7, 32),
+            (9, 32),
+            (4097, 16384),
             (5000, 16384),
         ] {
-            let mut d = Dict::with_hasher(MixState, most);
+            let mut d = Dict::with_hasher(MixState);
             for k in 0..most as u64 {
                 prop_assert_add(&mut d, k);
             }
@@ -317,7 +273,7 @@ mod tests {
 
     #[test]
     fn an_empty_table_answers() {
-        let mut d: Dict<u64, MixState> = Dict::with_hasher(MixState, usize::MAX);
+        let mut d: Dict<u64, MixState> = Dict::with_hasher(MixState);
         assert!(d.get(&3).is_none());
         d.remove_one(&3, d.hash(&3));
         d.prefetch(d.hash(&3));

@@ -101,17 +101,11 @@ enum Store<K, S> {
 }
 
 impl<K: Hash + Eq + Clone, S: BuildHasher> Store<K, S> {
-    /// The store for `window`, whose FIFO holds at most `capacity` items.
-    fn new(window: Window, capacity: u64, hasher: S) -> Self {
+    /// The store for `window`.
+    fn new(window: Window, hasher: S) -> Self {
         match window {
             Window::Unbounded => Store::Set(KeySet::with_hasher(hasher)),
-            // A count window counts the new key before the oldest leaves.
-            Window::Count(w) => Store::Window(Dict::with_hasher(
-                hasher,
-                saturating_usize(w.saturating_add(1)),
-            )),
-            // A time window makes room first.
-            Window::Time(_) => Store::Window(Dict::with_hasher(hasher, saturating_usize(capacity))),
+            Window::Count(_) | Window::Time(_) => Store::Window(Dict::with_hasher(hasher)),
         }
     }
 
@@ -233,7 +227,7 @@ impl<K: Hash + Eq + Clone> ExactWindow<K> {
         ExactWindow {
             window: Window::Unbounded,
             fifo: Fifo::new(0),
-            dict: Store::new(Window::Unbounded, u64::MAX, MixState),
+            dict: Store::new(Window::Unbounded, MixState),
             clock: TimeClock::new(),
             capacity: u64::MAX,
             closed_early: 0,
@@ -296,7 +290,7 @@ impl<K: Hash + Eq + Clone, S: BuildHasher> ExactWindow<K, S> {
                 Window::Unbounded => 0,
                 _ => saturating_usize(capacity),
             }),
-            dict: Store::new(window, capacity, hasher),
+            dict: Store::new(window, hasher),
             clock: TimeClock::new(),
             capacity,
             closed_early: 0,
