@@ -115,15 +115,9 @@ pub fn fn_queue<M: SubfilterModel + ?Sized>(
     m: u64,
     alphabet_size: f64,
 ) -> f64 {
-    let full = Block::new(model, capacity as f64, alphabet_size);
-    fn_queue_with(
-        &full,
-        model,
-        subfilters,
-        capacity,
-        m % capacity,
-        alphabet_size,
-    )
+    let queue = Phases::new(model, subfilters, capacity, alphabet_size);
+    let r = m % capacity;
+    queue.fn_at(&Block::new(model, r as f64, alphabet_size), r)
 }
 
 /// One sub-window's contribution: `a = 1 − FP_η`, `b = FN_η`, `q = 1 − (1 − 1/|Γ|)^η`.
@@ -142,37 +136,83 @@ impl Block {
             q: one_minus_pow1m(1.0 / alphabet_size, eta),
         }
     }
+
+    /// `(ln(1 + q(b − a)/a), ln(1 − q))`, the block's terms of the log-space
+    /// form of [`fn_queue`].
+    fn logs(&self) -> (f64, f64) {
+        (
+            (self.q * (self.b - self.a) / self.a).ln_1p(),
+            (-self.q).ln_1p(),
+        )
+    }
+
+    /// `q·b + (1 − q)·a`: the block answers UNSEEN for an item.
+    fn term(&self) -> f64 {
+        self.q * self.b + (1.0 - self.q) * self.a
+    }
+
+    /// `(1 − q)·a`: the block holds no occurrence and answers UNSEEN.
+    fn none(&self) -> f64 {
+        (1.0 - self.q) * self.a
+    }
 }
 
-/// [`fn_queue`] with the full blocks' quantities computed once.
-fn fn_queue_with<M: SubfilterModel + ?Sized>(
-    full: &Block,
-    model: &M,
-    subfilters: u64,
+/// What [`fn_queue`] computes once per queue and reuses at every phase `r`:
+/// the `L − 1` full blocks' terms and the window's `q_w`. Planning sums the
+/// phases of every candidate `L`, so this is its inner loop.
+struct Phases {
+    full: Block,
     capacity: u64,
-    r: u64,
     alphabet_size: f64,
-) -> f64 {
-    let newest = Block::new(model, r as f64, alphabet_size);
-    let q_drop = one_minus_pow1m(1.0 / alphabet_size, (capacity - r) as f64);
-    let q_window = one_minus_pow1m(1.0 / alphabet_size, (capacity * subfilters) as f64);
-    let older = subfilters as f64 - 1.0;
-    if full.a > 0.0 && newest.a > 0.0 {
-        // Π a_i · (e^A − e^B) with A = Σ ln(1 + q_i(b_i − a_i)/a_i) and
-        // B = Σ ln(1 − q_i) + ln(1 − q_drop), as Π a_i · e^B · expm1(A − B).
-        let part = |x: &Block| ((x.q * (x.b - x.a) / x.a).ln_1p(), (-x.q).ln_1p());
-        let (fa, fb) = part(full);
-        let (na, nb) = part(&newest);
-        let a = older * fa + na;
-        let b = older * fb + nb + (-q_drop).ln_1p();
-        full.a.powf(older) * newest.a * b.exp() * (a - b).exp_m1() / q_window
-    } else {
-        // Some subfilter always answers DUPLICATE: the "none" term vanishes.
-        let term = |x: &Block| x.q * x.b + (1.0 - x.q) * x.a;
-        let none = |x: &Block| (1.0 - x.q) * x.a;
-        (term(full).powf(older) * term(&newest)
-            - none(full).powf(older) * none(&newest) * (1.0 - q_drop))
-            / q_window
+    q_window: f64,
+    /// `(Σ ln(1 + q(b − a)/a), Σ ln(1 − q), a^(L−1))` over the full blocks,
+    /// when `a > 0`.
+    logs: Option<(f64, f64, f64)>,
+    /// `(term^(L−1), none^(L−1))` over the full blocks.
+    products: (f64, f64),
+}
+
+impl Phases {
+    fn new<M: SubfilterModel + ?Sized>(
+        model: &M,
+        subfilters: u64,
+        capacity: u64,
+        alphabet_size: f64,
+    ) -> Phases {
+        let full = Block::new(model, capacity as f64, alphabet_size);
+        let older = subfilters as f64 - 1.0;
+        let logs = (full.a > 0.0).then(|| {
+            let (fa, fb) = full.logs();
+            (older * fa, older * fb, full.a.powf(older))
+        });
+        Phases {
+            full,
+            capacity,
+            alphabet_size,
+            q_window: one_minus_pow1m(1.0 / alphabet_size, (capacity * subfilters) as f64),
+            logs,
+            products: (full.term().powf(older), full.none().powf(older)),
+        }
+    }
+
+    /// `FN` at phase `r`, the newest block (`r` items) given.
+    fn fn_at(&self, newest: &Block, r: u64) -> f64 {
+        let q_drop = one_minus_pow1m(1.0 / self.alphabet_size, (self.capacity - r) as f64);
+        match self.logs {
+            Some((fa, fb, full_pow)) if newest.a > 0.0 => {
+                // Π a_i · (e^A − e^B) with A = Σ ln(1 + q_i(b_i − a_i)/a_i) and
+                // B = Σ ln(1 − q_i) + ln(1 − q_drop), as Π a_i · e^B · expm1(A − B).
+                let (na, nb) = newest.logs();
+                let a = fa + na;
+                let b = fb + nb + (-q_drop).ln_1p();
+                full_pow * newest.a * b.exp() * (a - b).exp_m1() / self.q_window
+            }
+            _ => {
+                // Some subfilter always answers DUPLICATE: the "none" term vanishes.
+                let (term, none) = self.products;
+                (term * newest.term() - none * newest.none() * (1.0 - q_drop)) / self.q_window
+            }
+        }
     }
 }
 
@@ -214,21 +254,31 @@ pub fn fnr_queue<M: SubfilterModel + ?Sized>(
     capacity: u64,
     alphabet_size: f64,
 ) -> f64 {
-    let full = Block::new(model, capacity as f64, alphabet_size);
+    let queue = Phases::new(model, subfilters, capacity, alphabet_size);
     (0..capacity)
-        .map(|r| fn_queue_with(&full, model, subfilters, capacity, r, alphabet_size))
+        .map(|r| queue.fn_at(&Block::new(model, r as f64, alphabet_size), r))
         .sum::<f64>()
         / capacity as f64
 }
 
-/// `ER = FPR + FNR` of Theorem 7 and the corrected Theorem 8 (§5.4).
+/// `ER = FPR + FNR` of Theorem 7 and the corrected Theorem 8 (§5.4), in one
+/// pass over the phases: the newest block's `FP_r` serves both sums.
 pub fn er_queue<M: SubfilterModel + ?Sized>(
     model: &M,
     subfilters: u64,
     capacity: u64,
     alphabet_size: f64,
 ) -> f64 {
-    fpr_queue(model, subfilters, capacity) + fnr_queue(model, subfilters, capacity, alphabet_size)
+    let queue = Phases::new(model, subfilters, capacity, alphabet_size);
+    let (mut unseen, mut missed) = (0.0, 0.0);
+    for r in 0..capacity {
+        let newest = Block::new(model, r as f64, alphabet_size);
+        unseen += newest.a;
+        missed += queue.fn_at(&newest, r);
+    }
+    let c = capacity as f64;
+    let fpr = 1.0 - queue.full.a.powf(subfilters as f64 - 1.0) * (unseen / c);
+    fpr + missed / c
 }
 
 /// The subfilter capacity for a window `w` split over `L` subfilters:
@@ -373,6 +423,15 @@ mod tests {
             .sum::<f64>()
             / c as f64;
         assert_relative_eq!(fnr, fnr_queue(&model, l, c, u), max_relative = 1e-12);
+        // The one-pass sum of planning, on this model and on one whose
+        // subfilters always answer DUPLICATE (the direct branch).
+        assert_relative_eq!(er_queue(&model, l, c, u), fpr + fnr, max_relative = 1e-12);
+        let saturated = (|_: f64| 1.0, |eta: f64| 0.2 * eta / (eta + 100.0));
+        assert_relative_eq!(
+            er_queue(&saturated, l, c, u),
+            fpr_queue(&saturated, l, c) + fnr_queue(&saturated, l, c, u),
+            max_relative = 1e-12
+        );
         let printed: f64 = (0..c)
             .map(|m| fn_queue_as_printed(&model, l, c, 10 * c + m, u))
             .sum::<f64>()
