@@ -88,7 +88,7 @@ pub enum Probe {
 }
 
 /// An open-addressing table with linear probing; see the module docs.
-#[derive(Debug, Clone, PartialEq, Eq)]
+#[derive(Debug, PartialEq, Eq)]
 pub struct LinearTable<C> {
     cells: Vec<C>,
     /// The value of an empty cell.
@@ -99,6 +99,21 @@ pub struct LinearTable<C> {
     max_len: usize,
     /// `64 − k`: the shift that leaves a hash's top `k` bits.
     home_shift: u32,
+}
+
+/// A clone of 8 MiB or more is advised for huge pages, as the original was
+/// ([`pages::copied_vec`](crate::pages::copied_vec)): probes land at random,
+/// so a copy on 4 KiB pages would miss the TLB where the original does not.
+impl<C: Clone> Clone for LinearTable<C> {
+    fn clone(&self) -> Self {
+        LinearTable {
+            cells: crate::pages::copied_vec(&self.cells),
+            empty: self.empty.clone(),
+            len: self.len,
+            max_len: self.max_len,
+            home_shift: self.home_shift,
+        }
+    }
 }
 
 /// A load bound for [`LinearTable::small`]: the most entries per cell,
@@ -556,6 +571,20 @@ mod tests {
         );
         assert_eq!(LinearTable::new(2, 4, 0u8).unwrap_err().param(), "max_len");
         assert_eq!(LinearTable::new(2, 0, 0u8).unwrap_err().param(), "max_len");
+    }
+
+    /// A clone (huge-page advised when large) is the same table: a
+    /// 2^20-cell table of `u64` (8 MiB, the advice's threshold) and a small one.
+    #[test]
+    fn clones_are_equal() {
+        let hash_of = |c: &u64| mix64(*c);
+        for cells_log2 in [3, 20] {
+            let mut t = LinearTable::new(cells_log2, 1 << (cells_log2 - 1), 0u64).unwrap();
+            t.extend_new(1..=4, hash_of);
+            let u = t.clone();
+            assert_eq!(u, t);
+            assert!(matches!(u.find(mix64(3), |&c| c == 3), Probe::Found(_)));
+        }
     }
 
     #[test]
