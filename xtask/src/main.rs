@@ -1,4 +1,4 @@
-//! ddf's task runner: `cargo xtask verify | tables | figures | bench | bench-cli | bench-redis`.
+//! ddf's task runner: `cargo xtask test | setup | verify | tables | figures | bench | bench-cli | bench-redis`.
 
 mod bench;
 mod bench_cli;
@@ -9,6 +9,7 @@ mod figures;
 mod outcome;
 mod paths;
 mod tables;
+mod test;
 mod verify;
 
 use std::process::ExitCode;
@@ -17,6 +18,10 @@ const USAGE: &str = "\
 usage: cargo xtask <command> [options]
 
 commands:
+  test     the README's test command: `setup`, then every test of the
+           workspace (`cargo test --workspace`; further arguments go to it)
+  setup    install the Debian packages the tests need when missing
+           (redis-server, libclang-dev; apt-get as root, else says what to run)
   verify   check theory against simulation for every filter
            --quick            CI-sized streams (a few minutes on 2 cores)
            --only SUBSTRING   run only checks whose id contains SUBSTRING
@@ -93,6 +98,21 @@ fn main() -> ExitCode {
         eprint!("{USAGE}");
         return ExitCode::from(2);
     };
+    if command == "test" || command == "setup" {
+        let result = if command == "test" {
+            test::run_tests(rest)
+        } else {
+            test::setup()
+        };
+        return match result {
+            Ok(true) => ExitCode::SUCCESS,
+            Ok(false) => ExitCode::FAILURE,
+            Err(e) => {
+                eprintln!("error: {e}");
+                ExitCode::FAILURE
+            }
+        };
+    }
     if command == "bench-cli" || command == "bench-redis" {
         // Their own options (--lines, --items).
         let result = if command == "bench-cli" {

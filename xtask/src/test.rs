@@ -1,0 +1,198 @@
+//! `cargo xtask setup` and `cargo xtask test`: the README's test command.
+//!
+//! On a fresh machine with only Rust and Python, `cargo test --workspace`
+//! cannot pass: `ddf-redis` generates its bindings with libclang at build
+//! time and its tests start real `redis-server` processes. `setup` installs
+//! what is missing from Debian's packages (`apt-get`, as root; anywhere else
+//! it names the command to run and stops), and `test` runs `setup`, then
+//! every test of the workspace.
+//!
+//! Nothing is installed into the system Python: the Python package's tools
+//! live in a virtual environment under `target/`.
+
+use std::path::Path;
+use std::process::Command;
+
+/// A system dependency of the tests: how to tell it is there, and the Debian
+/// package that brings it.
+struct Need {
+    package: &'static str,
+    why: &'static str,
+    present: fn() -> bool,
+}
+
+const NEEDS: [Need; 2] = [
+    Need {
+        package: "redis-server",
+        why: "ddf-redis's tests start real redis-server processes",
+        present: redis_server_present,
+    },
+    Need {
+        package: "libclang-dev",
+        why: "redis-module generates its bindings with libclang at build time",
+        present: libclang_present,
+    },
+];
+
+fn redis_server_present() -> bool {
+    on_path("redis-server")
+}
+
+/// libclang as bindgen needs it: on Debian the `libclang-dev` package (the
+/// library and clang's own headers, which bindgen parses with); elsewhere
+/// `LIBCLANG_PATH` or a `libclang.so` / `libclang-N.so` in the usual library
+/// folders (`libclang-cpp` is another library and does not count).
+fn libclang_present() -> bool {
+    if on_path("dpkg-query") {
+        return Command::new("dpkg-query")
+            .args(["-W", "-f=${Status}", "libclang-dev"])
+            .output()
+            .is_ok_and(|o| String::from_utf8_lossy(&o.stdout).contains("install ok installed"));
+    }
+    if let Some(dir) = std::env::var_os("LIBCLANG_PATH") {
+        return has_libclang(Path::new(&dir));
+    }
+    let mut dirs = vec![
+        Path::new("/usr/lib").to_path_buf(),
+        Path::new("/usr/lib64").to_path_buf(),
+        Path::new("/usr/local/lib").to_path_buf(),
+    ];
+    for parent in ["/usr/lib", "/usr/lib64"] {
+        if let Ok(entries) = std::fs::read_dir(parent) {
+            for e in entries.flatten() {
+                let name = e.file_name();
+                let name = name.to_string_lossy();
+                if name.starts_with("llvm") {
+                    dirs.push(e.path().join("lib"));
+                } else if name.ends_with("-linux-gnu") {
+                    dirs.push(e.path());
+                }
+            }
+        }
+    }
+    dirs.iter().any(|d| has_libclang(d))
+}
+
+fn has_libclang(dir: &Path) -> bool {
+    std::fs::read_dir(dir).is_ok_and(|entries| {
+        entries.flatten().any(|e| {
+            let name = e.file_name();
+            let name = name.to_string_lossy();
+            let Some(rest) = name.strip_prefix("libclang") else {
+                return false;
+            };
+            // `libclang.so…` or `libclang-14.so…`, not `libclang-cpp.so…`.
+            let version = rest.strip_prefix('-').unwrap_or(rest);
+            version
+                .trim_start_matches(|c: char| c.is_ascii_digit() || c == '.')
+                .starts_with("so")
+        })
+    })
+}
+
+fn on_path(program: &str) -> bool {
+    std::env::var_os("PATH")
+        .is_some_and(|paths| std::env::split_paths(&paths).any(|dir| dir.join(program).is_file()))
+}
+
+fn is_root() -> bool {
+    Command::new("id")
+        .arg("-u")
+        .output()
+        .is_ok_and(|o| o.status.success() && String::from_utf8_lossy(&o.stdout).trim() == "0")
+}
+
+/// `cargo xtask setup`: install the Debian packages the tests need, if any
+/// is missing. `Ok(false)` when something is missing and cannot be
+/// installed from here.
+pub(crate) fn setup() -> Result<bool, String> {
+    let missing: Vec<&Need> = NEEDS.iter().filter(|n| !(n.present)()).collect();
+    if missing.is_empty() {
+        eprintln!("setup: redis-server and libclang present");
+        return Ok(true);
+    }
+    let packages: Vec<&str> = missing.iter().map(|n| n.package).collect();
+    for n in &missing {
+        eprintln!("setup: missing {} ({})", n.package, n.why);
+    }
+    let command = format!(
+        "apt-get update && apt-get install -y {}",
+        packages.join(" ")
+    );
+    if !on_path("apt-get") {
+        eprintln!(
+            "setup: no apt-get here; install the packages that provide {} and run again",
+            packages.join(", ")
+        );
+        return Ok(false);
+    }
+    if !is_root() {
+        eprintln!("setup: not root; run `sudo sh -c '{command}'`, then run this again");
+        return Ok(false);
+    }
+    eprintln!("setup: {command}");
+    run(Command::new("apt-get").arg("update"))?;
+    run(Command::new("apt-get")
+        .args(["install", "-y", "--no-install-recommends"])
+        .args(&packages)
+        .env("DEBIAN_FRONTEND", "noninteractive"))?;
+    let still: Vec<&str> = NEEDS
+        .iter()
+        .filter(|n| !(n.present)())
+        .map(|n| n.package)
+        .collect();
+    if still.is_empty() {
+        Ok(true)
+    } else {
+        Err(format!(
+            "installed, yet still missing: {}",
+            still.join(", ")
+        ))
+    }
+}
+
+/// `cargo xtask test [ARGS…]`: `setup`, then `cargo test --workspace ARGS…`.
+pub(crate) fn run_tests(args: &[String]) -> Result<bool, String> {
+    if !setup()? {
+        return Ok(false);
+    }
+    let cargo = std::env::var_os("CARGO").unwrap_or_else(|| "cargo".into());
+    let mut cmd = Command::new(cargo);
+    cmd.current_dir(crate::paths::workspace_root())
+        .args(["test", "--workspace"])
+        .args(args);
+    eprintln!("test: cargo test --workspace {}", args.join(" "));
+    let status = cmd.status().map_err(|e| format!("cannot run cargo: {e}"))?;
+    Ok(status.success())
+}
+
+/// Runs `cmd` to completion; a failure to start or a non-zero exit is an error.
+fn run(cmd: &mut Command) -> Result<(), String> {
+    let status = cmd
+        .status()
+        .map_err(|e| format!("cannot run {:?}: {e}", cmd.get_program()))?;
+    if status.success() {
+        Ok(())
+    } else {
+        Err(format!("{:?} failed: {status}", cmd.get_program()))
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::has_libclang;
+
+    #[test]
+    fn libclang_is_told_from_libclang_cpp() {
+        let dir = std::env::temp_dir().join(format!("ddf-libclang-{}", std::process::id()));
+        std::fs::create_dir_all(&dir).expect("temp dir");
+        std::fs::write(dir.join("libclang-cpp.so.14"), b"").expect("write");
+        assert!(!has_libclang(&dir), "libclang-cpp is not libclang");
+        std::fs::write(dir.join("libclang-14.0.6.so"), b"").expect("write");
+        assert!(has_libclang(&dir));
+        std::fs::remove_file(dir.join("libclang-14.0.6.so")).expect("remove");
+        std::fs::write(dir.join("libclang.so.1"), b"").expect("write");
+        assert!(has_libclang(&dir));
+        std::fs::remove_dir_all(&dir).expect("cleanup");
+    }
+}
