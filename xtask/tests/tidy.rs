@@ -435,22 +435,94 @@ fn definition(line: &str) -> Option<(&str, &str)> {
     Some((&rest[..end], dest.trim()))
 }
 
+/// The `ddf::guide` page: its parts in `crates/ddf/src/guide/`, in order.
+fn guide_text() -> String {
+    let mut parts = Vec::new();
+    files(&root().join("crates/ddf/src/guide"), "md", &mut parts);
+    parts.sort();
+    assert!(!parts.is_empty(), "the guide has no parts");
+    parts.iter().map(|p| read(p)).collect::<Vec<_>>().join("\n")
+}
+
+/// Every part of the guide, and every figure in `crates/ddf/figures/`, is
+/// assembled into the `ddf::guide` page by `crates/ddf/src/lib.rs`, and
+/// every figure there is a committed figure of `docs/figures/`.
+#[test]
+fn guide_assembles_every_part_and_figure() {
+    let lib = read(&root().join("crates/ddf/src/lib.rs"));
+    let mut parts = Vec::new();
+    files(&root().join("crates/ddf/src/guide"), "md", &mut parts);
+    let mut figures = Vec::new();
+    files(&root().join("crates/ddf/figures"), "svg", &mut figures);
+    let mut bad = Vec::new();
+    for part in &parts {
+        let file = part.file_name().unwrap().to_string_lossy();
+        if !lib.contains(&format!("include_str!(\"guide/{file}\")")) {
+            bad.push(format!("guide part {file} is not in lib.rs"));
+        }
+    }
+    for figure in &figures {
+        let stem = figure.file_stem().unwrap().to_string_lossy();
+        if !lib.contains(&format!("\"{stem}\"")) {
+            bad.push(format!("figure {stem} is not in lib.rs"));
+        }
+        let committed = root()
+            .join("docs/figures")
+            .join(figure.file_name().unwrap());
+        if fs::read(figure).ok() != fs::read(&committed).ok() {
+            bad.push(format!(
+                "{} differs from {}",
+                figure.display(),
+                committed.display()
+            ));
+        }
+    }
+    assert!(bad.is_empty(), "{}", bad.join("\n"));
+}
+
+/// No page embeds a remote image: the docs are read offline (`cargo doc
+/// --open`) and on docs.rs before or after any repository serves files, so a
+/// figure is inline SVG or a link, never `![..](https://..)` or `<img src="http..">`.
+#[test]
+fn no_remote_images() {
+    let mut pages = Vec::new();
+    files(&root(), "md", &mut pages);
+    files(&root(), "rs", &mut pages);
+    let mut bad = Vec::new();
+    // This file names the patterns it looks for.
+    let this = root().join("xtask/tests/tidy.rs");
+    for page in pages.iter().filter(|p| **p != this) {
+        for (n, line) in read(page).lines().enumerate() {
+            let remote_md = line.contains("](http") && line.contains("![");
+            let remote_img = line.contains("<img") && line.contains("src=\"http");
+            if remote_md || remote_img {
+                bad.push(format!("{}:{}", page.display(), n + 1));
+            }
+        }
+    }
+    assert!(bad.is_empty(), "remote images:\n{}", bad.join("\n"));
+}
+
 /// Every crate page (the README that is the crate doc, and the `ddf`
 /// guide) links only to portable destinations, and every shortcut link
 /// `[`Item`]` has its definition, so GitHub shows no bare brackets.
 #[test]
 fn crate_pages_link_portably() {
-    let mut pages: Vec<PathBuf> = crates().iter().map(|d| d.join("README.md")).collect();
-    pages.push(root().join("crates/ddf/src/guide.md"));
+    let mut pages: Vec<(String, String)> = crates()
+        .iter()
+        .map(|d| d.join("README.md"))
+        .filter(|p| p.exists())
+        .map(|p| {
+            let name = p.strip_prefix(root()).unwrap_or(&p).display().to_string();
+            (name, read(&p))
+        })
+        .collect();
+    // The guide is one page assembled from its parts (reference definitions
+    // at the end of the last part serve them all).
+    pages.push(("crates/ddf/src/guide/".to_string(), guide_text()));
     let mut bad = Vec::new();
-    for page in pages.iter().filter(|p| p.exists()) {
-        let text = read(page);
-        let lines = prose_lines(&text);
-        let name = page
-            .strip_prefix(root())
-            .unwrap_or(page)
-            .display()
-            .to_string();
+    for (name, text) in &pages {
+        let lines = prose_lines(text);
         let defined: Vec<&str> = lines
             .iter()
             .filter_map(|l| definition(l))
@@ -492,14 +564,13 @@ fn crate_pages_link_portably() {
     );
 }
 
-/// Every absolute URL into this repository's `main` branch (figures embedded
-/// from `raw.githubusercontent.com`, files linked on `github.com`) names a
+/// Every absolute URL into this repository's `main` branch (files linked on
+/// `github.com`) names a
 /// file or folder that exists here, so a renamed or uncommitted figure shows
 /// as a failure instead of a broken image on docs.rs.
 #[test]
 fn repository_urls_name_existing_files() {
     let prefixes = [
-        "https://raw.githubusercontent.com/ddf-rs/ddf/main/",
         "https://github.com/ddf-rs/ddf/blob/main/",
         "https://github.com/ddf-rs/ddf/tree/main/",
     ];
@@ -538,6 +609,32 @@ fn repository_urls_name_existing_files() {
     assert!(
         bad.is_empty(),
         "URLs into the repository name missing files:\n{}",
+        bad.join("\n")
+    );
+}
+
+/// A front page (the root README and every crate's README) judges a number
+/// by its CPU, date and command; the load average of a run is detail for
+/// `docs/performance.md`.
+#[test]
+fn front_pages_carry_no_load_average() {
+    let mut pages: Vec<PathBuf> = crates().iter().map(|d| d.join("README.md")).collect();
+    pages.push(root().join("README.md"));
+    let bad: Vec<String> = pages
+        .iter()
+        .filter(|p| p.exists())
+        .flat_map(|p| {
+            read(p)
+                .lines()
+                .enumerate()
+                .filter(|(_, l)| l.to_lowercase().contains("load average"))
+                .map(|(n, _)| format!("{}:{}", p.display(), n + 1))
+                .collect::<Vec<_>>()
+        })
+        .collect();
+    assert!(
+        bad.is_empty(),
+        "load averages on front pages:\n{}",
         bad.join("\n")
     );
 }

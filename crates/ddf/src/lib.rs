@@ -8,7 +8,41 @@ mod planner;
 pub mod filter;
 pub mod shared;
 
-#[doc = include_str!("guide.md")]
+/// A figure of the guide, drawn by `cargo xtask figures`, embedded as inline
+/// SVG so that every copy of the docs (docs.rs, `cargo doc` offline) shows
+/// it. The files in `figures/` link to `docs/figures/`, the one copy.
+macro_rules! guide_figure {
+    ($name:literal, $caption:literal) => {
+        concat!(
+            "\n<figure>\n",
+            include_str!(concat!("../figures/", $name, ".svg")),
+            "\n<figcaption>",
+            $caption,
+            // rustdoc trims the blank line that must end the HTML block at
+            // the end of a fragment; the comment keeps one inside it.
+            "</figcaption>\n</figure>\n\n<!-- end of figure -->"
+        )
+    };
+}
+
+#[doc = include_str!("guide/1-which-filter.md")]
+#[doc = guide_figure!(
+    "sliding-space",
+    "Space of windowed filters against the Naor–Yogev lower bound"
+)]
+#[doc = include_str!("guide/2-at-a-glance.md")]
+#[doc = guide_figure!("window-memory", "Memory of the exact and near-exact filters")]
+#[doc = include_str!("guide/3-misses-allowed.md")]
+#[doc = guide_figure!(
+    "queue-er-vs-window",
+    "Queued filters of 10^5 bits against the window"
+)]
+#[doc = include_str!("guide/4-whole-stream.md")]
+#[doc = guide_figure!(
+    "ddp-saturation",
+    "Saturation of a DDP filter with stream length"
+)]
+#[doc = include_str!("guide/5-theory-notes.md")]
 pub mod guide {}
 
 pub use ddf_core::snapshot;

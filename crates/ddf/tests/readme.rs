@@ -1,4 +1,4 @@
-//! The bits-per-element columns of the guide (`src/guide.md`, the
+//! The bits-per-element columns of the guide (`src/guide/2-at-a-glance.md`, the
 //! `ddf::guide` page) are what the planner computes from ddf-theory: a
 //! change to a sizing function shows up here.
 
@@ -35,7 +35,7 @@ const FAMILIES: [&str; 7] = [
 
 #[test]
 fn readme_bits_per_element_match_the_planner() {
-    let guide = include_str!("../src/guide.md");
+    let guide = include_str!("../src/guide/2-at-a-glance.md");
     for family in FAMILIES {
         let cells = format!("| {:.1} | {:.1} |", bits(family, 0.01), bits(family, 0.001));
         let row = guide
