@@ -142,7 +142,8 @@ pub(crate) fn run(opts: &Options) -> Result<bool, String> {
     if opts.docs {
         let root = workspace_root();
         splice(&root.join("docs/performance.md"), &md)?;
-        splice(&root.join("README.md"), &readme_summary(&rows, &header))?;
+        let summary = crate::bench_cli::front_page(&readme_summary(&rows, &header));
+        splice(&root.join("README.md"), &summary)?;
         eprintln!("updated docs/performance.md and the README's performance table");
     }
     Ok(true)
@@ -552,7 +553,7 @@ fn cpu_model() -> String {
 }
 
 /// `YYYY-MM-DD HH:MM` in UTC from the system clock (civil-from-days).
-fn utc_now() -> String {
+pub(crate) fn utc_now() -> String {
     let secs = SystemTime::now()
         .duration_since(SystemTime::UNIX_EPOCH)
         .map_or(0, |d| d.as_secs());

@@ -202,10 +202,10 @@ pub(crate) fn run(args: &[String]) -> Result<bool, String> {
     println!("{md}");
     eprintln!("bench-cli: wrote {}", dir.join("bench-cli.md").display());
     if docs {
-        for doc in ["docs/performance.md", "crates/ddf-cli/README.md"] {
-            splice(&root.join(doc), &md, BEGIN, END)?;
-            eprintln!("bench-cli: updated {doc}");
-        }
+        splice(&root.join("docs/performance.md"), &md, BEGIN, END)?;
+        let readme = "crates/ddf-cli/README.md";
+        splice(&root.join(readme), &front_page(&md), BEGIN, END)?;
+        eprintln!("bench-cli: updated docs/performance.md and {readme}");
     }
     Ok(all_ok)
 }
@@ -368,11 +368,12 @@ pub(crate) fn cpu() -> String {
 
 fn table(rows: &[Row], lines: u64, bytes: u64, distinct: u64, before: &str, after: &str) -> String {
     let mut s = format!(
-        "`cargo xtask bench-cli --lines {lines}` on {} ({} cores); load average {before} before, \
+        "`cargo xtask bench-cli --lines {lines}`, {} UTC, on {} ({} cores); load average {before} before, \
          {after} after. Input: {lines} lines ({:.1} MB, {distinct} distinct): the lines of the Rust \
          sources under `~/.cargo/registry/src`, each prefixed with its pass over them and a tab; \
          output to `/dev/null`; wall time and peak RSS from \
          `/usr/bin/time`, one run each.\n\n",
+        crate::bench::utc_now(),
         cpu(),
         std::thread::available_parallelism().map_or(1, |n| n.get()),
         bytes as f64 / 1e6,
@@ -392,6 +393,23 @@ fn table(rows: &[Row], lines: u64, bytes: u64, distinct: u64, before: &str, afte
         ));
     }
     s
+}
+
+/// The generated text as a front page (a README) shows it: the command, the
+/// CPU and the date judge a number there; the load average of the run stays
+/// in `docs/performance.md`.
+pub(crate) fn front_page(md: &str) -> String {
+    let mut out = String::with_capacity(md.len());
+    let mut rest = md;
+    while let Some(start) = rest.find("; load average ") {
+        let Some(len) = rest[start..].find(" after") else {
+            break;
+        };
+        out.push_str(&rest[..start]);
+        rest = &rest[start + len + " after".len()..];
+    }
+    out.push_str(rest);
+    out
 }
 
 /// Replaces the text between the markers `begin` and `end` in `path`.

@@ -35,7 +35,7 @@
 //! occurrence of so close a repeat may be the reported one), and a call may
 //! run at a clock up to `S` ms later than its own.
 
-use crate::bench_cli::{cpu, loadavg, records_file, splice};
+use crate::bench_cli::{cpu, front_page, loadavg, records_file, splice};
 use crate::outcome::Outcome;
 use crate::paths::{output_dir, workspace_root};
 use std::collections::HashMap;
@@ -450,10 +450,10 @@ pub(crate) fn run(args: &[String]) -> Result<bool, String> {
         dir.join("bench-redis.md").display()
     );
     if o.docs {
-        for doc in ["docs/performance.md", "crates/ddf-redis/README.md"] {
-            splice(&root.join(doc), &md, BEGIN, END)?;
-            eprintln!("bench-redis: updated {doc}");
-        }
+        splice(&root.join("docs/performance.md"), &md, BEGIN, END)?;
+        let readme = "crates/ddf-redis/README.md";
+        splice(&root.join(readme), &front_page(&md), BEGIN, END)?;
+        eprintln!("bench-redis: updated docs/performance.md and {readme}");
     }
     Ok(runs.iter().all(|r| r.check.pass) && targets.iter().all(|(_, ok)| *ok))
 }
@@ -901,7 +901,7 @@ fn table(
     let n = o.items as f64;
     let skew = reorder_items(o.threads, CHUNK_ITEMS);
     let mut s = format!(
-        "`cargo xtask bench-redis --items {} --window {} --threads {}` on {} ({} cores); \
+        "`cargo xtask bench-redis --items {} --window {} --threads {}`, {} UTC, on {} ({} cores); \
          load average {before} before, {after} after. One `redis-server` (no persistence) \
          on loopback; {} connections, one client thread each, pipelines of {CHUNK_ITEMS} \
          items. Items: {} lines ({:.1} bytes each on average, {} distinct, {in_window} \
@@ -916,6 +916,7 @@ fn table(
         o.items,
         o.window,
         o.threads,
+        crate::bench::utc_now(),
         cpu(),
         std::thread::available_parallelism().map_or(1, |n| n.get()),
         o.threads,
