@@ -86,6 +86,9 @@ impl<T> Fifo<T> {
         Some(&self.slots[at])
     }
 
+}
+
+impl<T: Clone> Fifo<T> {
     /// Puts `item` in the oldest item's slot and returns the oldest, when
     /// the ring is full; else appends `item` and returns `None`.
     #[inline(always)]
@@ -116,19 +119,27 @@ impl<T> Fifo<T> {
     }
 
     /// Appends `item` to a ring whose slots are all live: unwraps the ring
-    /// so the oldest is at 0, and reserves up to twice the slots (never
-    /// past the bound; one slot over when the caller broke it).
+    /// so the oldest is at 0, and doubles the slots (never past the bound;
+    /// one slot over when the caller broke it). The new slots beyond the
+    /// item hold copies of it, dead until pushes overwrite them, so that the
+    /// next pushes find free slots: a ring that pops and pushes in turn (a
+    /// time window) grows, and moves its items, only when it holds more
+    /// live items than ever before.
     #[cold]
     fn grow(&mut self, item: T) {
         self.slots.rotate_left(self.head);
         self.head = 0;
         let n = self.slots.len();
         let want = (2 * n).max(4).min(self.bound).max(n + 1);
-        self.slots.reserve_exact(want - self.slots.len());
-        self.slots.push(item);
+        self.slots.reserve_exact(want - n);
+        // Slot `n`, right after the old items, is the newest live item.
+        self.slots.resize(want, item);
         self.len += 1;
     }
 
+}
+
+impl<T> Fifo<T> {
     /// The live items, oldest first.
     pub(crate) fn iter(&self) -> impl Iterator<Item = &T> {
         (0..self.len).map(move |i| &self.slots[self.slot(i)])
@@ -181,5 +192,22 @@ mod tests {
             f.clear();
             prop_assert!(f.front().is_none() && f.iter().next().is_none());
         }
+    }
+
+    /// Growth doubles the slots, so a ring that pops and pushes in turn
+    /// finds free slots instead of growing (and moving every item) again.
+    #[test]
+    fn growth_leaves_free_slots() {
+        let mut f = Fifo::new(1000);
+        for i in 0..100 {
+            f.push(i);
+        }
+        assert_eq!((f.len(), f.slots.len()), (100, 128));
+        for i in 100..10_000 {
+            f.pop();
+            f.push(i);
+            assert_eq!(f.slots.len(), 128);
+        }
+        assert!(f.iter().copied().eq(9_900..10_000));
     }
 }
