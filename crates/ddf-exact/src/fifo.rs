@@ -85,7 +85,6 @@ impl<T> Fifo<T> {
         self.len -= 1;
         Some(&self.slots[at])
     }
-
 }
 
 impl<T: Clone> Fifo<T> {
@@ -136,7 +135,6 @@ impl<T: Clone> Fifo<T> {
         self.slots.resize(want, item);
         self.len += 1;
     }
-
 }
 
 impl<T> Fifo<T> {

@@ -11,6 +11,8 @@ use ddf_hash::{Fingerprinter, SplitMix64, ZeroPolicy};
 /// Seed of the relocation generator unless [`SlidingBloom::with_seed`] sets one.
 const DEFAULT_SEED: u64 = 0x6e61_6f72_796f_6765;
 
+mod traits;
+
 /// The Naor–Yogev `(n, m, ε)`-sliding Bloom filter: every item among the last
 /// `n` insertions is reported, no item older than `n + m` is reported with
 /// probability above `ε`.
@@ -743,195 +745,6 @@ pub(crate) struct ClockState {
     pub(crate) rng: u64,
 }
 
-impl DuplicateFilter for SlidingBloom {
-    /// Whether an entry for `digest` has an active generation; for time
-    /// windows, at the latest time seen.
-    #[inline]
-    fn contains(&self, digest: Digest) -> bool {
-        self.contains_ahead(digest, 0)
-    }
-
-    /// Records `digest` in the current generation (for time windows, at the
-    /// latest time seen): refreshes its entry or inserts a new one.
-    #[inline]
-    fn insert(&mut self, digest: Digest) {
-        self.observe_now(digest);
-    }
-
-    #[inline]
-    fn observe(&mut self, digest: Digest) -> Verdict {
-        Verdict::from_seen(self.observe_now(digest))
-    }
-
-    /// Prefetches both buckets a few items ahead and, in tables beyond
-    /// the caches, the buckets relocation will read; same verdicts, state
-    /// and draws.
-    fn observe_batch(&mut self, digests: &[Digest], verdicts: &mut Vec<Verdict>) {
-        self.observe_pipelined(digests, verdicts);
-    }
-
-    fn contains_batch(&self, digests: &[Digest], answers: &mut Vec<bool>) {
-        batch::contains_batch(self, digests, answers);
-    }
-
-    /// Table cells times their width, `4·B·(r + s)`, plus the stash's
-    /// [`STASH_CAPACITY`](crate::STASH_CAPACITY) reserved entries (bucket,
-    /// remainder and tag each) and the counters
-    /// ([`COUNTER_WORDS`](crate::COUNTER_WORDS) words, and one per
-    /// generation of the last `c + 1` for time windows): fixed at
-    /// construction.
-    fn memory_bits(&self) -> u64 {
-        self.plan.memory_bits()
-    }
-
-    fn clear(&mut self) {
-        self.clear_all();
-    }
-}
-
-/// Tables from this size on (8 MiB, beyond the caches a core can count on)
-/// have batches also prefetch the buckets relocation will read: about a
-/// third of new items relocate at the design load, each reading up to eight
-/// more buckets. Smaller tables are served from the caches, where the peek
-/// would only add instructions.
-const RELOCATION_HINT_MIN_BITS: u64 = 1 << 26;
-
-/// Items between the prefetch of an item's buckets and the peek at them
-/// that prefetches its relocation reads, and between that peek and the item.
-const PEEK_DISTANCE: usize = 4;
-
-impl SlidingBloom {
-    /// The batch path of `observe` (and of `observe_batch_at` once the clock
-    /// has moved): item `i + 2d` gets both buckets prefetched; in tables of
-    /// at least [`RELOCATION_HINT_MIN_BITS`], item `i + d`, whose buckets
-    /// have arrived by then, gets the buckets its relocation would read
-    /// prefetched ([`Table::prefetch_relocation`]); then item `i` is
-    /// observed. Only hints: the verdicts, state and draws are those of
-    /// `observe` one by one.
-    fn observe_pipelined(&mut self, digests: &[Digest], verdicts: &mut Vec<Verdict>) {
-        if self.plan.memory_bits() < RELOCATION_HINT_MIN_BITS {
-            batch::observe_batch(self, digests, verdicts);
-        } else {
-            self.observe_hinted(digests, verdicts);
-        }
-    }
-
-    /// The two-stage pipeline of [`observe_pipelined`](Self::observe_pipelined).
-    fn observe_hinted(&mut self, digests: &[Digest], verdicts: &mut Vec<Verdict>) {
-        verdicts.reserve(digests.len());
-        // Each item's slot, computed once when its buckets are prefetched.
-        const RING: usize = 2 * PEEK_DISTANCE;
-        let mut slots = [Slot::default(); RING];
-        for (i, &digest) in digests.iter().take(RING).enumerate() {
-            slots[i] = self.slot(digest);
-            self.table.prefetch(slots[i]);
-        }
-        for i in 0..digests.len() {
-            let slot = slots[i % RING];
-            if let Some(&next) = digests.get(i + RING) {
-                slots[i % RING] = self.slot(next);
-                self.table.prefetch(slots[i % RING]);
-            }
-            if i + PEEK_DISTANCE < digests.len() {
-                let peek = slots[(i + PEEK_DISTANCE) % RING];
-                self.table.prefetch_relocation(peek, &self.ages);
-            }
-            verdicts.push(Verdict::from_seen(self.observe_slot(slot)));
-        }
-    }
-}
-
-/// Both buckets of the item (the scan's bucket is sequential and the
-/// hardware prefetcher follows it).
-impl Prefetch for SlidingBloom {
-    /// Two lines per item.
-    const LOOKAHEAD: usize = 8;
-
-    #[inline]
-    fn prefetch(&self, digest: Digest) {
-        self.table.prefetch(self.slot(digest));
-    }
-}
-
-impl TimedFilter for SlidingBloom {
-    /// Detect at time `now` (time windows; count windows ignore `now`).
-    fn contains_at(&self, digest: Digest, now: u64) -> bool {
-        self.contains_ahead(digest, self.generations_ahead(now))
-    }
-
-    /// Insert at time `now` (time windows; count windows ignore `now`).
-    fn insert_at(&mut self, digest: Digest, now: u64) {
-        self.observe_at(digest, now);
-    }
-
-    fn observe_at(&mut self, digest: Digest, now: u64) -> Verdict {
-        if self.plan.request.clock == Clock::Time {
-            self.advance_to(now);
-        }
-        Verdict::from_seen(self.observe_now(digest))
-    }
-
-    /// Moves the clock to `now` once, then observes the batch with both
-    /// buckets prefetched a few items ahead (as
-    /// [`observe_batch`](DuplicateFilter::observe_batch)): the verdicts,
-    /// state and counters of `observe_at` one by one. A `now` behind the
-    /// latest time seen takes the one-by-one path, which counts one clock
-    /// regression per item.
-    fn observe_batch_at(&mut self, digests: &[Digest], now: u64, verdicts: &mut Vec<Verdict>) {
-        if self.plan.request.clock == Clock::Time {
-            if now < self.clock.latest() {
-                verdicts.reserve(digests.len());
-                for &d in digests {
-                    verdicts.push(self.observe_at(d, now));
-                }
-                return;
-            }
-            self.advance_to(now);
-        }
-        self.observe_pipelined(digests, verdicts);
-    }
-
-    /// Prefetched like [`contains_batch`](DuplicateFilter::contains_batch)
-    /// when `now` falls in the current generation or before (the usual
-    /// case); a `now` generations ahead is answered one by one, and one more
-    /// than `c` ahead reports nothing.
-    fn contains_batch_at(&self, digests: &[Digest], now: u64, answers: &mut Vec<bool>) {
-        match self.generations_ahead(now) {
-            0 => batch::contains_batch(self, digests, answers),
-            ahead if ahead > self.plan.generations => {
-                answers.extend(std::iter::repeat_n(false, digests.len()));
-            }
-            ahead => answers.extend(digests.iter().map(|&d| self.contains_ahead(d, ahead))),
-        }
-    }
-
-    /// 0 for count windows, which ignore `now`.
-    fn clock_regressions(&self) -> u64 {
-        self.clock.regressions()
-    }
-
-    /// Generations that reached `⌈capacity/c⌉` insertions before their
-    /// `⌈t/c⌉` time units had passed (0 for count windows).
-    fn generations_closed_early(&self) -> u64 {
-        self.closed_early
-    }
-}
-
-impl Windowed for SlidingBloom {
-    fn window(&self) -> Window {
-        match self.plan.request.clock {
-            Clock::Count => Window::Count(self.plan.request.window),
-            Clock::Time => Window::Time(self.plan.request.window),
-        }
-    }
-
-    /// The effective slack `m`: `(c + 1)·⌈n/c⌉ − 1 − n` insertions, or
-    /// `(c + 1)·⌈t/c⌉ − t` time units.
-    fn slack(&self) -> u64 {
-        self.plan.slack
-    }
-}
-
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -985,7 +798,7 @@ mod tests {
         let mut many = one.clone();
         let mut rng = SplitMix64::new(5);
         let mut next = 0;
-        for len in (0..3 * PEEK_DISTANCE).chain([100, 1_000, 7_000]) {
+        for len in (0..3 * traits::PEEK_DISTANCE).chain([100, 1_000, 7_000]) {
             let batch: Vec<Digest> = (0..len)
                 .map(|_| {
                     next += 1;
