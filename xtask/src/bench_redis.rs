@@ -46,6 +46,12 @@ use std::process::{Child, Command, Stdio};
 use std::sync::atomic::{AtomicU64, Ordering};
 use std::time::{Duration, Instant};
 
+mod oracle;
+mod server;
+
+use oracle::*;
+use server::Server;
+
 const USAGE: &str = "\
 usage: cargo xtask bench-redis [--items N] [--window W] [--threads T] [--docs]
   --items N    items in the stream (default 10000000)
@@ -161,61 +167,6 @@ struct Check {
     text: String,
 }
 
-/// The exact facts of the stream the checks compare with.
-#[derive(Debug)]
-struct Oracle {
-    /// For each item, the index of its previous occurrence ([`NONE`] if new).
-    previous: Vec<u32>,
-    distinct: u64,
-}
-
-const NONE: u32 = u32::MAX;
-
-impl Oracle {
-    fn new(items: &[&[u8]]) -> Oracle {
-        let previous = previous_occurrence(items);
-        let distinct = previous.iter().filter(|&&p| p == NONE).count() as u64;
-        Oracle { previous, distinct }
-    }
-}
-
-/// For each item, the index of its previous occurrence, or [`NONE`].
-fn previous_occurrence(items: &[&[u8]]) -> Vec<u32> {
-    let mut last: HashMap<&[u8], u32> = HashMap::with_capacity(items.len() / 4);
-    items
-        .iter()
-        .enumerate()
-        .map(|(i, item)| last.insert(item, i as u32).unwrap_or(NONE))
-        .collect()
-}
-
-/// Items whose previous occurrence ran less than each of `thresholds` ms
-/// before them, when item `i` happens at `i` ms and a call of `per_call`
-/// items runs at the time of its first.
-fn repeats_within(previous: &[u32], per_call: usize, thresholds: &[u64]) -> Vec<u64> {
-    let time = |i: usize| (i - i % per_call) as u64;
-    let mut counts = vec![0u64; thresholds.len()];
-    for (i, &p) in previous.iter().enumerate() {
-        if p == NONE {
-            continue;
-        }
-        let gap = time(i) - time(p as usize);
-        for (c, &t) in counts.iter_mut().zip(thresholds) {
-            *c += u64::from(gap < t);
-        }
-    }
-    counts
-}
-
-/// Distinct items among the last `window` of the stream.
-fn distinct_in_last(previous: &[u32], window: u64) -> u64 {
-    let start = previous.len().saturating_sub(window as usize);
-    previous[start..]
-        .iter()
-        .filter(|&&p| p == NONE || (p as usize) < start)
-        .count() as u64
-}
-
 /// A numeric field `name:value` of an INFO reply.
 fn info_field(info: &str, name: &str) -> Option<u64> {
     info.lines().find_map(|l| {
@@ -238,89 +189,6 @@ fn ddf_info_field(reply: &[redis::Value], field: &str) -> Option<String> {
         .chunks(2)
         .find(|p| p.len() == 2 && text(&p[0]).as_deref() == Some(field))
         .and_then(|p| text(&p[1]))
-}
-
-/// One `redis-server` with the module, stopped when dropped.
-struct Server {
-    port: u16,
-    dir: PathBuf,
-    child: Child,
-}
-
-impl Server {
-    /// Starts a server on a free loopback port, without persistence.
-    fn start(module: &Path, dir: &Path) -> Result<Server, String> {
-        let version = Command::new("redis-server")
-            .arg("--version")
-            .output()
-            .map_err(|e| {
-                format!(
-                    "cannot run redis-server ({e}): install Debian's `redis-server` \
-                     package (apt-get install -y redis-server)"
-                )
-            })?;
-        eprintln!(
-            "bench-redis: {}",
-            String::from_utf8_lossy(&version.stdout).trim()
-        );
-        fs::create_dir_all(dir).map_err(|e| format!("{}: {e}", dir.display()))?;
-        let port = TcpListener::bind("127.0.0.1:0")
-            .and_then(|l| l.local_addr())
-            .map_err(|e| format!("no free loopback port: {e}"))?
-            .port();
-        let child = Command::new("redis-server")
-            .args(["--port", &port.to_string(), "--bind", "127.0.0.1"])
-            .args(["--protected-mode", "no", "--save", "", "--appendonly", "no"])
-            .args(["--logfile", "redis.log", "--dir"])
-            .arg(dir)
-            .arg("--loadmodule")
-            .arg(module)
-            .stdout(Stdio::null())
-            .stderr(Stdio::null())
-            .spawn()
-            .map_err(|e| format!("spawn redis-server: {e}"))?;
-        let mut server = Server {
-            port,
-            dir: dir.to_path_buf(),
-            child,
-        };
-        let deadline = Instant::now() + START_TIMEOUT;
-        loop {
-            if let Ok(mut c) = server.connect()
-                && redis::cmd("PING").query::<String>(&mut c).is_ok()
-            {
-                return Ok(server);
-            }
-            if let Ok(Some(status)) = server.child.try_wait() {
-                return Err(format!(
-                    "redis-server exited ({status}) at start; see {}",
-                    server.dir.join("redis.log").display()
-                ));
-            }
-            if Instant::now() > deadline {
-                return Err(format!(
-                    "redis-server on port {port} did not answer PING in {START_TIMEOUT:?}"
-                ));
-            }
-            std::thread::sleep(Duration::from_millis(50));
-        }
-    }
-
-    fn connect(&self) -> Result<redis::Connection, String> {
-        let client = redis::Client::open(format!("redis://127.0.0.1:{}/", self.port))
-            .map_err(|e| e.to_string())?;
-        client
-            .get_connection_with_timeout(Duration::from_secs(5))
-            .map_err(|e| format!("connect to redis-server: {e}"))
-    }
-}
-
-impl Drop for Server {
-    fn drop(&mut self) {
-        // Nothing to save (no persistence): stop it at once.
-        let _ = self.child.kill();
-        let _ = self.child.wait();
-    }
 }
 
 /// Runs the benchmark; `Ok(false)` when a check or a target failed.
