@@ -350,6 +350,21 @@ mod tests {
     use super::*;
 
     #[test]
+    fn saturated_sizing_agrees_with_with_memory() {
+        let (m, k, n) = A2::saturated_parameters_for(1 << 20, 0.01).unwrap();
+        let f = A2::with_memory(1 << 20, 0.01).unwrap();
+        assert_eq!((m, k, n), (f.buffer_bits(), f.probes(), f.capacity()));
+        let p = A2::saturated_sizing(m, k, n).unwrap();
+        assert_eq!(p.memory_bits, f.memory_bits());
+        // Both buffers full: at most the rate asked for.
+        assert!(p.fpr <= 0.01 + 1e-12 && p.fnr > 1.0 - p.fpr && p.false_negatives);
+        assert_eq!(
+            A2::saturated_sizing(0, 3, 10).unwrap_err().param(),
+            "buffer_bits"
+        );
+    }
+
+    #[test]
     fn parameters_are_checked() {
         assert_eq!(A2::new(0, 2, 10).unwrap_err().param(), "buffer_bits");
         assert_eq!(A2::new(100, 0, 10).unwrap_err().param(), "probes");

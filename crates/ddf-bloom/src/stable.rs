@@ -353,6 +353,23 @@ mod tests {
     use super::*;
 
     #[test]
+    fn saturated_sizing_agrees_with_new_and_meets_its_target() {
+        let p = StableBloom::saturated_sizing(500_000, 2, 2, 39).unwrap();
+        assert_eq!(p.memory_bits, 1_000_000);
+        assert!(p.fpr <= 0.02 && (p.fpr + p.fnr - 1.0).abs() < 1e-12);
+        assert_eq!(
+            StableBloom::saturated_sizing(500_000, 2, 2, 0)
+                .unwrap_err()
+                .param(),
+            "decrements"
+        );
+        let (m, d, k, pd) = StableBloom::saturated_parameters_for(1 << 20, 0.01).unwrap();
+        let p = StableBloom::saturated_sizing(m, d, k, pd).unwrap();
+        assert!(p.fpr <= 0.01 && p.memory_bits <= 1 << 20);
+        assert!(StableBloom::saturated_parameters_for(1, 0.01).is_err());
+    }
+
+    #[test]
     fn parameters_are_checked() {
         assert_eq!(StableBloom::new(0, 2, 2, 1).unwrap_err().param(), "cells");
         assert_eq!(

@@ -737,6 +737,28 @@ impl Snapshot for StreamingCuckoo {
 mod tests {
     use super::*;
 
+    #[test]
+    fn saturated_sizing_agrees_with_new_and_meets_its_target() {
+        let p = StreamingCuckoo::saturated_sizing(1000, 4, 8).unwrap();
+        assert_eq!(
+            p.memory_bits,
+            StreamingCuckoo::new(1000, 4, 8).unwrap().memory_bits()
+        );
+        // Eight candidate cells of 255 values: 1 − (254/255)^8.
+        assert!((p.fpr - (1.0 - (254.0f64 / 255.0).powi(8))).abs() < 1e-12);
+        assert!((p.fpr + p.fnr - 1.0).abs() < 1e-12 && p.false_negatives);
+        assert_eq!(
+            StreamingCuckoo::saturated_sizing(1000, 4, 33)
+                .unwrap_err()
+                .param(),
+            StreamingCuckoo::new(1000, 4, 33).unwrap_err().param()
+        );
+        let (m, b, f) = StreamingCuckoo::saturated_parameters_for(1 << 20, 0.01).unwrap();
+        let p = StreamingCuckoo::saturated_sizing(m, b, f).unwrap();
+        assert!(p.fpr <= 0.01 && p.memory_bits <= 1 << 20);
+        assert!(StreamingCuckoo::saturated_parameters_for(4, 0.01).is_err());
+    }
+
     fn d(x: u64) -> Digest {
         Digest::mixed(x)
     }
