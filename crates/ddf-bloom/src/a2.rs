@@ -137,6 +137,18 @@ impl A2 {
     /// # Ok::<(), ddf_bloom::ParamError>(())
     /// ```
     pub fn with_memory(memory_bits: u64, fp: f64) -> Result<Self, ParamError> {
+        let (m, k, n) = Self::saturated_parameters_for(memory_bits, fp)?;
+        Self::new(m, k, n)
+    }
+
+    /// The `(m, k, n)` of [`with_memory`](Self::with_memory)`(memory_bits,
+    /// fp)`: two buffers of `⌊M/2⌋` bits, the optimal `k` for the
+    /// per-buffer rate `1 − √(1 − fp)` and the largest capacity that keeps
+    /// it. Fails as `with_memory` does (parameter `fp` or `memory_bits`).
+    pub fn saturated_parameters_for(
+        memory_bits: u64,
+        fp: f64,
+    ) -> Result<(u64, u32, u64), ParamError> {
         let fp = ensure_probability("fp", fp)?;
         let m = memory_bits / 2;
         let p = buffer_fp_for(fp);
@@ -149,7 +161,37 @@ impl A2 {
                 format!("enough bits for one item per buffer at rate {fp}"),
             ));
         }
-        Self::new(m, k, n as u64)
+        Ok((m, k, n as u64))
+    }
+
+    /// What [`new`](Self::new)`(buffer_bits, probes, capacity)` predicts
+    /// on a stream of ever-new items, when the number of distinct items is
+    /// unknown: the worst FPR of a phase, both buffers full
+    /// ([`phase_fp`](ddf_theory::a2::phase_fp)`(n, n, m, k)`), and the
+    /// worst-case FNR of an item gone from both buffers, which is found only
+    /// by a false positive, least likely when `active1` has just been
+    /// emptied: `1 − phase_fp(0, n, m, k)`. `2m` bits; `2k` accesses (the
+    /// probes of both buffers). Fails as `new` does.
+    pub fn saturated_sizing(
+        buffer_bits: u64,
+        probes: u32,
+        capacity: u64,
+    ) -> Result<ddf_core::Prediction, ParamError> {
+        let m = ensure_range(
+            "buffer_bits",
+            buffer_bits,
+            1..=ddf_param::MAX_STATE_BITS / 2,
+        )?;
+        let k = ensure_range("probes", probes, 1..=MAX_SLICES)?;
+        let n = ensure_range("capacity", capacity, 1..=u64::MAX / 2)?;
+        state_words("buffer_bits", 2 * m)?;
+        let (m, k, n) = (m as f64, f64::from(k), n as f64);
+        let worst = ddf_theory::a2::phase_fp(n, n, m, k);
+        let least = ddf_theory::a2::phase_fp(0.0, n, m, k);
+        Ok(
+            ddf_core::Prediction::exact_window(2 * buffer_bits, worst, 2.0 * k)
+                .with_misses(1.0 - least),
+        )
     }
 
     /// Bits per buffer, `m`.
@@ -306,6 +348,21 @@ impl Snapshot for A2 {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn saturated_sizing_agrees_with_with_memory() {
+        let (m, k, n) = A2::saturated_parameters_for(1 << 20, 0.01).unwrap();
+        let f = A2::with_memory(1 << 20, 0.01).unwrap();
+        assert_eq!((m, k, n), (f.buffer_bits(), f.probes(), f.capacity()));
+        let p = A2::saturated_sizing(m, k, n).unwrap();
+        assert_eq!(p.memory_bits, f.memory_bits());
+        // Both buffers full: at most the rate asked for.
+        assert!(p.fpr <= 0.01 + 1e-12 && p.fnr > 1.0 - p.fpr && p.false_negatives);
+        assert_eq!(
+            A2::saturated_sizing(0, 3, 10).unwrap_err().param(),
+            "buffer_bits"
+        );
+    }
 
     #[test]
     fn parameters_are_checked() {

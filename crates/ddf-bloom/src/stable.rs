@@ -136,6 +136,87 @@ impl StableBloom {
         Self::new(cells, d, k, decrements)
     }
 
+    /// What [`new`](Self::new)`(cells, cell_bits, probes, decrements)`
+    /// predicts at its stable point, reached on any long stream, when the
+    /// number of distinct items is unknown: `FPR = (1 − p₀)^K`
+    /// ([`stable_fp`](ddf_theory::stable_bloom::stable_fp), Deng–Rafiei
+    /// Theorem 2) and the worst-case FNR of an item whose cells have all
+    /// decayed since it was last seen, found only by a false positive:
+    /// `1 − FPR`. `m·d` bits; `K + 1` accesses (the probes and one run of
+    /// `P` decremented cells). Fails as `new` does.
+    pub fn saturated_sizing(
+        cells: u64,
+        cell_bits: u32,
+        probes: u32,
+        decrements: u64,
+    ) -> Result<ddf_core::Prediction, ParamError> {
+        let d = ensure_range("cell_bits", cell_bits, 1..=MAX_CELL_BITS)?;
+        let m = ensure_range("cells", cells, 1..=ddf_param::MAX_STATE_BITS)?;
+        let k = ensure_range("probes", probes, 1..=MAX_PROBES)?;
+        let p = ensure_range("decrements", decrements, 1..=m)?;
+        let bits = ddf_param::checked_mul("cells", m, u64::from(d))?;
+        ddf_param::state_words("cells", bits)?;
+        let max = f64::from((1u32 << d) - 1);
+        let fpr = ddf_theory::stable_bloom::stable_fp(m as f64, f64::from(k), p as f64, max);
+        Ok(
+            ddf_core::Prediction::exact_window(bits, fpr, f64::from(k) + 1.0)
+                .with_misses(1.0 - fpr),
+        )
+    }
+
+    /// The `(m, d, K, P)` within `memory_bits` whose stable FPR is at most
+    /// `max_fpr` ([`with_memory`](Self::with_memory)'s `P` for each
+    /// `d ≤ 4`, `K ≤ 8`) and that remembers longest: a cell set to `Max`
+    /// reaches 0 after about `Max·m/P` insertions, so the most `Max·m/P`
+    /// wins (ties: the lower FPR). The shape for
+    /// [`saturated_sizing`](Self::saturated_sizing).
+    pub fn saturated_parameters_for(
+        memory_bits: u64,
+        max_fpr: f64,
+    ) -> Result<(u64, u32, u32, u64), ParamError> {
+        let max_fpr = ensure_probability("max_fpr", max_fpr)?;
+        let mut best: Option<(f64, f64, u64, u32, u32, u64)> = None;
+        for d in 1..=4u32 {
+            for k in 1..=8u32 {
+                let cells = memory_bits / u64::from(d);
+                if cells <= u64::from(k) {
+                    continue;
+                }
+                let max = f64::from((1u32 << d) - 1);
+                let p = ddf_theory::stable_bloom::decrements_for_fp(
+                    cells as f64,
+                    f64::from(k),
+                    max,
+                    max_fpr,
+                );
+                // The rate falls as P grows: rounding up keeps it ≤ max_fpr.
+                let p = if p.is_finite() {
+                    p.ceil().clamp(1.0, cells as f64) as u64
+                } else {
+                    1
+                };
+                let Ok(pred) = Self::saturated_sizing(cells, d, k, p) else {
+                    continue;
+                };
+                if pred.fpr.is_nan() || pred.fpr > max_fpr {
+                    continue;
+                }
+                let memory = max * cells as f64 / p as f64;
+                if best.is_none_or(|b| memory > b.0 || (memory == b.0 && pred.fpr < b.1)) {
+                    best = Some((memory, pred.fpr, cells, d, k, p));
+                }
+            }
+        }
+        let (.., cells, d, k, p) = best.ok_or_else(|| {
+            ParamError::new(
+                "memory_bits",
+                memory_bits,
+                format!("a budget some d ≤ 4, K ≤ 8 fill with a stable FPR ≤ {max_fpr}"),
+            )
+        })?;
+        Ok((cells, d, k, p))
+    }
+
     /// The same filter with its decrement generator seeded by `seed`.
     #[must_use]
     pub fn with_seed(mut self, seed: u64) -> Self {
@@ -270,6 +351,23 @@ impl Snapshot for StableBloom {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn saturated_sizing_agrees_with_new_and_meets_its_target() {
+        let p = StableBloom::saturated_sizing(500_000, 2, 2, 39).unwrap();
+        assert_eq!(p.memory_bits, 1_000_000);
+        assert!(p.fpr <= 0.02 && (p.fpr + p.fnr - 1.0).abs() < 1e-12);
+        assert_eq!(
+            StableBloom::saturated_sizing(500_000, 2, 2, 0)
+                .unwrap_err()
+                .param(),
+            "decrements"
+        );
+        let (m, d, k, pd) = StableBloom::saturated_parameters_for(1 << 20, 0.01).unwrap();
+        let p = StableBloom::saturated_sizing(m, d, k, pd).unwrap();
+        assert!(p.fpr <= 0.01 && p.memory_bits <= 1 << 20);
+        assert!(StableBloom::saturated_parameters_for(1, 0.01).is_err());
+    }
 
     #[test]
     fn parameters_are_checked() {

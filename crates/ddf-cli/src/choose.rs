@@ -67,6 +67,12 @@ fn exact_choice(w: Window) -> Result<Choice, String> {
     })
 }
 
+/// Why `--max-memory` alone cannot follow the whole stream, in one line.
+const FIXED_MEMORY_MISSES: &str = "in fixed memory, a filter of the whole stream \
+     misses: once full it must forget old keys to take new ones; add --misses-ok to \
+     accept that, or --window N / --within DURATION to remember only recent records, \
+     or --distinct N if you know how many distinct keys will come";
+
 /// The planner's requirements for the flags, or `None` when the flags ask
 /// for the exact filter.
 pub(crate) fn requirements(args: &PlanArgs) -> Result<Option<Requirements>, String> {
@@ -92,8 +98,13 @@ pub(crate) fn requirements(args: &PlanArgs) -> Result<Option<Requirements>, Stri
                 // filter with a guaranteed error.
                 return Ok(None);
             }
+            // Fixed memory, misses accepted: the filters that forget, rated
+            // at saturation by the planner.
+            None if args.max_memory.is_some() && args.misses_ok => Requirements::unbounded(),
+            None if args.max_memory.is_some() => return Err(FIXED_MEMORY_MISSES.into()),
             None => {
                 return Err("without --window or --within, an approximate filter needs \
+                     --max-memory SIZE with --misses-ok (a filter that forgets), or \
                      --distinct N (the expected number of distinct keys); or use --exact"
                     .into());
             }

@@ -53,6 +53,12 @@ pub(crate) const FAMILIES: &[&str] = &[
     "queued-qht",
     "bloom",
     "qht",
+    "qhtd",
+    "qqhtd",
+    "sqf",
+    "cuckoo",
+    "stable-bloom",
+    "a2",
 ];
 
 /// The `--filter` name of a planned candidate.
@@ -68,6 +74,12 @@ pub(crate) fn candidate_family(c: &Candidate) -> &'static str {
         Config::QueuedQht { .. } => "queued-qht",
         Config::Bloom { .. } => "bloom",
         Config::Qht { .. } => "qht",
+        Config::Qhtd { .. } => "qhtd",
+        Config::Qqhtd { .. } => "qqhtd",
+        Config::Sqf { .. } => "sqf",
+        Config::Cuckoo { .. } => "cuckoo",
+        Config::StableBloom { .. } => "stable-bloom",
+        Config::A2 { .. } => "a2",
         _ => "unknown",
     }
 }
@@ -133,6 +145,12 @@ pub(crate) fn kind_name(code: u16) -> &'static str {
         kind::QUEUE => "queued-bloom",
         kind::PARTITIONED_BLOOM => "bloom",
         kind::QHT => "qht",
+        kind::QHTD => "qhtd",
+        kind::QQHTD => "qqhtd",
+        kind::SQF => "sqf",
+        kind::CUCKOO => "cuckoo",
+        kind::STABLE_BLOOM => "stable-bloom",
+        kind::A2 => "a2",
         _ => "unknown",
     }
 }

@@ -35,6 +35,7 @@ pub(crate) fn plan(cmd: &PlanCmd) -> Result<(), Fail> {
                     "fpr": c.fpr, "fnr": c.fnr,
                     "false_negatives": c.false_negatives,
                     "slack": c.slack, "accesses": c.accesses,
+                    "saturated": c.saturated,
                 })
             })
             .collect()
@@ -48,6 +49,12 @@ pub(crate) fn plan(cmd: &PlanCmd) -> Result<(), Fail> {
     if matches!(window, ddf::Window::Unbounded) && candidates.is_empty() {
         println!(
             "(the exact set grows with the distinct keys; give --distinct N for a fixed size)"
+        );
+    }
+    if candidates.iter().any(|c| c.saturated) {
+        println!(
+            "(rates at saturation, the worst case: without --distinct the stream is taken \
+             to bring ever-new keys, where FPR + FNR is about 1)"
         );
     }
     println!(

@@ -339,7 +339,7 @@ fn exit_codes() {
     assert_eq!(run(&["dedup", "--window", "5", "--within", "1s"], b"").0, 2);
     assert_eq!(run(&["dedup", "--within", "soon"], b"").0, 2);
     assert_eq!(run(&["dedup", "--max-memory", "lots"], b"").0, 2);
-    // An approximate unbounded filter needs a count of distinct keys.
+    // Fixed memory over the whole stream misses: it needs consent.
     assert_eq!(run(&["dedup", "--max-memory", "1MiB"], b"").0, 2);
     assert_eq!(run(&["dedup", "/no/such/file"], b"").0, 1);
     assert_eq!(run(&["inspect", "/no/such/file"], b"").0, 1);
@@ -892,4 +892,156 @@ fn readme_json_lines_example() {
     let out = ddf().args(&args).current_dir(dir.path()).output().unwrap();
     assert!(out.status.success(), "{out:?}");
     assert_eq!(String::from_utf8(out.stdout).unwrap(), expected);
+}
+
+/// The whole stream in fixed memory, misses allowed, no count of distinct
+/// keys: the planner's filters that forget, rated at saturation.
+#[test]
+fn fixed_memory_over_the_whole_stream_with_misses_allowed() {
+    let mut input = String::new();
+    for i in 0..20_000 {
+        input.push_str(&format!("k{}\n", i % 5_000));
+    }
+    let out = dedup(&["--max-memory", "1MiB", "--misses-ok"], input.as_bytes());
+    let kept: Vec<&str> = std::str::from_utf8(&out).unwrap().lines().collect();
+    // 5,000 distinct keys in 1 MiB: each kept about once. The first choice
+    // (QHT, one 7-bit cell per row, about 1.2 million rows) drops a key
+    // when another lands in its row, about 5,000/1.2e6 of the 15,000
+    // repeats (some 60 kept again), and reports a new key with probability
+    // at most 1/127 times the rows filled (under 1).
+    assert!((4_990..=5_200).contains(&kept.len()), "{}", kept.len());
+    assert!(
+        kept.iter()
+            .take(5_000)
+            .collect::<std::collections::HashSet<_>>()
+            .len()
+            >= 4_990
+    );
+    assert!(kept.windows(2).all(|w| w[0] != w[1]));
+    let (code, out, err) = run(
+        &["plan", "--max-memory", "1MiB", "--misses-ok", "--json"],
+        b"",
+    );
+    assert_eq!(code, 0, "{err}");
+    let v: serde_json::Value = serde_json::from_slice(&out).unwrap();
+    let c = v["candidates"].as_array().unwrap();
+    let mut families: Vec<&str> = c.iter().map(|c| c["family"].as_str().unwrap()).collect();
+    families.sort_unstable();
+    assert_eq!(
+        families,
+        [
+            "a2",
+            "cuckoo",
+            "qht",
+            "qhtd",
+            "qqhtd",
+            "sqf",
+            "stable-bloom"
+        ]
+    );
+    assert!(
+        c.iter()
+            .all(|c| c["saturated"] == true && c["fpr"].as_f64().unwrap() <= 0.01)
+    );
+    let (code, out, _) = run(&["plan", "--max-memory", "1MiB", "--misses-ok"], b"");
+    assert_eq!(code, 0);
+    assert!(String::from_utf8_lossy(&out).contains("saturation"));
+    // Any of them by name, and its state saved and named again.
+    let dir = tempfile::tempdir().unwrap();
+    let state = dir.path().join("s.ddf");
+    let s = state.to_str().unwrap();
+    let args = [
+        "dedup",
+        "--max-memory",
+        "1MiB",
+        "--misses-ok",
+        "--filter",
+        "sqf",
+        "--state",
+        s,
+    ];
+    assert_eq!(
+        run(&args, b"a\nb\na\n"),
+        (0, b"a\nb\n".to_vec(), String::new())
+    );
+    let (code, out, _) = run(&["inspect", s, "--json"], b"");
+    assert_eq!(code, 0);
+    let v: serde_json::Value = serde_json::from_slice(&out).unwrap();
+    assert_eq!(v["family"], "sqf");
+}
+
+/// `--max-memory` alone over the whole stream: one line saying why every
+/// fixed-memory filter misses and what to add.
+#[test]
+fn fixed_memory_without_consent_to_misses_says_why_in_one_line() {
+    let (code, out, err) = run(&["dedup", "--max-memory", "64MiB"], b"a\n");
+    assert_eq!(code, 2);
+    assert!(out.is_empty());
+    assert_eq!(err.trim_end().lines().count(), 1, "{err}");
+    for needed in [
+        "fixed memory",
+        "forget",
+        "--misses-ok",
+        "--window",
+        "--within",
+        "--distinct",
+    ] {
+        assert!(err.contains(needed), "{needed}: {err}");
+    }
+}
+
+/// Runs `ddf ARGS` with its address space capped at `bytes` (`prlimit`,
+/// util-linux): a reader that allocates what a path streams fails there.
+fn run_capped(bytes: u64, args: &[&str]) -> (i32, String) {
+    let bin = assert_cmd::cargo::cargo_bin("ddf");
+    let out = std::process::Command::new("prlimit")
+        .arg(format!("--as={bytes}"))
+        .arg("--")
+        .arg(bin)
+        .args(args)
+        .stdin(Stdio::null())
+        .output()
+        .expect("prlimit (util-linux) runs");
+    (
+        out.status.code().unwrap_or(-1),
+        String::from_utf8_lossy(&out.stderr).into_owned(),
+    )
+}
+
+/// A state path that never ends (`/dev/zero`) or lies about its lengths
+/// ends with a clear error, read no further than its header, within an
+/// address space of 256 MiB (the binary's own mappings and thread stacks
+/// take some tens of MiB; reading `/dev/zero` to its end takes all).
+#[test]
+fn endless_or_lying_state_files_end_with_a_clear_error_in_bounded_memory() {
+    const CAP: u64 = 256 << 20;
+    let (code, err) = run_capped(CAP, &["dedup", "--state", "/dev/zero"]);
+    assert_eq!(code, 1, "{err}");
+    assert!(
+        err.contains("/dev/zero") && err.contains("not a regular file"),
+        "{err}"
+    );
+    let (code, err) = run_capped(CAP, &["inspect", "/dev/zero"]);
+    assert_eq!(code, 1, "{err}");
+    assert!(err.contains("not a regular file"), "{err}");
+    let dir = tempfile::tempdir().unwrap();
+    // Zeros in a regular file: not a state file.
+    let zeros = dir.path().join("zeros");
+    std::fs::write(&zeros, vec![0u8; 1 << 20]).unwrap();
+    let (code, err) = run_capped(CAP, &["inspect", zeros.to_str().unwrap()]);
+    assert_eq!(code, 1, "{err}");
+    assert!(err.contains("bad magic"), "{err}");
+    // A real state whose snapshot length claims 2^36 bytes.
+    let state = dir.path().join("s.ddf");
+    let s = state.to_str().unwrap();
+    dedup(&["--window", "100", "--state", s], b"a\nb\n");
+    let mut bytes = std::fs::read(&state).unwrap();
+    let meta = u32::from_le_bytes(bytes[10..14].try_into().unwrap()) as usize;
+    let key = u16::from_le_bytes(bytes[14 + meta..16 + meta].try_into().unwrap()) as usize;
+    let at = 16 + meta + key;
+    bytes[at..at + 8].copy_from_slice(&(1u64 << 36).to_le_bytes());
+    std::fs::write(&state, &bytes).unwrap();
+    let (code, err) = run_capped(CAP, &["inspect", s]);
+    assert_eq!(code, 1, "{err}");
+    assert!(err.contains("beyond the file"), "{err}");
 }

@@ -677,11 +677,21 @@ pub fn open(bytes: &[u8]) -> Result<Envelope<'_>, DecodeError> {
     })
 }
 
-/// Reads one snapshot from `reader` into memory, checking declared lengths
-/// against [`MAX_SNAPSHOT_BYTES`] before reading them.
+/// Reads one snapshot from `reader` into memory, header first: the magic
+/// and format version are checked before anything else is read (so a source
+/// of zeros or text is refused after 14 bytes), the declared body length
+/// against [`MAX_SNAPSHOT_BYTES`] before the body is read, and nothing
+/// beyond the declared end is consumed, even from an endless reader.
 pub fn read_sealed<R: io::Read>(mut reader: R) -> Result<Vec<u8>, DecodeError> {
     let mut head = [0u8; 14];
     reader.read_exact(&mut head)?;
+    if head[..4] != MAGIC {
+        return Err(DecodeError::BadMagic);
+    }
+    let format = u16::from_le_bytes([head[4], head[5]]);
+    if format != FORMAT_VERSION {
+        return Err(DecodeError::UnsupportedFormat { version: format });
+    }
     let key_len = usize::from(u16::from_le_bytes([head[12], head[13]]));
     let mut out = head.to_vec();
     let mut rest = vec![0u8; key_len + 8];
@@ -1109,6 +1119,60 @@ mod tests {
             Toy::read_from(bytes.as_slice()),
             Err(DecodeError::TooLarge { .. })
         ));
+    }
+
+    /// Counts the bytes taken from an inner reader.
+    struct Counted<R> {
+        inner: R,
+        taken: u64,
+    }
+
+    impl<R: io::Read> io::Read for Counted<R> {
+        fn read(&mut self, buf: &mut [u8]) -> io::Result<usize> {
+            let n = self.inner.read(buf)?;
+            self.taken += n as u64;
+            Ok(n)
+        }
+    }
+
+    #[test]
+    fn an_endless_reader_is_read_no_further_than_its_header_declares() {
+        // Zeros for ever (`/dev/zero`): refused at the magic, 14 bytes in.
+        let mut zeros = Counted {
+            inner: io::repeat(0),
+            taken: 0,
+        };
+        assert_eq!(Toy::read_from(&mut zeros), Err(DecodeError::BadMagic));
+        assert_eq!(zeros.taken, 14);
+        // A valid header declaring more than any filter's state, then zeros
+        // for ever: refused before the body is read.
+        let header = |len: u64| {
+            let mut h = seal(kind::TEST, 1, 0, &[], &[]);
+            h.truncate(22);
+            h[14..22].copy_from_slice(&len.to_le_bytes());
+            h
+        };
+        let huge_header = header(MAX_SNAPSHOT_BYTES + 1);
+        let mut huge = Counted {
+            inner: io::Read::chain(huge_header.as_slice(), io::repeat(0)),
+            taken: 0,
+        };
+        assert_eq!(
+            Toy::read_from(&mut huge),
+            Err(DecodeError::TooLarge {
+                len: MAX_SNAPSHOT_BYTES + 1
+            })
+        );
+        assert_eq!(huge.taken, 22);
+        // A header declaring 1 MiB, then zeros for ever: exactly the body and
+        // its checksum are read, and the checksum refuses them.
+        let mib_header = header(1 << 20);
+        let mut declared = Counted {
+            inner: io::Read::chain(mib_header.as_slice(), io::repeat(0)),
+            taken: 0,
+        };
+        assert_eq!(Toy::read_from(&mut declared), Err(DecodeError::BadChecksum));
+        assert_eq!(declared.taken, 22 + (1 << 20) + 8);
     }
 
     #[test]

@@ -451,6 +451,68 @@ impl StreamingCuckoo {
     }
 }
 
+impl StreamingCuckoo {
+    /// What [`new`](Self::new)`(buckets, cells_per_bucket, fingerprint_bits)`
+    /// with [`StreamRule::InsertAlways`] predicts at saturation on a stream
+    /// of ever-new items, when the number of distinct items is unknown:
+    /// `FPR_∞ = 1 − (1 − 1/S)^(2b)`
+    /// ([`fpr_inf`](ddf_theory::cuckoo::fpr_inf) for the uniform law of the
+    /// `S = 2^f − 1` values the default zero policy leaves) and the
+    /// worst-case `FNR_∞ = 1 − FPR_∞`; `m·b·f` bits and two accesses (the
+    /// two candidate buckets). The default rule, which looks first, has no
+    /// saturated model (`docs/errata.md`). Fails as `new` does.
+    pub fn saturated_sizing(
+        buckets: u64,
+        cells_per_bucket: usize,
+        fingerprint_bits: u32,
+    ) -> Result<ddf_core::Prediction, ParamError> {
+        check_params(buckets, cells_per_bucket, fingerprint_bits)?;
+        let cells = ddf_param::checked_mul("buckets", buckets, cells_per_bucket as u64)?;
+        let bits = ddf_param::checked_mul("buckets", cells, u64::from(fingerprint_bits))?;
+        ddf_param::state_words("buckets", bits)?;
+        let values = 2f64.powi(fingerprint_bits as i32) - 1.0;
+        // Every value has probability 1/S: the law's sum is S equal terms.
+        let fpr = values * ddf_theory::cuckoo::fpr_inf(cells_per_bucket as f64, &[1.0 / values]);
+        Ok(ddf_core::Prediction::exact_window(bits, fpr, 2.0).with_misses(1.0 - fpr))
+    }
+
+    /// The `(m, b, f)` within `memory_bits` whose saturated FPR is at most
+    /// `max_fpr` and whose table holds the most fingerprints `m·b` (ties:
+    /// the lower FPR), among `b ≤ 8`, `f ≤ 32`, `m = ⌊M/(b·f)⌋`: the shape
+    /// for [`saturated_sizing`](Self::saturated_sizing). At saturation
+    /// `FPR + FNR = 1` whatever the shape; more cells remember longer.
+    pub fn saturated_parameters_for(
+        memory_bits: u64,
+        max_fpr: f64,
+    ) -> Result<(u64, usize, u32), ParamError> {
+        let max_fpr = ddf_param::ensure_probability("max_fpr", max_fpr)?;
+        let mut best: Option<(u64, f64, u64, usize, u32)> = None;
+        for b in 1..=8usize {
+            for f in 1..=32u32 {
+                let buckets = memory_bits / (b as u64 * u64::from(f));
+                let Ok(p) = Self::saturated_sizing(buckets, b, f) else {
+                    continue;
+                };
+                if p.fpr.is_nan() || p.fpr > max_fpr {
+                    continue;
+                }
+                let cells = buckets * b as u64;
+                if best.is_none_or(|x| cells > x.0 || (cells == x.0 && p.fpr < x.1)) {
+                    best = Some((cells, p.fpr, buckets, b, f));
+                }
+            }
+        }
+        let (.., buckets, b, f) = best.ok_or_else(|| {
+            ParamError::new(
+                "memory_bits",
+                memory_bits,
+                format!("a budget some b ≤ 8, f ≤ 32 fill with a saturated FPR ≤ {max_fpr}"),
+            )
+        })?;
+        Ok((buckets, b, f))
+    }
+}
+
 /// Checks the parameters of [`StreamingCuckoo::new`] without allocating.
 fn check_params(
     buckets: u64,
@@ -571,6 +633,28 @@ impl fmt::Debug for StreamingCuckoo {
 mod tests {
     use super::*;
     use ddf_core::snapshot::{self, Encoder};
+
+    #[test]
+    fn saturated_sizing_agrees_with_new_and_meets_its_target() {
+        let p = StreamingCuckoo::saturated_sizing(1000, 4, 8).unwrap();
+        assert_eq!(
+            p.memory_bits,
+            StreamingCuckoo::new(1000, 4, 8).unwrap().memory_bits()
+        );
+        // Eight candidate cells of 255 values: 1 − (254/255)^8.
+        assert!((p.fpr - (1.0 - (254.0f64 / 255.0).powi(8))).abs() < 1e-12);
+        assert!((p.fpr + p.fnr - 1.0).abs() < 1e-12 && p.false_negatives);
+        assert_eq!(
+            StreamingCuckoo::saturated_sizing(1000, 4, 33)
+                .unwrap_err()
+                .param(),
+            StreamingCuckoo::new(1000, 4, 33).unwrap_err().param()
+        );
+        let (m, b, f) = StreamingCuckoo::saturated_parameters_for(1 << 20, 0.01).unwrap();
+        let p = StreamingCuckoo::saturated_sizing(m, b, f).unwrap();
+        assert!(p.fpr <= 0.01 && p.memory_bits <= 1 << 20);
+        assert!(StreamingCuckoo::saturated_parameters_for(4, 0.01).is_err());
+    }
 
     fn d(x: u64) -> Digest {
         Digest::mixed(x)

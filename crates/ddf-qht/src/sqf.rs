@@ -248,6 +248,72 @@ impl Sqf {
 }
 
 /// The rows of `σ`-bit cells a budget buys: `floor(M/(k·σ))`.
+impl Sqf {
+    /// What [`with_rows`](Self::with_rows)`(rows, cells_per_row, r, r_prime)`
+    /// predicts at saturation on a stream of ever-new items, when the
+    /// number of distinct items is unknown: `FPR_∞`
+    /// ([`sqf_fpr_inf`](ddf_theory::qht::sqf_fpr_inf), the probability that
+    /// one of `k` fingerprints drawn from SQF's law matches) and the
+    /// worst-case `FNR_∞ = 1 − FPR_∞` (Claim 4.1); `N·k·σ` bits, one access.
+    /// Fails as `with_rows` does.
+    pub fn saturated_sizing(
+        rows: u64,
+        cells_per_row: usize,
+        r: u32,
+        r_prime: u32,
+    ) -> Result<ddf_core::Prediction, ParamError> {
+        let (sigma, _) = check_remainder(cells_per_row, r, r_prime)?;
+        Digest::check_split("rows", rows, r)?;
+        let rows = ddf_param::ensure_positive("rows", rows)?;
+        let cells = ddf_param::checked_mul("rows", rows, cells_per_row as u64)?;
+        let bits = ddf_param::checked_mul("rows", cells, u64::from(sigma))?;
+        ddf_param::state_words("rows", bits)?;
+        let fpr = ddf_theory::qht::sqf_fpr_inf(cells_per_row as f64, r, r_prime);
+        Ok(ddf_core::Prediction::exact_window(bits, fpr, 1.0).with_misses(1.0 - fpr))
+    }
+
+    /// The `(N, k, r, r')` within `memory_bits` whose saturated FPR is at
+    /// most `max_fpr` and whose table holds the most fingerprints `N·k`
+    /// (ties: the lower FPR), among `k ≤ 8`, `2 ≤ r ≤ 32`, `1 ≤ r' < r`,
+    /// `N = ⌊M/(k·σ)⌋`: the shape for
+    /// [`saturated_sizing`](Self::saturated_sizing), chosen as
+    /// `Qht::saturated_parameters_for` does.
+    pub fn saturated_parameters_for(
+        memory_bits: u64,
+        max_fpr: f64,
+    ) -> Result<(u64, usize, u32, u32), ParamError> {
+        let max_fpr = ddf_param::ensure_probability("max_fpr", max_fpr)?;
+        let mut best: Option<(u64, f64, u64, usize, u32, u32)> = None;
+        for k in 1..=8usize {
+            for r in 2..=32u32 {
+                for r_prime in 1..r {
+                    let Ok(rows) = rows_for_memory(memory_bits, k, r, r_prime) else {
+                        continue;
+                    };
+                    let Ok(p) = Self::saturated_sizing(rows, k, r, r_prime) else {
+                        continue;
+                    };
+                    if p.fpr.is_nan() || p.fpr > max_fpr {
+                        continue;
+                    }
+                    let cells = rows * k as u64;
+                    if best.is_none_or(|b| cells > b.0 || (cells == b.0 && p.fpr < b.1)) {
+                        best = Some((cells, p.fpr, rows, k, r, r_prime));
+                    }
+                }
+            }
+        }
+        let (.., rows, k, r, r_prime) = best.ok_or_else(|| {
+            ParamError::new(
+                "memory_bits",
+                memory_bits,
+                format!("a budget some k ≤ 8, r ≤ 32 fill with a saturated FPR ≤ {max_fpr}"),
+            )
+        })?;
+        Ok((rows, k, r, r_prime))
+    }
+}
+
 fn rows_for_memory(memory_bits: u64, k: usize, r: u32, r_prime: u32) -> Result<u64, ParamError> {
     let (sigma, _) = check_remainder(k, r, r_prime)?;
     CellRows::rows_for_memory(memory_bits, k, sigma)

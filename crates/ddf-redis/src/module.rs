@@ -14,12 +14,13 @@ use crate::state::{DdfKey, FORMAT_VERSION, Meta, Span};
 use ddf::{KeyedSipHasher, PortableHasher, Requirements};
 use redis_module::native_types::RedisType;
 use redis_module::{
-    Context, ContextFlags, NextArg, RedisError, RedisResult, RedisString, RedisValue, raw,
-    redis_module,
+    Context, ContextFlags, NextArg, RedisError, RedisResult, RedisString, RedisValue,
+    ThreadSafeContext, raw, redis_module,
 };
 use std::ffi::c_void;
 use std::os::raw::c_int;
 use std::sync::atomic::{AtomicBool, AtomicI64, Ordering};
+use std::sync::{Arc, Mutex};
 
 /// The cap on one key's filter state, in bytes (`ddf.max-memory`).
 pub(crate) static MAX_MEMORY: AtomicI64 = AtomicI64::new(256 << 20);
@@ -317,6 +318,13 @@ fn reserve_key(r: &Reserve) -> Result<DdfKey, RedisError> {
 
 /// `DDF.RESERVE key (WINDOW n | WITHIN ms) ERROR fpr [CAPACITY n] [SLACK n]
 /// [FILTER name] [MISSES-OK] [MAXMEMORY bytes] [HASHKEY hex]`.
+///
+/// Planning can take a noticeable time (a queued candidate for a count
+/// window near 2^20 sums its theory for about 0.6 s), so the caller is
+/// blocked and the key planned and built on a thread of its own
+/// ([`reserve_off_thread`]) while the server serves everyone else. Where a
+/// client cannot be blocked (MULTI, scripts, the replication link, AOF
+/// loading) the reservation runs here, as one step.
 fn ddf_reserve(ctx: &Context, args: Vec<RedisString>) -> RedisResult {
     if args.len() < 4 {
         return Err(RedisError::WrongArity);
@@ -324,15 +332,91 @@ fn ddf_reserve(ctx: &Context, args: Vec<RedisString>) -> RedisResult {
     let mut it = args.iter().skip(1).cloned();
     let name = it.next_arg()?;
     let r = parse_reserve(it)?;
-    let key = ctx.open_key_writable(&name);
+    if !ctx.open_key_writable(&name).is_empty() {
+        return Err(err("item exists"));
+    }
+    let cannot_block = ContextFlags::MULTI
+        | ContextFlags::LUA
+        | ContextFlags::DENY_BLOCKING
+        | ContextFlags::REPLICATED
+        | ContextFlags::LOADING;
+    if ctx.get_flags().intersects(cannot_block) {
+        let value = reserve_key(&r)?;
+        store_reservation(ctx, &name, value, &args[1..], r.hasher.is_none())?;
+        return Ok(RedisValue::SimpleStringStatic("OK"));
+    }
+    reserve_off_thread(ctx, r, &args[1..]);
+    Ok(RedisValue::NoReply)
+}
+
+/// Plans and builds a reservation on a new thread while its client waits
+/// (`RedisModule_BlockClient`); the result is stored back on the main
+/// thread's terms, under the server lock, by [`store_reservation`], which
+/// checks again that the key is still free: two reservations of one key
+/// may plan at once, and only the first to finish creates it.
+fn reserve_off_thread(ctx: &Context, r: Reserve, args: &[RedisString]) {
+    let blocked = ctx.block_client();
+    // The database the caller selected, for the key and its replication.
+    // SAFETY: a plain read of a function pointer set once at module load,
+    // called with the live command context.
+    let db = unsafe { raw::RedisModule_GetSelectedDb.map_or(0, |f| f(ctx.ctx)) };
+    let args: Vec<Vec<u8>> = args.iter().map(|a| a.as_slice().to_vec()).collect();
+    let thread_ctx = ThreadSafeContext::with_blocked_client(blocked);
+    // The thread takes the context from here; if no thread starts, this
+    // thread takes it back to answer with the error.
+    let slot = Arc::new(Mutex::new(Some(thread_ctx)));
+    let theirs = Arc::clone(&slot);
+    let work = move || {
+        let Some(thread_ctx) = theirs.lock().ok().and_then(|mut s| s.take()) else {
+            return;
+        };
+        let reply = reserve_key(&r).and_then(|value| {
+            let guard = thread_ctx.lock();
+            // SAFETY: the server lock is held (`guard`), and the context is
+            // the one `lock` returned; selecting a database only sets its
+            // client's current database.
+            unsafe {
+                if let Some(select) = raw::RedisModule_SelectDb {
+                    select(guard.ctx, db);
+                }
+            }
+            let strings: Vec<RedisString> = args
+                .iter()
+                .map(|a| guard.create_string(a.as_slice()))
+                .collect();
+            store_reservation(&guard, &strings[0], value, &strings, r.hasher.is_none())
+                .map(|()| RedisValue::SimpleStringStatic("OK"))
+        });
+        thread_ctx.reply(reply);
+    };
+    if let Err(e) = std::thread::Builder::new()
+        .name("ddf-reserve".into())
+        .spawn(work)
+        && let Some(thread_ctx) = slot.lock().ok().and_then(|mut s| s.take())
+    {
+        thread_ctx.reply(Err(err(format!("cannot start a planning thread: {e}"))));
+    }
+}
+
+/// Creates the key `name` holding `value` unless it exists by now, and
+/// replicates the reservation with the hash key spelled out when the caller
+/// gave none (`drew_key`), so the replica and the AOF hash as this server
+/// does.
+fn store_reservation(
+    ctx: &Context,
+    name: &RedisString,
+    value: DdfKey,
+    args: &[RedisString],
+    drew_key: bool,
+) -> Result<(), RedisError> {
+    let key = ctx.open_key_writable(name);
     if !key.is_empty() {
         return Err(err("item exists"));
     }
-    let value = reserve_key(&r)?;
     let hex = to_hex(&value.hash_key());
     key.set_value(&DDF_TYPE, value)?;
-    replicate_reserve(ctx, &args[1..], r.hasher.is_none().then_some(hex.as_str()));
-    Ok(RedisValue::SimpleStringStatic("OK"))
+    replicate_reserve(ctx, args, drew_key.then_some(hex.as_str()));
+    Ok(())
 }
 
 /// Replicates a reservation with the hash key spelled out, so the replica

@@ -176,6 +176,64 @@ fn unbounded_streams_need_a_count_of_distinct_items() {
     assert!(qht.iter().any(|c| matches!(c.config, Config::Qht { .. })));
 }
 
+/// The QHT paper's use case: an unbounded stream in fixed memory, misses
+/// allowed, the number of distinct items unknown. Every family that forgets
+/// is offered, rated at saturation, and says so.
+#[test]
+fn an_unbounded_stream_in_fixed_memory_is_rated_at_saturation() {
+    let req = Requirements::unbounded()
+        .memory_budget(3_200_000)
+        .allow_false_negatives(true);
+    let list = plan(&req).expect("the filters that forget");
+    let mut families: Vec<&str> = list.iter().map(|c| c.family()).collect();
+    families.sort_unstable();
+    assert_eq!(
+        families,
+        [
+            "A2",
+            "QHT",
+            "QHTD",
+            "QQHTD",
+            "SQF",
+            "Stable Bloom",
+            "streaming cuckoo"
+        ]
+    );
+    for c in &list {
+        assert!(
+            c.saturated && c.false_negatives && c.window.is_none(),
+            "{c}"
+        );
+        // The default saturated target, 1 %, and the budget.
+        assert!(c.fpr <= 0.01 && c.memory_bits <= 3_200_000, "{c}");
+        // Claim 4.1: at saturation the worst case answers at chance level
+        // (A2's two rates are worst points of different phases).
+        let er = c.fpr + c.fnr;
+        assert!(
+            (0.99..=1.0 + 1e-9).contains(&er) || c.family() == "A2",
+            "{c}"
+        );
+        assert!(c.to_string().contains("saturated worst case"), "{c}");
+        let f = c.build().expect("builds");
+        assert_eq!(f.memory_bits(), c.memory_bits, "{c}");
+    }
+    // With a target, every candidate meets it.
+    let strict = plan(&req.clone().target_fpr(1e-4)).unwrap();
+    assert!(strict.iter().all(|c| c.fpr <= 1e-4), "{strict:?}");
+    // Misses refused: nothing forgets without missing.
+    let Err(e) = plan(&req.clone().allow_false_negatives(false)) else {
+        panic!("no filter follows an unbounded stream in fixed memory without misses")
+    };
+    let qht = e.exclusions().iter().find(|x| x.family == "QHT").unwrap();
+    assert!(qht.reason.contains("allow_false_negatives"), "{e}");
+    // With the count of distinct items, today's finite-stream prediction:
+    // QHT's depends on it, and the saturated-only families step aside.
+    let known = plan(&req.clone().distinct_items(1e5)).unwrap();
+    let qht = known.iter().find(|c| c.family() == "QHT").unwrap();
+    assert!(!qht.saturated && qht.fnr < 0.5, "{qht}");
+    assert!(known.iter().all(|c| !c.saturated));
+}
+
 #[test]
 fn an_empty_plan_names_the_requirement_per_family() {
     let e = plan(&Requirements::count(10_000).memory_budget(1000)).unwrap_err();
@@ -341,6 +399,9 @@ fn exclusions_and_candidates_share_family_names() {
         Requirements::unbounded()
             .memory_budget(1 << 20)
             .distinct_items(1e5)
+            .allow_false_negatives(true),
+        Requirements::unbounded()
+            .memory_budget(1 << 20)
             .allow_false_negatives(true),
     ];
     for r in reqs {

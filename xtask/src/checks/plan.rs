@@ -11,7 +11,7 @@ use ddf_sim::{Arrivals, Distinct, EvalConfig, Report, Uniform, evaluate, evaluat
 const PLANNER: &str = "planner (ddf::plan) against its own predictions";
 
 pub(crate) fn checks() -> Vec<Check> {
-    vec![
+    let mut checks = vec![
         Check {
             id: "plan/count-no-fn-fpr",
             paper: PLANNER,
@@ -97,7 +97,82 @@ pub(crate) fn checks() -> Vec<Check> {
             paper: PLANNER,
             run: |ctx| misses(ctx, &apbbf_time(ctx), 914),
         },
-    ]
+    ];
+    // The filters that forget, planned at saturation (no distinct_items):
+    // each family's saturated FPR and worst-case FNR, measured.
+    checks.extend([
+        Check {
+            id: "plan/saturated-qht-fpr",
+            paper: PLANNER,
+            run: |ctx| saturated(ctx, "QHT", 940, Rate::Fpr),
+        },
+        Check {
+            id: "plan/saturated-qht-fnr",
+            paper: PLANNER,
+            run: |ctx| saturated(ctx, "QHT", 941, Rate::Fnr),
+        },
+        Check {
+            id: "plan/saturated-qhtd-fpr",
+            paper: PLANNER,
+            run: |ctx| saturated(ctx, "QHTD", 942, Rate::Fpr),
+        },
+        Check {
+            id: "plan/saturated-qhtd-fnr",
+            paper: PLANNER,
+            run: |ctx| saturated(ctx, "QHTD", 943, Rate::Fnr),
+        },
+        Check {
+            id: "plan/saturated-qqhtd-fpr",
+            paper: PLANNER,
+            run: |ctx| saturated(ctx, "QQHTD", 944, Rate::Fpr),
+        },
+        Check {
+            id: "plan/saturated-qqhtd-fnr",
+            paper: PLANNER,
+            run: |ctx| saturated(ctx, "QQHTD", 945, Rate::Fnr),
+        },
+        Check {
+            id: "plan/saturated-sqf-fpr",
+            paper: PLANNER,
+            run: |ctx| saturated(ctx, "SQF", 946, Rate::Fpr),
+        },
+        Check {
+            id: "plan/saturated-sqf-fnr",
+            paper: PLANNER,
+            run: |ctx| saturated(ctx, "SQF", 947, Rate::Fnr),
+        },
+        Check {
+            id: "plan/saturated-cuckoo-fpr",
+            paper: PLANNER,
+            run: |ctx| saturated(ctx, "streaming cuckoo", 948, Rate::Fpr),
+        },
+        Check {
+            id: "plan/saturated-cuckoo-fnr",
+            paper: PLANNER,
+            run: |ctx| saturated(ctx, "streaming cuckoo", 949, Rate::Fnr),
+        },
+        Check {
+            id: "plan/saturated-stable-bloom-fpr",
+            paper: PLANNER,
+            run: |ctx| saturated(ctx, "Stable Bloom", 950, Rate::Fpr),
+        },
+        Check {
+            id: "plan/saturated-stable-bloom-fnr",
+            paper: PLANNER,
+            run: |ctx| saturated(ctx, "Stable Bloom", 951, Rate::Fnr),
+        },
+        Check {
+            id: "plan/saturated-a2-fpr",
+            paper: PLANNER,
+            run: |ctx| saturated(ctx, "A2", 952, Rate::Fpr),
+        },
+        Check {
+            id: "plan/saturated-a2-fnr",
+            paper: PLANNER,
+            run: |ctx| saturated(ctx, "A2", 953, Rate::Fnr),
+        },
+    ]);
+    checks
 }
 
 /// A requirement set, the stream that exercises it, and the planner's
@@ -392,4 +467,96 @@ fn window_of(case: &Case) -> Window {
         Span::Time { span, .. } => Window::Time(span),
         Span::Unbounded => Window::Unbounded,
     }
+}
+
+/// Which saturated rate a check measures.
+#[derive(Clone, Copy, PartialEq)]
+enum Rate {
+    Fpr,
+    Fnr,
+}
+
+/// The planner's saturated candidate of `family` for an unbounded stream
+/// in `M` bits with misses allowed and no `distinct_items` (so the default
+/// saturated target, 1 %), run on a stream built to be the worst case its
+/// prediction describes: each item is, with probability 1/2, the item of
+/// exactly `G = 8·M` steps earlier, else a new one. Every table holds at
+/// most `M` cells, so a repeat comes after `G ≥ 8·cells` other insertions,
+/// long past any chance of its fingerprint surviving; the new items meet a
+/// saturated table. The first `G` steps (no repeats yet) are the warm-up.
+///
+/// FPR (new items answered DUPLICATE) and FNR (repeats answered UNSEEN)
+/// are measured per run, and the runs, independent, are the samples
+/// (Student-t rule): the predictions are the saturated means. A2's are
+/// worst-phase bounds (its rate moves with the fill of its active buffer),
+/// checked as bounds with the one-sided Clopper–Pearson rule on the pooled
+/// counts, each item's answer being independent given the filter's state.
+fn saturated(ctx: &Ctx, family: &str, salt: u64, rate: Rate) -> Outcome {
+    let budget: u64 = ctx.pick(1 << 14, 1 << 16);
+    let req = Requirements::unbounded()
+        .memory_budget(budget)
+        .allow_false_negatives(true);
+    let c = match plan(&req).map_err(|e| e.to_string()).and_then(|list| {
+        list.into_iter()
+            .find(|c| c.family() == family)
+            .ok_or_else(|| format!("the planner offered no {family} candidate"))
+    }) {
+        Ok(c) => c,
+        Err(e) => return no_plan(&e),
+    };
+    if !c.saturated {
+        return no_plan("the candidate is not rated at saturation");
+    }
+    let gap = 8 * budget;
+    let steps = gap + ctx.pick(1, 2) * gap;
+    // (false positives, new items, misses, repeats) per run.
+    let counts: Vec<[u64; 4]> = ctx.per_seed(salt, 4, 8, |seed| {
+        let mut f = c.build().expect("planned candidates build");
+        let mut fresh = crate::checks::common::Fresh::new(seed);
+        let mut coin = ddf_hash::SplitMix64::new(seed ^ 0x5a7u64);
+        let mut ring = vec![ddf_core::Digest::default(); gap as usize];
+        let mut n = [0u64; 4];
+        for t in 0..steps {
+            let slot = (t % gap) as usize;
+            let repeat = t >= gap && coin.chance(0.5);
+            let d = if repeat {
+                ring[slot]
+            } else {
+                fresh.next_digest()
+            };
+            ring[slot] = d;
+            let duplicate = f.observe(d) == ddf_core::Verdict::Duplicate;
+            if t < gap {
+                continue;
+            }
+            if repeat {
+                n[2] += u64::from(!duplicate);
+                n[3] += 1;
+            } else {
+                n[0] += u64::from(duplicate);
+                n[1] += 1;
+            }
+        }
+        n
+    });
+    let (predicted, hit, of) = match rate {
+        Rate::Fpr => (c.fpr, 0, 1),
+        Rate::Fnr => (c.fnr, 2, 3),
+    };
+    let out = if matches!(c.config, Config::A2 { .. }) {
+        let hits = counts.iter().map(|n| n[hit]).sum();
+        let total = counts.iter().map(|n| n[of]).sum();
+        Outcome::binomial_at_most(predicted, hits, total)
+    } else {
+        let rates: Vec<f64> = counts
+            .iter()
+            .map(|n| n[hit] as f64 / n[of].max(1) as f64)
+            .collect();
+        Outcome::runs(predicted, &rates)
+    };
+    let note = format!(
+        "first {family} candidate {c}; budget {budget} bits, repeats at gap {gap}, {steps} steps, {} runs",
+        counts.len()
+    );
+    out.note(note)
 }

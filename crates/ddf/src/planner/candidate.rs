@@ -120,6 +120,74 @@ pub enum Config {
         /// `s`.
         fingerprint_bits: u32,
     },
+    /// [`Qhtd::new`](ddf_qht::Qhtd::new)`(rows, cells_per_row, fingerprint_bits)`.
+    #[cfg(feature = "qht")]
+    Qhtd {
+        /// `N`.
+        rows: u64,
+        /// `k`.
+        cells_per_row: usize,
+        /// `s`.
+        fingerprint_bits: u32,
+    },
+    /// [`Qqhtd::new`](ddf_qht::Qqhtd::new)`(rows, cells_per_row, fingerprint_bits)`.
+    #[cfg(feature = "qht")]
+    Qqhtd {
+        /// `N`.
+        rows: u64,
+        /// `k`.
+        cells_per_row: usize,
+        /// `s`.
+        fingerprint_bits: u32,
+    },
+    /// [`Sqf::with_rows`](ddf_qht::Sqf::with_rows)`(rows, cells_per_row, r, r_prime)`.
+    #[cfg(feature = "qht")]
+    Sqf {
+        /// `N`.
+        rows: u64,
+        /// `k`.
+        cells_per_row: usize,
+        /// Remainder bits `r`.
+        r: u32,
+        /// Remainder bits kept in the signature, `r'`.
+        r_prime: u32,
+    },
+    /// [`StreamingCuckoo::new`](ddf_cuckoo::StreamingCuckoo::new)`(buckets,
+    /// cells_per_bucket, fingerprint_bits)` with
+    /// [`StreamRule::InsertAlways`](ddf_cuckoo::StreamRule::InsertAlways),
+    /// the rule its saturated prediction models.
+    #[cfg(feature = "cuckoo")]
+    Cuckoo {
+        /// `m`.
+        buckets: u64,
+        /// `b`.
+        cells_per_bucket: usize,
+        /// `f`.
+        fingerprint_bits: u32,
+    },
+    /// [`StableBloom::new`](ddf_bloom::StableBloom::new)`(cells, cell_bits,
+    /// probes, decrements)`.
+    #[cfg(feature = "bloom")]
+    StableBloom {
+        /// `m`.
+        cells: u64,
+        /// `d`.
+        cell_bits: u32,
+        /// `K`.
+        probes: u32,
+        /// `P`.
+        decrements: u64,
+    },
+    /// [`A2::new`](ddf_bloom::A2::new)`(buffer_bits, probes, capacity)`.
+    #[cfg(feature = "bloom")]
+    A2 {
+        /// Bits per buffer, `m`.
+        buffer_bits: u64,
+        /// `k`.
+        probes: u32,
+        /// Items per buffer, `n`.
+        capacity: u64,
+    },
 }
 
 impl Config {
@@ -146,6 +214,18 @@ impl Config {
             Config::Bloom { .. } => "partitioned Bloom",
             #[cfg(feature = "qht")]
             Config::Qht { .. } => "QHT",
+            #[cfg(feature = "qht")]
+            Config::Qhtd { .. } => "QHTD",
+            #[cfg(feature = "qht")]
+            Config::Qqhtd { .. } => "QQHTD",
+            #[cfg(feature = "qht")]
+            Config::Sqf { .. } => "SQF",
+            #[cfg(feature = "cuckoo")]
+            Config::Cuckoo { .. } => "streaming cuckoo",
+            #[cfg(feature = "bloom")]
+            Config::StableBloom { .. } => "Stable Bloom",
+            #[cfg(feature = "bloom")]
+            Config::A2 { .. } => "A2",
         }
     }
 }
@@ -178,6 +258,10 @@ pub struct Candidate {
     pub accesses: f64,
     /// The seed of the filter's own generators.
     pub seed: u64,
+    /// Whether the rates are the saturated worst case: an unbounded stream
+    /// in fixed memory with no `distinct_items` given, predicted for a
+    /// stream of ever-new items (where `FPR + FNR` is about 1).
+    pub saturated: bool,
 }
 
 impl Candidate {
@@ -188,7 +272,8 @@ impl Candidate {
         feature = "apbf",
         feature = "sliding",
         feature = "bloom",
-        feature = "qht"
+        feature = "qht",
+        feature = "cuckoo"
     ))]
     pub(super) fn new(
         config: Config,
@@ -206,7 +291,15 @@ impl Candidate {
             window,
             accesses: p.accesses,
             seed,
+            saturated: false,
         }
+    }
+
+    /// The same candidate, its rates the saturated worst case.
+    #[cfg(any(feature = "bloom", feature = "qht", feature = "cuckoo"))]
+    pub(super) fn at_saturation(mut self) -> Self {
+        self.saturated = true;
+        self
     }
 
     /// The family's name.
@@ -230,7 +323,13 @@ impl Candidate {
             Config::Apbbf { time_span, .. } => time_span.is_some(),
             #[cfg(feature = "sliding")]
             Config::Sliding { capacity, .. } => capacity.is_some(),
-            #[cfg(any(feature = "exact", feature = "shf", feature = "bloom", feature = "qht"))]
+            #[cfg(any(
+                feature = "exact",
+                feature = "shf",
+                feature = "bloom",
+                feature = "qht",
+                feature = "cuckoo"
+            ))]
             _ => false,
         }
     }
@@ -292,6 +391,55 @@ impl Candidate {
             } => ddf_qht::Qht::new(rows, cells_per_row, fingerprint_bits)?
                 .with_seed(self.seed)
                 .into(),
+            #[cfg(feature = "qht")]
+            Config::Qhtd {
+                rows,
+                cells_per_row,
+                fingerprint_bits,
+            } => ddf_qht::Qhtd::new(rows, cells_per_row, fingerprint_bits)?
+                .with_seed(self.seed)
+                .into(),
+            #[cfg(feature = "qht")]
+            Config::Qqhtd {
+                rows,
+                cells_per_row,
+                fingerprint_bits,
+            } => ddf_qht::Qqhtd::new(rows, cells_per_row, fingerprint_bits)?
+                .with_seed(self.seed)
+                .into(),
+            #[cfg(feature = "qht")]
+            Config::Sqf {
+                rows,
+                cells_per_row,
+                r,
+                r_prime,
+            } => ddf_qht::Sqf::with_rows(rows, cells_per_row, r, r_prime)?
+                .with_seed(self.seed)
+                .into(),
+            #[cfg(feature = "cuckoo")]
+            Config::Cuckoo {
+                buckets,
+                cells_per_bucket,
+                fingerprint_bits,
+            } => ddf_cuckoo::StreamingCuckoo::new(buckets, cells_per_bucket, fingerprint_bits)?
+                .with_stream_rule(ddf_cuckoo::StreamRule::InsertAlways)
+                .with_seed(self.seed)
+                .into(),
+            #[cfg(feature = "bloom")]
+            Config::StableBloom {
+                cells,
+                cell_bits,
+                probes,
+                decrements,
+            } => ddf_bloom::StableBloom::new(cells, cell_bits, probes, decrements)?
+                .with_seed(self.seed)
+                .into(),
+            #[cfg(feature = "bloom")]
+            Config::A2 {
+                buffer_bits,
+                probes,
+                capacity,
+            } => ddf_bloom::A2::new(buffer_bits, probes, capacity)?.into(),
             #[cfg(feature = "apbf")]
             Config::Apbf {
                 k,
@@ -361,6 +509,12 @@ impl fmt::Display for Candidate {
                 self.slack
             )?,
             None => write!(f, "for items never seen")?,
+        }
+        if self.saturated {
+            write!(
+                f,
+                " (saturated worst case: no distinct_items given, so rated on a stream of ever-new items, where FPR + FNR is about 1)"
+            )?;
         }
         if self.false_negatives {
             write!(f, ", FNR {:.3e} (misses possible)", self.fnr)?;

@@ -10,7 +10,8 @@ use super::{Candidate, Need};
     feature = "apbf",
     feature = "sliding",
     feature = "bloom",
-    feature = "qht"
+    feature = "qht",
+    feature = "cuckoo"
 ))]
 use {super::Config, ddf_core::ParamError};
 
@@ -65,7 +66,109 @@ const FAMILIES: &[(&str, Adapter)] = &[
         unbounded_only(n).and_then(|()| bloom(n))
     }),
     #[cfg(feature = "qht")]
-    ("QHT", |n| unbounded_only(n).and_then(|()| qht(n))),
+    ("QHT", |n| {
+        unbounded_only(n).and_then(|()| match n.distinct {
+            Some(_) => qht(n),
+            None => saturated(n, |m, p| {
+                let (rows, k, s) = ddf_qht::Qht::saturated_parameters_for(m, p)?;
+                let config = Config::Qht {
+                    rows,
+                    cells_per_row: k,
+                    fingerprint_bits: s,
+                };
+                Ok((config, ddf_qht::Qht::saturated_sizing(rows, k, s)?))
+            }),
+        })
+    }),
+    #[cfg(feature = "qht")]
+    ("QHTD", |n| {
+        saturated_only(n).and_then(|()| {
+            saturated(n, |m, p| {
+                let (rows, k, s) = ddf_qht::Qhtd::saturated_parameters_for(m, p)?;
+                let config = Config::Qhtd {
+                    rows,
+                    cells_per_row: k,
+                    fingerprint_bits: s,
+                };
+                Ok((config, ddf_qht::Qhtd::saturated_sizing(rows, k, s)?))
+            })
+        })
+    }),
+    #[cfg(feature = "qht")]
+    ("QQHTD", |n| {
+        saturated_only(n).and_then(|()| {
+            saturated(n, |m, p| {
+                let (rows, k, s) = ddf_qht::Qqhtd::saturated_parameters_for(m, p)?;
+                let config = Config::Qqhtd {
+                    rows,
+                    cells_per_row: k,
+                    fingerprint_bits: s,
+                };
+                Ok((config, ddf_qht::Qqhtd::saturated_sizing(rows, k, s)?))
+            })
+        })
+    }),
+    #[cfg(feature = "qht")]
+    ("SQF", |n| {
+        saturated_only(n).and_then(|()| {
+            saturated(n, |m, p| {
+                let (rows, k, r, r_prime) = ddf_qht::Sqf::saturated_parameters_for(m, p)?;
+                let config = Config::Sqf {
+                    rows,
+                    cells_per_row: k,
+                    r,
+                    r_prime,
+                };
+                Ok((config, ddf_qht::Sqf::saturated_sizing(rows, k, r, r_prime)?))
+            })
+        })
+    }),
+    #[cfg(feature = "cuckoo")]
+    ("streaming cuckoo", |n| {
+        saturated_only(n).and_then(|()| {
+            saturated(n, |m, p| {
+                use ddf_cuckoo::StreamingCuckoo as C;
+                let (buckets, b, f) = C::saturated_parameters_for(m, p)?;
+                let config = Config::Cuckoo {
+                    buckets,
+                    cells_per_bucket: b,
+                    fingerprint_bits: f,
+                };
+                Ok((config, C::saturated_sizing(buckets, b, f)?))
+            })
+        })
+    }),
+    #[cfg(feature = "bloom")]
+    ("Stable Bloom", |n| {
+        saturated_only(n).and_then(|()| {
+            saturated(n, |m, p| {
+                use ddf_bloom::StableBloom as S;
+                let (cells, d, k, decrements) = S::saturated_parameters_for(m, p)?;
+                let config = Config::StableBloom {
+                    cells,
+                    cell_bits: d,
+                    probes: k,
+                    decrements,
+                };
+                Ok((config, S::saturated_sizing(cells, d, k, decrements)?))
+            })
+        })
+    }),
+    #[cfg(feature = "bloom")]
+    ("A2", |n| {
+        saturated_only(n).and_then(|()| {
+            saturated(n, |m, p| {
+                use ddf_bloom::A2;
+                let (buffer_bits, k, capacity) = A2::saturated_parameters_for(m, p)?;
+                let config = Config::A2 {
+                    buffer_bits,
+                    probes: k,
+                    capacity,
+                };
+                Ok((config, A2::saturated_sizing(buffer_bits, k, capacity)?))
+            })
+        })
+    }),
 ];
 
 /// Every family compiled in, sized for `need`.
@@ -83,7 +186,8 @@ pub(super) fn size_all(need: &Need) -> Vec<Sized> {
     feature = "apbf",
     feature = "sliding",
     feature = "bloom",
-    feature = "qht"
+    feature = "qht",
+    feature = "cuckoo"
 ))]
 fn why(e: ParamError) -> String {
     e.to_string()
@@ -123,6 +227,37 @@ fn unbounded_only(need: &Need) -> Result<(), String> {
     } else {
         Err("never forgets, so reports every item older than the window".into())
     }
+}
+
+/// An unbounded stream with no count of distinct items: the families that
+/// forget are rated at saturation.
+#[cfg(any(feature = "bloom", feature = "qht", feature = "cuckoo"))]
+fn saturated_only(need: &Need) -> Result<(), String> {
+    if !need.unbounded {
+        Err("forgets by eviction, not by age: planned for the whole stream only".into())
+    } else if need.distinct.is_some() {
+        Err("predicted at saturation only: planned when distinct_items is not given".into())
+    } else {
+        Ok(())
+    }
+}
+
+/// A family rated at saturation (an unbounded stream in fixed memory, no
+/// `distinct_items`): its shape for the budget and the saturated FPR target
+/// (`target_fpr`, else [`SATURATED_FPR`](super::SATURATED_FPR)), and its
+/// saturated prediction, both the family crate's (`saturated_parameters_for`
+/// and `saturated_sizing`).
+#[cfg(any(feature = "bloom", feature = "qht", feature = "cuckoo"))]
+fn saturated(
+    need: &Need,
+    size: impl FnOnce(u64, f64) -> Result<(Config, ddf_core::Prediction), ParamError>,
+) -> Result<Candidate, String> {
+    let budget = need.budget.ok_or(
+        "an unbounded stream without distinct_items is planned in fixed memory (memory_budget)",
+    )?;
+    let fpr = need.target.unwrap_or(super::SATURATED_FPR);
+    let (config, p) = size(budget, fpr).map_err(why)?;
+    Ok(Candidate::new(config, p, None, need.seed).at_saturation())
 }
 
 /// The count of distinct items, which some predictions need.

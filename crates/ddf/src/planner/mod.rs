@@ -38,6 +38,14 @@ const ARRIVAL_TAIL: f64 = 1e-9;
 /// out unless the user raises the limit ([`Requirements::max_accesses`]).
 const DEFAULT_MAX_ACCESSES: f64 = 64.0;
 
+/// The saturated false-positive rate planned for when an unbounded stream
+/// in fixed memory has neither `target_fpr` nor `distinct_items`. At
+/// saturation `FPR + FNR` is about 1 for every filter that forgets (QHT
+/// paper Claim 4.1), so the budget alone does not choose the split between
+/// the two; 1 % keeps false positives rare, as the command's default does.
+#[cfg(any(feature = "bloom", feature = "qht", feature = "cuckoo"))]
+const SATURATED_FPR: f64 = 0.01;
+
 /// The seed of every candidate's own generators (and nothing else) unless
 /// [`Requirements::seed`] sets one.
 const DEFAULT_SEED: u64 = 0xddf0_5eed_0000_0001;
@@ -136,6 +144,15 @@ impl Requirements {
 
     /// The whole stream.
     ///
+    /// In a fixed budget only filters that forget can follow an unbounded
+    /// stream, and they miss. With [`distinct_items`](Self::distinct_items)
+    /// their rates are predicted for a uniform stream over that many items;
+    /// without it, at saturation (QHT, QHTD, QQHTD, SQF, the streaming
+    /// cuckoo filter, Stable Bloom and A2, ranked by the worst case: a
+    /// stream of ever-new items, where `FPR + FNR` is about 1 and the
+    /// shape sets the split; [`Candidate::saturated`] says so, the target
+    /// rate is `target_fpr`, else 1 %).
+    ///
     /// # Examples
     ///
     /// ```
@@ -148,6 +165,10 @@ impl Requirements {
     ///     .allow_false_negatives(true)
     ///     .distinct_items(1e7);
     /// assert!(plan(&req)?.iter().all(|c| c.memory_bits <= 1 << 20));
+    ///
+    /// // Not knowing that count: rated at saturation.
+    /// let blind = plan(&Requirements::unbounded().memory_budget(3_200_000).allow_false_negatives(true))?;
+    /// assert!(blind.iter().all(|c| c.saturated && c.fpr <= 0.01));
     /// # Ok::<(), ddf::PlanError>(())
     /// ```
     pub fn unbounded() -> Self {
@@ -357,7 +378,8 @@ struct Need {
             feature = "apbf",
             feature = "sliding",
             feature = "bloom",
-            feature = "qht"
+            feature = "qht",
+            feature = "cuckoo"
         )),
         allow(dead_code)
     )]
@@ -372,7 +394,10 @@ struct Need {
     target: Option<f64>,
     budget: Option<u64>,
     /// Read by the families whose predictions need it.
-    #[cfg_attr(not(any(feature = "bloom", feature = "qht")), allow(dead_code))]
+    #[cfg_attr(
+        not(any(feature = "bloom", feature = "qht", feature = "cuckoo")),
+        allow(dead_code)
+    )]
     distinct: Option<f64>,
     /// The slack accepted ([`Requirements::slack_limit`]).
     max_slack: u64,
@@ -383,7 +408,8 @@ struct Need {
             feature = "apbf",
             feature = "sliding",
             feature = "bloom",
-            feature = "qht"
+            feature = "qht",
+            feature = "cuckoo"
         )),
         allow(dead_code)
     )]
@@ -442,7 +468,8 @@ struct Need {
 ///
 /// // Nothing fits: no misses over an unbounded stream without a count of
 /// // distinct items. The error names, per family, what excluded it; relax
-/// // that requirement (here: give `distinct_items`, or allow misses).
+/// // that requirement (here: give `distinct_items`, or allow misses in a
+/// // memory budget).
 /// let strict = Requirements::unbounded().target_fpr(0.01);
 /// match plan(&strict) {
 ///     Err(PlanError::NoCandidate(why)) => {

@@ -116,9 +116,20 @@ fn unmet(req: &Requirements, need: &Need, c: &Candidate) -> Option<String> {
     None
 }
 
+/// Orders two predicted error rates by their first nine decimals:
+/// saturated rates are `FPR + (1 − FPR)` for several families, equal but
+/// for rounding, and rounding must not rank them (rounded keys keep the
+/// order total, as `sort_by` needs).
+fn error_order(a: f64, b: f64) -> std::cmp::Ordering {
+    let key = |x: f64| (x * 1e9).round();
+    key(a).total_cmp(&key(b))
+}
+
 /// Keeps the sized candidates that meet `req` and ranks them: with a
 /// target, least memory first; with a budget alone, least `FPR + FNR`;
-/// ties to fewer accesses, then less memory. `sized` holds, per family, its
+/// ties to fewer accesses, then less memory (for candidates rated at
+/// saturation, where `FPR + FNR` is about 1 for all: the least FNR, then
+/// the family order). `sized` holds, per family, its
 /// candidate or why it has none.
 pub(super) fn rank(
     req: &Requirements,
@@ -144,11 +155,17 @@ pub(super) fn rank(
         let primary = if by_memory {
             a.memory_bits.cmp(&b.memory_bits)
         } else {
-            (a.fpr + a.fnr).total_cmp(&(b.fpr + b.fnr))
+            error_order(a.fpr + a.fnr, b.fpr + b.fnr)
         };
-        primary
-            .then(a.accesses.total_cmp(&b.accesses))
-            .then(a.memory_bits.cmp(&b.memory_bits))
+        // Saturated candidates share FPR + FNR ≈ 1: within the target, the
+        // one that misses least (the higher FPR) first; further ties keep
+        // the planner's family order (QHT first).
+        let last = if a.saturated && b.saturated {
+            error_order(a.fnr, b.fnr)
+        } else {
+            a.memory_bits.cmp(&b.memory_bits)
+        };
+        primary.then(a.accesses.total_cmp(&b.accesses)).then(last)
     });
     Ok(kept)
 }
