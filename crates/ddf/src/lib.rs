@@ -5,6 +5,7 @@
 
 mod planner;
 
+pub mod concurrent;
 pub mod filter;
 pub mod shared;
 
@@ -16,6 +17,7 @@ pub use ddf_core::{
     DecodeError, Deduper, Digest, DuplicateFilter, FilterExt, Goal, KeyedSipHasher, ParamError,
     PortableHasher, Prediction, Snapshot, Tally, TimedFilter, Verdict, Window, Windowed, digest,
 };
+pub use concurrent::{ConcurrentBuildError, ConcurrentFilter};
 pub use filter::Filter;
 pub use planner::{Candidate, Config, Exclusion, PlanError, Requirements, Span, plan};
 pub use shared::{DEFAULT_SHARDS, MAX_SHARDS, ShardedPlan, Shared, plan_sharded};
@@ -56,7 +58,7 @@ pub use ddf_bloom::{A2, BlockDecayingBloom, PartitionedBloom, StableBloom};
 #[cfg(feature = "apbf")]
 pub use ddf_apbf as apbf;
 #[cfg(feature = "apbf")]
-pub use ddf_apbf::{Apbbf, Apbf};
+pub use ddf_apbf::{Apbbf, Apbf, AtomicApbf};
 
 /// Short Hash Filters: SHF and Compact SHF (the `ddf-shf` crate).
 #[cfg(feature = "shf")]
