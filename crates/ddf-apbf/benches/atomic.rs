@@ -28,7 +28,9 @@ fn bench(c: &mut Criterion) {
             b.iter(|| {
                 let mut dup = 0;
                 for i in next..next + OPS {
-                    dup += u32::from(plain.observe(digest(&hasher, &black_box(i))) == Verdict::Duplicate);
+                    dup += u32::from(
+                        plain.observe(digest(&hasher, &black_box(i))) == Verdict::Duplicate,
+                    );
                 }
                 next += OPS;
                 dup
@@ -39,7 +41,9 @@ fn bench(c: &mut Criterion) {
             b.iter(|| {
                 let mut dup = 0;
                 for i in next..next + OPS {
-                    dup += u32::from(atomic.observe(digest(&hasher, &black_box(i))) == Verdict::Duplicate);
+                    dup += u32::from(
+                        atomic.observe(digest(&hasher, &black_box(i))) == Verdict::Duplicate,
+                    );
                 }
                 next += OPS;
                 dup

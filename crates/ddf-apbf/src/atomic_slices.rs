@@ -1,9 +1,9 @@
 //! The lock-free APBF: `k + l` slices in atomic words.
 
+use crate::Apbf;
 use crate::atomic::{AtomicCore, AtomicSegments, Platform, Position, Std, thread_stripe};
 use crate::core::Clock;
 use crate::slices::Slices;
-use crate::Apbf;
 use ddf_bits::{AtomicBitArray, AtomicWord};
 use ddf_core::snapshot::{self, DecodeError, Decoder, Encoder, Snapshot};
 use ddf_core::{Digest, ParamError, TimeClock, Verdict, Window};
@@ -96,14 +96,7 @@ pub(crate) fn core_from_apbf<P: Platform>(f: &Apbf) -> SlicesCore<P> {
             .map(|k| (k.opened, k.time.latest(), k.time.regressions())),
         closed_early: c.clock.map_or(0, |k| k.closed_early),
     };
-    AtomicCore::new(
-        segs,
-        c.k,
-        c.l,
-        c.generation,
-        c.clock.map(|k| k.period),
-        at,
-    )
+    AtomicCore::new(segs, c.k, c.l, c.generation, c.clock.map(|k| k.period), at)
 }
 
 /// An [`Apbf`] holding the atomic core's state (see [`AtomicApbf::to_apbf`]).

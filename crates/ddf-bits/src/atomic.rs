@@ -141,7 +141,11 @@ impl<W: AtomicWord> AtomicBitArray<W> {
     /// the copy is exact.
     #[must_use]
     pub fn to_bit_array(&self) -> BitArray {
-        let words = self.words.iter().map(|w| w.load(Ordering::Relaxed)).collect();
+        let words = self
+            .words
+            .iter()
+            .map(|w| w.load(Ordering::Relaxed))
+            .collect();
         // The words hold no bit at or past `len` (every writer keeps them
         // zero) and their count is `len.div_ceil(64)`, so this cannot fail.
         BitArray::from_words(self.len, words).expect("an atomic bit array's words are valid")
@@ -286,7 +290,15 @@ mod tests {
 
     #[test]
     fn clear_range_matches_a_bit_array_at_every_edge() {
-        for (start, len) in [(0, 0), (0, 64), (3, 60), (3, 200), (64, 128), (63, 2), (10, 190)] {
+        for (start, len) in [
+            (0, 0),
+            (0, 64),
+            (3, 60),
+            (3, 200),
+            (64, 128),
+            (63, 2),
+            (10, 190),
+        ] {
             let a = AtomicBitArray::<AtomicU64>::new(200).unwrap();
             let mut b = BitArray::new(200).unwrap();
             for i in 0..200 {

@@ -12,12 +12,12 @@ pub mod shared;
 #[doc = include_str!("guide.md")]
 pub mod guide {}
 
+pub use concurrent::{ConcurrentBuildError, ConcurrentFilter};
 pub use ddf_core::snapshot;
 pub use ddf_core::{
     DecodeError, Deduper, Digest, DuplicateFilter, FilterExt, Goal, KeyedSipHasher, ParamError,
     PortableHasher, Prediction, Snapshot, Tally, TimedFilter, Verdict, Window, Windowed, digest,
 };
-pub use concurrent::{ConcurrentBuildError, ConcurrentFilter};
 pub use filter::Filter;
 pub use planner::{Candidate, Config, Exclusion, PlanError, Requirements, Span, plan};
 pub use shared::{DEFAULT_SHARDS, MAX_SHARDS, ShardedPlan, Shared, plan_sharded};

@@ -12,7 +12,8 @@ use ddf_theory::apbf::{false_positive, steady_fill_ratios};
 use std::collections::HashMap;
 use std::sync::atomic::{AtomicU64, Ordering};
 
-const PROMISE: &str = "ddf_apbf::AtomicApbf concurrency promise (src/atomic/mod.rs); APBF paper §5.3";
+const PROMISE: &str =
+    "ddf_apbf::AtomicApbf concurrency promise (src/atomic/mod.rs); APBF paper §5.3";
 
 /// Threads driven at once.
 const THREADS: u64 = 8;
@@ -179,9 +180,9 @@ fn no_fn_time(ctx: &Ctx) -> Outcome {
 }
 
 fn summarise(runs: &[(u64, u64, u64)], what: &str) -> Outcome {
-    let (repeats, misses, bad) = runs.iter().fold((0, 0, 0), |a, r| {
-        (a.0 + r.0, a.1 + r.1, a.2 + r.2)
-    });
+    let (repeats, misses, bad) = runs
+        .iter()
+        .fold((0, 0, 0), |a, r| (a.0 + r.0, a.1 + r.1, a.2 + r.2));
     Outcome::exact(0.0, bad as f64).note(format!(
         "{THREADS} threads, {what}: {repeats} repeats after a completed observe, \
          {misses} forgotten (all past the window), {bad} inside it"
@@ -224,7 +225,10 @@ fn fpr(ctx: &Ctx) -> Outcome {
                     })
                 })
                 .collect();
-            handles.into_iter().map(|h| h.join().expect("thread")).collect()
+            handles
+                .into_iter()
+                .map(|h| h.join().expect("thread"))
+                .collect()
         });
         counts.iter().fold((0, 0), |a, b| (a.0 + b.0, a.1 + b.1))
     });

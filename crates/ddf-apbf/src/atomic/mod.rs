@@ -68,8 +68,8 @@
 //! word orders clears against sets. Each other access carries its reason
 //! at the line.
 
-use crate::core::{RUN_STEPS, algorithm_1, cubic_terms, rotate_within, run_steps};
 use crate::core::{CACHED_BITS, ItemProbes};
+use crate::core::{RUN_STEPS, algorithm_1, cubic_terms, rotate_within, run_steps};
 use ddf_bits::AtomicWord;
 use std::sync::atomic::{AtomicU64, AtomicUsize, Ordering};
 
@@ -282,13 +282,8 @@ impl<S: AtomicSegments, P: Platform> AtomicCore<S, P> {
             .saturating_sub(self.gen_start.load(Ordering::Relaxed))
             .min(self.generation);
         let opened = self.opened.load(Ordering::Relaxed);
-        let clock = (opened != NOT_STARTED).then(|| {
-            (
-                opened,
-                opened,
-                self.regressions.load(Ordering::Relaxed),
-            )
-        });
+        let clock = (opened != NOT_STARTED)
+            .then(|| (opened, opened, self.regressions.load(Ordering::Relaxed)));
         Position {
             base: Self::base_of(word),
             in_generation,
@@ -384,7 +379,12 @@ impl<S: AtomicSegments, P: Platform> AtomicCore<S, P> {
     /// The query then the insertion of `digest` at `now` (`None`: the
     /// current generation's time); the verdict is the query's.
     #[inline]
-    pub(crate) fn observe(&self, digest: ddf_core::Digest, now: Option<u64>, stripe: usize) -> bool {
+    pub(crate) fn observe(
+        &self,
+        digest: ddf_core::Digest,
+        now: Option<u64>,
+        stripe: usize,
+    ) -> bool {
         let h = ItemProbes::of(digest);
         // The sentinel is no time: `u64::MAX` is read as one less.
         let now = now.map(|t| t.min(NOT_STARTED - 1));
@@ -470,7 +470,8 @@ impl<S: AtomicSegments, P: Platform> AtomicCore<S, P> {
     fn flush(&self, now: Option<u64>) {
         // SeqCst: with the shifter's SeqCst publish and recheck, a flush
         // that finds `BUSY` set is seen by that shifter's recheck.
-        self.counted.fetch_add(self.chunk_mask + 1, Ordering::SeqCst);
+        self.counted
+            .fetch_add(self.chunk_mask + 1, Ordering::SeqCst);
         self.maybe_shift(now);
     }
 
