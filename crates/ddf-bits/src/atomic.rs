@@ -85,7 +85,7 @@ impl AtomicWord for AtomicU64 {
 /// ```
 /// use ddf_bits::AtomicBitArray;
 ///
-/// let bits = AtomicBitArray::new(100)?;
+/// let bits: AtomicBitArray = AtomicBitArray::new(100)?;
 /// std::thread::scope(|s| {
 ///     s.spawn(|| bits.set(3));
 ///     s.spawn(|| bits.set(70));

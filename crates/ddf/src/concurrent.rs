@@ -116,7 +116,9 @@ impl Candidate {
     /// ```
     /// use ddf::{Digest, Requirements, Verdict, plan};
     ///
-    /// let candidates = plan(&Requirements::count(100_000).target_fpr(0.01))?;
+    /// // The APBF forgets gradually past the window (slack `k·g`): allow it.
+    /// let req = Requirements::count(100_000).target_fpr(0.01).max_slack(u64::MAX);
+    /// let candidates = plan(&req)?;
     /// let apbf = candidates.iter().find(|c| c.family() == "APBF").expect("planned");
     /// let f = apbf.build_concurrent()?;
     /// std::thread::scope(|s| {
@@ -130,6 +132,9 @@ impl Candidate {
     ///     }
     /// });
     /// assert_eq!(f.observe(Digest::mixed(2 << 32 | 5)), Verdict::Duplicate);
+    /// // A family with no lock-free form says so.
+    /// let exact = candidates.iter().find(|c| c.family() != "APBF").expect("planned");
+    /// assert!(exact.build_concurrent().is_err());
     /// # Ok::<(), Box<dyn std::error::Error>>(())
     /// ```
     pub fn build_concurrent(&self) -> Result<ConcurrentFilter, ConcurrentBuildError> {
