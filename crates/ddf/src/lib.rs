@@ -52,7 +52,9 @@ pub use ddf_cuckoo::StreamingCuckoo;
 #[cfg(feature = "bloom")]
 pub use ddf_bloom as bloom;
 #[cfg(feature = "bloom")]
-pub use ddf_bloom::{A2, BlockDecayingBloom, PartitionedBloom, StableBloom};
+pub use ddf_bloom::{
+    A2, AtomicPartitionedBloom, BlockDecayingBloom, PartitionedBloom, StableBloom,
+};
 
 /// Age-Partitioned Bloom filters, plain and blocked (the `ddf-apbf` crate).
 #[cfg(feature = "apbf")]
