@@ -146,7 +146,7 @@ impl ItemProbes {
 /// `mask` (bits `0..n`, `n ≤ 64`) rotated right by `start < n` within `n`
 /// bits: bit `j` of the result is bit `(start + j) mod n` of `mask`.
 #[inline]
-fn rotate_within(mask: u64, start: usize, n: usize) -> u64 {
+pub(crate) fn rotate_within(mask: u64, start: usize, n: usize) -> u64 {
     if start == 0 {
         mask
     } else {
@@ -205,7 +205,7 @@ fn set_range<S: Segments>(segs: &mut S, cubic: &[u64], h: ItemProbes, lo: usize,
 
 /// The cubic terms `t_p` of probes `0..n`, derived from any digest's public
 /// probe values as `x_p − a − p·b`, so the formula lives in `ddf-hash` alone.
-fn cubic_terms(n: usize) -> Box<[u64]> {
+pub(crate) fn cubic_terms(n: usize) -> Box<[u64]> {
     let h = Digest::new(0).indexed_probes();
     let (a, b) = (h.hash(0), h.hash(1).wrapping_sub(h.hash(0)));
     (0..n)
@@ -465,11 +465,11 @@ pub(crate) struct AgeCore<S> {
 }
 
 /// Steps of [`AgeCore::run_steps`]: `len` reaches 64 in six doublings.
-const RUN_STEPS: usize = 6;
+pub(crate) const RUN_STEPS: usize = 6;
 
 /// The shifts of [`AgeCore::run_steps`] for `k` (`k < 64`; larger `k`,
 /// whose shapes never test all segments at once, get the first six).
-fn run_steps(k: u32) -> [u32; RUN_STEPS] {
+pub(crate) fn run_steps(k: u32) -> [u32; RUN_STEPS] {
     let (mut steps, mut len) = ([0; RUN_STEPS], 1);
     for step in &mut steps {
         if len >= k {
@@ -496,7 +496,7 @@ pub const MAX_SEGMENTS: u32 = 4096;
 
 /// The longest generation period for `k + l` segments: `(k + l)·τ` stays
 /// below 2^62.
-fn max_period(k: u32, l: u32) -> u64 {
+pub(crate) fn max_period(k: u32, l: u32) -> u64 {
     (1u64 << 62) / u64::from(k + l)
 }
 

@@ -11,11 +11,14 @@ pub use ddf_core::{
     TimedFilter, Verdict, Window, Windowed, digest,
 };
 
+mod atomic;
+mod atomic_slices;
 mod blocked;
 mod core;
 mod sizing;
 mod slices;
 
+pub use atomic_slices::AtomicApbf;
 pub use blocked::Apbbf;
 pub use core::MAX_SEGMENTS;
 pub use sizing::ApbbfParameters;

@@ -16,8 +16,8 @@ pub const DEFAULT_NPWS: f64 = 0.15;
 /// `k + l` slices of `m` bits in one array; slice `p` is bits `p·m ..`.
 #[derive(Clone, PartialEq, Eq)]
 pub(crate) struct Slices {
-    bits: BitArray,
-    m: u64,
+    pub(crate) bits: BitArray,
+    pub(crate) m: u64,
 }
 
 impl Slices {
@@ -226,7 +226,7 @@ impl Segments for Slices {
 /// ```
 #[derive(Clone, PartialEq, Eq)]
 pub struct Apbf {
-    core: AgeCore<Slices>,
+    pub(crate) core: AgeCore<Slices>,
 }
 
 impl Apbf {

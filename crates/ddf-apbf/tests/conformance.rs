@@ -1,6 +1,6 @@
 //! The shared contract for the plain and blocked filters, by count and by time.
 
-use ddf_apbf::{Apbbf, Apbf};
+use ddf_apbf::{Apbbf, Apbf, AtomicApbf};
 use ddf_core::conformance;
 use ddf_core::testing::{Conformance, Promise};
 
@@ -46,3 +46,49 @@ ddf_core::timed_conformance!(
     Apbbf::new(3, 5, 8, 512, 8).unwrap().timed(1_000).unwrap(),
     200
 );
+
+// The lock-free APBF through `&mut`: g = 346 < 512, so it counts every
+// insertion at once (c = 1) and keeps the APBF's window exactly.
+conformance!(
+    atomic_apbf,
+    AtomicApbf::new(4, 6, 2_000).unwrap(),
+    Conformance::default()
+        .promise(Promise::LastInsertions(6 * 346))
+        .budget_bits(20_000)
+);
+conformance!(
+    atomic_apbf_timed,
+    AtomicApbf::new(4, 6, 2_000).unwrap().timed(100).unwrap(),
+    Conformance::default()
+        .promise(Promise::LastInsertions(6 * 346))
+        .budget_bits(20_000)
+);
+/// `timed_conformance!` but its steps-back clause: with threads the filter
+/// keeps no latest time (a word every timed insertion would write), so a
+/// step back is clamped and counted only when it falls before the current
+/// generation's opening (`AtomicApbf`'s `clock_regressions`).
+mod atomic_apbf_timed_clock {
+    use super::*;
+    use ddf_core::testing as t;
+
+    fn make() -> AtomicApbf {
+        AtomicApbf::new(4, 6, 2_000).unwrap().timed(100).unwrap()
+    }
+
+    #[test]
+    fn observe_at_is_contains_at_then_insert_at() {
+        t::timed_observe_is_contains_then_insert(make, &Conformance::default(), 20);
+    }
+    #[test]
+    fn timed_snapshot_round_trips() {
+        t::timed_snapshot_round_trips(make, &Conformance::default(), 20);
+    }
+    #[test]
+    fn timed_batches_are_one_by_one() {
+        t::timed_batches_are_one_by_one(make, &Conformance::default(), 20);
+    }
+    #[test]
+    fn timed_burst_keeps_memory() {
+        t::timed_burst_keeps_memory(make, &Conformance::default());
+    }
+}

@@ -1,7 +1,7 @@
 //! Random parameters, boundaries included, give a filter or a `ParamError`
 //! naming the parameter: never a panic or an absurd allocation.
 
-use ddf_apbf::{Apbbf, Apbf};
+use ddf_apbf::{Apbbf, Apbf, AtomicApbf};
 use ddf_core::testing::params::{check, probability, size, width};
 use proptest::prelude::*;
 
@@ -38,6 +38,23 @@ proptest! {
             check(f.timed(span), NAMES)?;
         }
         check(Apbf::with_window_and_npws(window, fp, npws), NAMES)?;
+    }
+
+    #[test]
+    fn atomic_apbf(
+        k in width(),
+        l in width(),
+        m in size(),
+        window in size(),
+        fp in probability(),
+        span in size(),
+    ) {
+        if let Some(f) = check(AtomicApbf::new(k, l, m), NAMES)? {
+            check(f.timed(span), NAMES)?;
+        }
+        if let Some(f) = check(AtomicApbf::with_window(window, fp), NAMES)? {
+            check(f.timed(span), NAMES)?;
+        }
     }
 
     #[test]

@@ -6,6 +6,7 @@
 // kernel for huge pages.
 #![deny(unsafe_code)]
 
+mod atomic;
 mod bit_array;
 mod linear;
 mod packed;
@@ -14,6 +15,7 @@ pub mod prefetch;
 mod rows;
 mod swar;
 
+pub use atomic::{AtomicBitArray, AtomicWord, set_bit};
 pub use bit_array::BitArray;
 pub use linear::{LinearTable, MAX_CELLS_LOG2, MaxLoad, Probe, TableCell};
 pub use packed::{Iter, MAX_CELL_BITS, PackedArray};

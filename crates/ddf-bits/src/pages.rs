@@ -44,6 +44,17 @@ pub fn filled_vec<T: Clone>(len: usize, value: T) -> Vec<T> {
     v
 }
 
+/// A vector of `len` values made by `make`, advised for huge pages as
+/// [`filled_vec`] is: for element types that are not `Clone` (atomic words).
+pub fn vec_from_fn<T>(len: usize, mut make: impl FnMut() -> T) -> Vec<T> {
+    let mut v = Vec::with_capacity(len);
+    if len.saturating_mul(size_of::<T>()) >= HUGE_MIN_BYTES {
+        advise_huge(v.spare_capacity_mut());
+    }
+    v.extend((0..len).map(|_| make()));
+    v
+}
+
 /// A copy of `src`, with the memory advised for transparent huge pages
 /// first when it spans at least [`HUGE_MIN_BYTES`], as [`filled_vec`]
 /// does: a clone of a large table probed at random keeps the TLB reach of

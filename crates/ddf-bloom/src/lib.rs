@@ -12,11 +12,13 @@ pub use ddf_core::{
 };
 
 mod a2;
+mod atomic;
 mod bdbf;
 mod partitioned;
 mod stable;
 
 pub use a2::A2;
+pub use atomic::AtomicPartitionedBloom;
 pub use bdbf::{BlockDecayingBloom, MAX_COUNTER_BITS};
 pub use partitioned::{MAX_SLICES, PartitionedBloom};
 pub use stable::{DEFAULT_SEED, MAX_CELL_BITS, MAX_PROBES, StableBloom};

@@ -67,11 +67,11 @@ fn check_items(items: f64) -> Result<f64, ParamError> {
 #[derive(Clone, PartialEq, Eq)]
 pub struct PartitionedBloom {
     /// `k·m` bits; slice `i` is bits `i·m .. (i + 1)·m`.
-    bits: BitArray,
+    pub(crate) bits: BitArray,
     /// `k`.
-    slices: u32,
+    pub(crate) slices: u32,
     /// `m`.
-    slice_bits: u64,
+    pub(crate) slice_bits: u64,
 }
 
 impl PartitionedBloom {
@@ -192,13 +192,19 @@ impl PartitionedBloom {
     /// The bit positions of `digest`, slice by slice.
     #[inline]
     fn positions(&self, digest: Digest) -> impl Iterator<Item = u64> + use<> {
-        let m = self.slice_bits;
-        digest
-            .probes(m)
-            .take(self.slices as usize)
-            .zip(0u64..)
-            .map(move |(p, i)| i * m + p)
+        positions(self.slices, self.slice_bits, digest)
     }
+}
+
+/// The bit positions of `digest` in `k` slices of `m` bits, slice by slice
+/// (shared with the lock-free filter).
+#[inline]
+pub(crate) fn positions(k: u32, m: u64, digest: Digest) -> impl Iterator<Item = u64> {
+    digest
+        .probes(m)
+        .take(k as usize)
+        .zip(0u64..)
+        .map(move |(p, i)| i * m + p)
 }
 
 /// The whole stream: a Bloom filter never forgets.

@@ -1,12 +1,19 @@
 //! The shared contract, one line per filter type of the family.
 
-use ddf_bloom::{A2, BlockDecayingBloom, PartitionedBloom, StableBloom};
+use ddf_bloom::{A2, AtomicPartitionedBloom, BlockDecayingBloom, PartitionedBloom, StableBloom};
 use ddf_core::conformance;
 use ddf_core::testing::{Conformance, Promise};
 
 conformance!(
     partitioned_bloom,
     PartitionedBloom::new(5, 20_000).unwrap(),
+    Conformance::default()
+        .promise(Promise::Ever)
+        .budget_bits(100_000)
+);
+conformance!(
+    atomic_partitioned_bloom,
+    AtomicPartitionedBloom::new(5, 20_000).unwrap(),
     Conformance::default()
         .promise(Promise::Ever)
         .budget_bits(100_000)

@@ -1,7 +1,7 @@
 //! Random parameters, boundaries included, give a filter or a `ParamError`
 //! naming the parameter: never a panic or an absurd allocation.
 
-use ddf_bloom::{A2, BlockDecayingBloom, PartitionedBloom, StableBloom};
+use ddf_bloom::{A2, AtomicPartitionedBloom, BlockDecayingBloom, PartitionedBloom, StableBloom};
 use ddf_core::testing::params::{check, check_budget, probability, size, width};
 use proptest::prelude::*;
 
@@ -13,6 +13,8 @@ proptest! {
         let names = &["slices", "slice_bits", "items", "fp"];
         check(PartitionedBloom::new(slices, slice_bits), names)?;
         check(PartitionedBloom::with_items(items, fp), names)?;
+        check(AtomicPartitionedBloom::new(slices, slice_bits), names)?;
+        check(AtomicPartitionedBloom::with_items(items, fp), names)?;
     }
 
     #[test]

@@ -38,6 +38,21 @@ impl TimeClock {
         }
     }
 
+    /// A clock at `latest` that has counted `regressions` steps back: how
+    /// a concurrent filter, which keeps the two in its own words, hands its
+    /// clock to the single-threaded type.
+    ///
+    /// ```
+    /// let clock = ddf_core::TimeClock::from_parts(42, 3);
+    /// assert_eq!((clock.latest(), clock.regressions()), (42, 3));
+    /// ```
+    pub const fn from_parts(latest: u64, regressions: u64) -> Self {
+        TimeClock {
+            latest,
+            regressions,
+        }
+    }
+
     /// The latest time seen.
     #[inline]
     pub const fn latest(&self) -> u64 {

@@ -5,6 +5,7 @@
 
 mod planner;
 
+pub mod concurrent;
 pub mod filter;
 pub mod shared;
 
@@ -45,6 +46,7 @@ macro_rules! guide_figure {
 #[doc = include_str!("guide/5-theory-notes.md")]
 pub mod guide {}
 
+pub use concurrent::{ConcurrentBuildError, ConcurrentFilter};
 pub use ddf_core::snapshot;
 pub use ddf_core::{
     DecodeError, Deduper, Digest, DuplicateFilter, FilterExt, Goal, KeyedSipHasher, ParamError,
@@ -84,13 +86,15 @@ pub use ddf_cuckoo::StreamingCuckoo;
 #[cfg(feature = "bloom")]
 pub use ddf_bloom as bloom;
 #[cfg(feature = "bloom")]
-pub use ddf_bloom::{A2, BlockDecayingBloom, PartitionedBloom, StableBloom};
+pub use ddf_bloom::{
+    A2, AtomicPartitionedBloom, BlockDecayingBloom, PartitionedBloom, StableBloom,
+};
 
 /// Age-Partitioned Bloom filters, plain and blocked (the `ddf-apbf` crate).
 #[cfg(feature = "apbf")]
 pub use ddf_apbf as apbf;
 #[cfg(feature = "apbf")]
-pub use ddf_apbf::{Apbbf, Apbf};
+pub use ddf_apbf::{Apbbf, Apbf, AtomicApbf};
 
 /// Short Hash Filters: SHF and Compact SHF (the `ddf-shf` crate).
 #[cfg(feature = "shf")]

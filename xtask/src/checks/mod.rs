@@ -8,6 +8,7 @@ mod bdbf;
 mod bloom;
 mod bounds;
 mod common;
+mod concurrent;
 mod cuckoo;
 mod exact;
 mod overload;
@@ -42,6 +43,7 @@ pub(crate) fn all() -> Vec<Check> {
     all.extend(cuckoo::checks());
     all.extend(plan::checks());
     all.extend(shared::checks());
+    all.extend(concurrent::checks());
     all.extend(adversary::checks());
     all.extend(overload::checks());
     all

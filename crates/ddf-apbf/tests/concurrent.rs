@@ -1,0 +1,230 @@
+//! `AtomicApbf` under threads against a brute-force truth over the recorded
+//! merged order, and with one thread against `Apbf`.
+
+use ddf_apbf::{Apbf, AtomicApbf, Digest, DuplicateFilter, Snapshot, TimedFilter, Verdict};
+use ddf_hash::SplitMix64;
+use std::collections::HashMap;
+use std::sync::atomic::{AtomicU64, Ordering};
+
+/// One operation as a thread saw it: tickets taken just before it began
+/// and just after it returned (one `SeqCst` counter, the checker's only:
+/// ticket order contains happens-before between operations).
+#[derive(Clone, Copy)]
+struct Op {
+    start: u64,
+    end: u64,
+    key: u64,
+    time: u64,
+    seen: bool,
+}
+
+/// Runs `threads` threads, each observing `per_thread` keys drawn from
+/// `keys` with its own seed; `time_of(ticket)` stamps each operation.
+fn drive(
+    f: &AtomicApbf,
+    threads: u64,
+    per_thread: usize,
+    keys: u64,
+    timed: bool,
+    ticks_per_time: u64,
+) -> Vec<Op> {
+    let ticket = AtomicU64::new(0);
+    let mut all = Vec::new();
+    std::thread::scope(|s| {
+        let handles: Vec<_> = (0..threads)
+            .map(|t| {
+                let (f, ticket) = (f, &ticket);
+                s.spawn(move || {
+                    let mut rng = SplitMix64::new(0xC0FFEE ^ t);
+                    let mut ops = Vec::with_capacity(per_thread);
+                    for _ in 0..per_thread {
+                        let key = rng.next_u64() % keys;
+                        // SeqCst: the checker's order (see `Op`).
+                        let start = ticket.fetch_add(1, Ordering::SeqCst);
+                        let time = start / ticks_per_time;
+                        let v = if timed {
+                            f.observe_at(Digest::mixed(key), time)
+                        } else {
+                            f.observe(Digest::mixed(key))
+                        };
+                        let end = ticket.fetch_add(1, Ordering::SeqCst);
+                        ops.push(Op {
+                            start,
+                            end,
+                            key,
+                            time,
+                            seen: v == Verdict::Duplicate,
+                        });
+                    }
+                    ops
+                })
+            })
+            .collect();
+        for h in handles {
+            all.extend(h.join().unwrap());
+        }
+    });
+    all.sort_by_key(|o| o.start);
+    all
+}
+
+/// For each `Unseen` verdict, the latest earlier observe of the same key
+/// that returned before it began: the promise says the key is reported
+/// unless `bound(previous, op, counts)` allows a miss.
+fn check_misses(ops: &[Op], allowed: impl Fn(&Op, &Op, u64) -> bool) -> (usize, usize) {
+    // Tickets of operation starts and ends, sorted, to count operations
+    // started before a ticket and completed before another.
+    let starts: Vec<u64> = ops.iter().map(|o| o.start).collect();
+    let mut ends: Vec<u64> = ops.iter().map(|o| o.end).collect();
+    ends.sort_unstable();
+    let mut last_done: HashMap<u64, Vec<usize>> = HashMap::new();
+    for (i, o) in ops.iter().enumerate() {
+        last_done.entry(o.key).or_default().push(i);
+    }
+    let (mut checked, mut misses) = (0, 0);
+    for o in ops {
+        let Some(prev) = last_done[&o.key]
+            .iter()
+            .map(|&i| &ops[i])
+            .filter(|p| p.end < o.start)
+            .max_by_key(|p| p.end)
+        else {
+            continue;
+        };
+        checked += 1;
+        if o.seen {
+            continue;
+        }
+        // Insertions that may have completed within [prev.start, o.end].
+        let started_by_end = starts.partition_point(|&s| s < o.end) as u64;
+        let done_before = ends.partition_point(|&e| e < prev.start) as u64;
+        let span = started_by_end - done_before;
+        assert!(
+            allowed(prev, o, span),
+            "key {} missed: observed at tickets {}..{}, then {}..{}, {span} insertions between",
+            o.key,
+            prev.start,
+            prev.end,
+            o.start,
+            o.end
+        );
+        misses += 1;
+    }
+    (checked, misses)
+}
+
+#[test]
+fn eight_threads_count_window_no_false_negative() {
+    // g = ⌊4500·ln 2/3⌋ = 1,039: c = 2.
+    let f = AtomicApbf::new(3, 4, 4_500).unwrap();
+    let (g, l, c) = (f.generation(), u64::from(f.l()), f.chunk());
+    assert!(c > 1, "the shape exercises striped counting (c = {c})");
+    let threads = 8;
+    // Keys over about the window: repeats at every distance around it.
+    let ops = drive(&f, threads, 20_000, l * g * 3 / 2, false, 1);
+    let (checked, misses) = check_misses(&ops, |_, _, span| span + c * threads >= l * g);
+    assert!(checked > 50_000, "only {checked} repeats checked");
+    // Repeats past the window are forgotten: the check had misses to judge.
+    assert!(misses > 1_000, "only {misses} misses");
+    assert!(f.shifts() >= (threads * 20_000 / g) / 2);
+}
+
+#[test]
+fn eight_threads_time_window_no_false_negative() {
+    // g = 1,039 and 50 insertions per time unit at τ = 10: 500 per
+    // period, so no generation closes early by count.
+    let f = AtomicApbf::new(3, 4, 4_500).unwrap().timed(40).unwrap();
+    let tau = f.period().unwrap();
+    let l = u64::from(f.l());
+    // Two tickets per operation: 100 tickets per time unit.
+    let ops = drive(&f, 8, 10_000, 4_000, true, 100);
+    assert_eq!(f.generations_closed_early(), 0);
+    // Latest time of any operation begun before each ticket.
+    let mut latest_by_start: Vec<(u64, u64)> = Vec::with_capacity(ops.len());
+    let mut latest = 0;
+    for o in &ops {
+        latest = latest.max(o.time);
+        latest_by_start.push((o.start, latest));
+    }
+    let latest_before = |ticket: u64| {
+        let i = latest_by_start.partition_point(|&(s, _)| s < ticket);
+        if i == 0 { 0 } else { latest_by_start[i - 1].1 }
+    };
+    let (checked, misses) = check_misses(&ops, |prev, o, _| {
+        latest_before(o.end) >= prev.time + l * tau
+    });
+    assert!(checked > 20_000, "only {checked} repeats checked");
+    assert!(misses > 100, "only {misses} misses");
+}
+
+/// With one thread and `c = 1` (`g < 512`) the verdicts are `Apbf`'s but
+/// at a generation's end: the atomic filter shifts right after the `g`-th
+/// insertion (its counting thread is there), `Apbf` just before the next,
+/// so the next query may report less (never more), and the states agree
+/// again after it.
+#[test]
+fn one_thread_gives_apbf_verdicts_but_at_shifts() {
+    for (k, l, m) in [(3u32, 4u32, 300u64), (2, 9, 40), (5, 5, 700), (10, 54, 600)] {
+        let mut plain = Apbf::new(k, l, m).unwrap();
+        let atomic = AtomicApbf::from(plain.clone());
+        assert_eq!(atomic.chunk(), 1);
+        let mut rng = SplitMix64::new(u64::from(k * 1000 + l));
+        let keys = u64::from(l) * plain.generation() * 2;
+        let mut boundary_differences = 0;
+        for i in 0..20_000u64 {
+            let d = Digest::mixed(rng.next_u64() % keys);
+            let (a, p) = (atomic.observe(d), plain.observe(d));
+            if a != p {
+                // Only the observe that shifts `Apbf` (fill back to 1), and
+                // only the way of one generation less.
+                assert_eq!(plain.generation_fill(), 1, "k {k} l {l} step {i}");
+                assert_eq!((a, p), (Verdict::Unseen, Verdict::Duplicate));
+                boundary_differences += 1;
+            }
+            if plain.generation_fill() < plain.generation() {
+                let q = Digest::mixed(rng.next_u64() % keys);
+                assert_eq!(atomic.contains(q), plain.contains(q), "step {i}");
+            }
+        }
+        assert!(boundary_differences < 20_000 / plain.generation() + 1);
+        if plain.generation_fill() < plain.generation() {
+            assert_eq!(atomic.to_bytes(), plain.to_bytes());
+        }
+    }
+}
+
+#[test]
+fn snapshots_are_apbf_bytes_both_ways() {
+    let mut plain = Apbf::new(4, 6, 500).unwrap();
+    for i in 0..3_000 {
+        plain.insert(Digest::mixed(i));
+    }
+    let atomic = AtomicApbf::from(plain.clone());
+    // Mid-generation, the copy is the filter it came from, byte for byte.
+    assert!(plain.generation_fill() > 0 && plain.generation_fill() < plain.generation());
+    assert_eq!(atomic.to_bytes(), plain.to_bytes());
+    let loaded = AtomicApbf::from_bytes(&plain.to_bytes()).unwrap();
+    assert_eq!(loaded.into_inner(), plain);
+    let timed = AtomicApbf::new(4, 6, 500).unwrap().timed(60).unwrap();
+    for i in 0..500 {
+        timed.insert_at(Digest::mixed(i), i / 10);
+    }
+    let again = Apbf::from_bytes(&timed.to_bytes()).unwrap();
+    assert_eq!(again.period(), timed.period());
+    for i in 400..500 {
+        assert!(again.contains(Digest::mixed(i)), "{i}");
+    }
+}
+
+#[test]
+fn clear_forgets_everything() {
+    let mut f = AtomicApbf::with_window(1_000, 0.01).unwrap();
+    f.insert(Digest::mixed(1));
+    DuplicateFilter::clear(&mut f);
+    assert!(!f.contains(Digest::mixed(1)));
+    assert_eq!(f.shifts(), 0);
+    assert_eq!(
+        f.to_bytes(),
+        AtomicApbf::with_window(1_000, 0.01).unwrap().to_bytes()
+    );
+}

@@ -1,0 +1,161 @@
+//! Planned filters that many threads share with no lock: the families whose
+//! state is bits that insertions only set (the age-partitioned Bloom
+//! filter), built from a planner [`Candidate`].
+
+use crate::Filter;
+use crate::planner::{Candidate, Config};
+use ddf_core::{Digest, ParamError, Verdict};
+use std::fmt;
+
+/// A planned filter whose every operation takes `&self`: share it between
+/// threads by reference or `Arc` (no `Mutex`), as
+/// [`Candidate::build_concurrent`] builds it. See each variant's type for
+/// exactly what holds while threads race.
+#[derive(Debug)]
+#[non_exhaustive]
+pub enum ConcurrentFilter {
+    /// A lock-free APBF ([`ddf_apbf::AtomicApbf`]).
+    #[cfg(feature = "apbf")]
+    Apbf(ddf_apbf::AtomicApbf),
+}
+
+impl ConcurrentFilter {
+    /// Whether `digest` is reported.
+    #[inline]
+    pub fn contains(&self, digest: Digest) -> bool {
+        match self {
+            #[cfg(feature = "apbf")]
+            ConcurrentFilter::Apbf(f) => f.contains(digest),
+        }
+    }
+
+    /// Whether `digest` is reported at time `now` (ignored by count windows).
+    #[inline]
+    pub fn contains_at(&self, digest: Digest, now: u64) -> bool {
+        match self {
+            #[cfg(feature = "apbf")]
+            ConcurrentFilter::Apbf(f) => f.contains_at(digest, now),
+        }
+    }
+
+    /// The query then the insertion of `digest`.
+    #[inline]
+    pub fn observe(&self, digest: Digest) -> Verdict {
+        match self {
+            #[cfg(feature = "apbf")]
+            ConcurrentFilter::Apbf(f) => f.observe(digest),
+        }
+    }
+
+    /// As [`observe`](Self::observe) at time `now` (ignored by count windows).
+    #[inline]
+    pub fn observe_at(&self, digest: Digest, now: u64) -> Verdict {
+        match self {
+            #[cfg(feature = "apbf")]
+            ConcurrentFilter::Apbf(f) => f.observe_at(digest, now),
+        }
+    }
+
+    /// State bits, as the single-threaded filter counts them.
+    pub fn memory_bits(&self) -> u64 {
+        match self {
+            #[cfg(feature = "apbf")]
+            ConcurrentFilter::Apbf(f) => ddf_core::DuplicateFilter::memory_bits(f),
+        }
+    }
+
+    /// The single-threaded filter with this state (its snapshot bytes are
+    /// this filter's).
+    pub fn into_filter(self) -> Filter {
+        match self {
+            #[cfg(feature = "apbf")]
+            ConcurrentFilter::Apbf(f) => f.into_inner().into(),
+        }
+    }
+}
+
+/// Why [`Candidate::build_concurrent`] built nothing.
+#[derive(Debug, Clone, PartialEq)]
+#[non_exhaustive]
+pub enum ConcurrentBuildError {
+    /// The family has no lock-free form (use [`Shared`](crate::Shared)).
+    NotConcurrent {
+        /// The candidate's family ([`Candidate::family`]).
+        family: &'static str,
+    },
+    /// The constructor refused the parameters.
+    Param(ParamError),
+}
+
+impl fmt::Display for ConcurrentBuildError {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        match self {
+            ConcurrentBuildError::NotConcurrent { family } => write!(
+                f,
+                "the {family} family has no lock-free form; share it through ddf::Shared"
+            ),
+            ConcurrentBuildError::Param(e) => e.fmt(f),
+        }
+    }
+}
+
+impl std::error::Error for ConcurrentBuildError {}
+
+impl From<ParamError> for ConcurrentBuildError {
+    fn from(e: ParamError) -> Self {
+        ConcurrentBuildError::Param(e)
+    }
+}
+
+impl Candidate {
+    /// Builds the candidate as a [`ConcurrentFilter`] when its family has a
+    /// lock-free form (the APBF), with the parameters
+    /// [`build`](Self::build) would use; other families give
+    /// [`ConcurrentBuildError::NotConcurrent`].
+    ///
+    /// ```
+    /// use ddf::{Digest, Requirements, Verdict, plan};
+    ///
+    /// // The APBF forgets gradually past the window (slack `k·g`): allow it.
+    /// let req = Requirements::count(100_000).target_fpr(0.01).max_slack(u64::MAX);
+    /// let candidates = plan(&req)?;
+    /// let apbf = candidates.iter().find(|c| c.family() == "APBF").expect("planned");
+    /// let f = apbf.build_concurrent()?;
+    /// std::thread::scope(|s| {
+    ///     for t in 0..4u64 {
+    ///         let f = &f;
+    ///         s.spawn(move || {
+    ///             for i in 0..1_000 {
+    ///                 f.observe(Digest::mixed(t << 32 | i));
+    ///             }
+    ///         });
+    ///     }
+    /// });
+    /// assert_eq!(f.observe(Digest::mixed(2 << 32 | 5)), Verdict::Duplicate);
+    /// // A family with no lock-free form says so.
+    /// let exact = candidates.iter().find(|c| c.family() != "APBF").expect("planned");
+    /// assert!(exact.build_concurrent().is_err());
+    /// # Ok::<(), Box<dyn std::error::Error>>(())
+    /// ```
+    pub fn build_concurrent(&self) -> Result<ConcurrentFilter, ConcurrentBuildError> {
+        match self.config {
+            #[cfg(feature = "apbf")]
+            Config::Apbf {
+                k,
+                l,
+                slice_bits,
+                time_span,
+            } => {
+                let f = ddf_apbf::AtomicApbf::new(k, l, slice_bits)?;
+                Ok(ConcurrentFilter::Apbf(match time_span {
+                    Some(t) => f.timed(t)?,
+                    None => f,
+                }))
+            }
+            #[allow(unreachable_patterns)]
+            _ => Err(ConcurrentBuildError::NotConcurrent {
+                family: self.family(),
+            }),
+        }
+    }
+}
