@@ -766,7 +766,11 @@ impl ShardedPlan {
 /// same span at rate `λ/S`; for the whole stream, as asked (each shard then
 /// sees fewer distinct items than planned for, so the prediction is
 /// conservative). A memory budget is split evenly, and a slack limit `m`
-/// over merged items becomes `⌊(m + w)/S⌋ − w_s` shard insertions.
+/// over merged items becomes `⌊(m + w)/S⌋ − w_s` shard insertions. The
+/// binomial excess `S·w_s − w` (about `z·√(w·S)`) is itself merged slack:
+/// when it exceeds `m` the shards get no slack of their own and the merged
+/// slack is that excess ([`ShardedPlan::merged_slack`] reports it), so a
+/// tight slack limit wants fewer shards.
 ///
 /// ```
 /// use ddf::{Requirements, plan_sharded};

@@ -392,3 +392,61 @@ fn every_shard_has_its_own_cache_lines() {
         assert_eq!(pair[1] % CACHE_BLOCK, pair[0] % CACHE_BLOCK);
     }
 }
+
+/// `plan_sharded` at [`ddf::DEFAULT_SHARDS`] keeps its promise: every
+/// repeat within the last `w` merged items is reported (the window, with
+/// probability `1 − δ` at each moment), fresh items are reported at most
+/// at the planned rate, the shards' slack is within the mapped limit, and
+/// the merged slack is what `merged_slack` says.
+#[test]
+fn default_shard_count_keeps_the_planned_promise() {
+    let w = 1u64 << 16;
+    let req = Requirements::count(w).target_fpr(0.01).max_slack(w / 2);
+    let p = plan_sharded(&req, ddf::DEFAULT_SHARDS, 1e-9).unwrap();
+    assert!(p.miss_bound <= 1e-9);
+    let Span::Count(ws) = p.shard_span else {
+        panic!("{:?}", p.shard_span)
+    };
+    let s = ddf::DEFAULT_SHARDS as u64;
+    // The binomial excess alone fits the slack asked for, so every
+    // candidate's merged slack does too.
+    assert!(s * ws - w <= w / 2, "w_s = {ws}");
+    for c in &p.candidates {
+        assert!(p.merged_slack(c) <= w / 2, "{c}: {}", p.merged_slack(c));
+        assert!(c.fpr <= 0.01, "{c}");
+    }
+    let best = &p.candidates[0];
+    let shared = p
+        .build_with_hasher(best, ddf::KeyedSipHasher::with_seed(5))
+        .unwrap();
+    assert_eq!(shared.memory_bits(), p.memory_bits(best));
+    let mut rng = SplitMix64::new(11);
+    let mut stream: Vec<u64> = Vec::new();
+    let (mut fresh, mut false_positives, mut repeats) = (0u64, 0u64, 0u64);
+    for i in 0..(1u64 << 18) {
+        let repeat = stream.len() as u64 >= w && rng.below(2) == 0;
+        let item = if repeat {
+            stream[stream.len() - 1 - rng.below(w) as usize]
+        } else {
+            (1 << 40) | i
+        };
+        let verdict = shared.observe(&item);
+        if repeat {
+            repeats += 1;
+            assert_eq!(verdict, Verdict::Duplicate, "repeat {item} missed at {i}");
+        } else {
+            fresh += 1;
+            false_positives += u64::from(verdict == Verdict::Duplicate);
+        }
+        stream.push(item);
+    }
+    assert!(repeats > 90_000, "{repeats}");
+    // Binomial(fresh, ≤ 0.01): the mean plus 6 standard deviations is
+    // exceeded with probability below 1e-8.
+    let mean = fresh as f64 * best.fpr;
+    assert!(
+        (false_positives as f64) <= mean + 6.0 * mean.sqrt() + 1.0,
+        "{false_positives} false positives of {fresh}, planned {}",
+        best.fpr
+    );
+}
