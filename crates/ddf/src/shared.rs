@@ -104,6 +104,8 @@ struct Groups<R> {
     part: Vec<u32>,
     /// Shards that were busy at the first pass.
     busy: Vec<u32>,
+    /// One shard's results, as its filter appends them.
+    tmp: Vec<R>,
 }
 
 impl<R> Groups<R> {
@@ -115,6 +117,7 @@ impl<R> Groups<R> {
             results: Vec::new(),
             part: Vec::new(),
             busy: Vec::new(),
+            tmp: Vec::new(),
         }
     }
 }
@@ -377,6 +380,7 @@ impl<F, S> Shared<F, S> {
             results,
             part,
             busy,
+            tmp,
         } = scratch;
         // Count each shard's items; `slot[i]` holds item i's shard for now.
         starts.clear();
@@ -413,20 +417,19 @@ impl<F, S> Shared<F, S> {
             run(f, &grouped[a..b], tmp);
             results[a..b].copy_from_slice(tmp);
         };
-        let mut tmp = Vec::new();
         busy.clear();
         for s in (first..shards).chain(0..first) {
             if starts[s] == starts[s + 1] {
                 continue;
             }
             match self.try_lock_shard(s) {
-                Some(mut f) => done(s, &mut f, &mut tmp),
+                Some(mut f) => done(s, &mut f, tmp),
                 None => busy.push(s as u32),
             }
         }
         for &s in busy.iter() {
             let s = s as usize;
-            done(s, &mut self.lock_shard(s), &mut tmp);
+            done(s, &mut self.lock_shard(s), tmp);
         }
         out.reserve(n);
         out.extend(slot.iter().map(|&at| results[at as usize]));
