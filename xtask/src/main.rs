@@ -1,8 +1,10 @@
-//! ddf's task runner: `cargo xtask test | setup | verify | tables | figures | bench | bench-cli | bench-redis`.
+//! ddf's task runner: `cargo xtask test | setup | verify | tables | figures | bench | bench-cli |
+//! bench-redis | bench-threads`.
 
 mod bench;
 mod bench_cli;
 mod bench_redis;
+mod bench_threads;
 mod checks;
 mod fig5;
 mod figures;
@@ -50,6 +52,14 @@ commands:
            --window W         the DDF window in items (default 1000000)
            --threads T        connections (default 4)
            --docs             also rewrite docs/performance.md and the Redis README's table
+  bench-threads  aggregate observe throughput of distinct u64 keys from 1, 2, 4,
+           8 (and more, up to the cores) threads, windows 2^20 and 2^26 at
+           FPR 1e-3: ddf::Shared of every windowed family the planner returns
+           (one by one and observe_many), one Mutex around one filter,
+           fastbloom's AtomicBloomFilter, a DashMap time window, one
+           Mutex<HashSet>; write target/ddf/bench-threads/bench-threads.md
+           --quick            a sanity run (fewer items; 1, 2 and 8 threads)
+           --docs             also rewrite docs/performance.md and the README's row
 ";
 
 /// Options shared by the commands.
@@ -98,28 +108,16 @@ fn main() -> ExitCode {
         eprint!("{USAGE}");
         return ExitCode::from(2);
     };
-    if command == "test" || command == "setup" {
-        let result = if command == "test" {
-            test::run_tests(rest)
-        } else {
-            test::setup()
-        };
-        return match result {
-            Ok(true) => ExitCode::SUCCESS,
-            Ok(false) => ExitCode::FAILURE,
-            Err(e) => {
-                eprintln!("error: {e}");
-                ExitCode::FAILURE
-            }
-        };
-    }
-    if command == "bench-cli" || command == "bench-redis" {
-        // Their own options (--lines, --items).
-        let result = if command == "bench-cli" {
-            bench_cli::run(rest)
-        } else {
-            bench_redis::run(rest)
-        };
+    // Commands with options of their own.
+    let own = match command.as_str() {
+        "test" => Some(test::run_tests(rest)),
+        "setup" => Some(test::setup()),
+        "bench-cli" => Some(bench_cli::run(rest)),
+        "bench-redis" => Some(bench_redis::run(rest)),
+        "bench-threads" => Some(bench_threads::run(rest)),
+        _ => None,
+    };
+    if let Some(result) = own {
         return match result {
             Ok(true) => ExitCode::SUCCESS,
             Ok(false) => ExitCode::FAILURE,

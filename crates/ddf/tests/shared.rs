@@ -247,3 +247,206 @@ fn plan_sharded_sizes_each_shard_by_the_binomial_quantile() {
         Some("window")
     );
 }
+
+/// Shards of one of five kinds (count and time windows, exact and not), for
+/// the batch tests: small windows so that items expire within a run.
+fn batch_shards(kind: usize, shards: usize, seed: u64) -> Shared<Filter> {
+    Shared::with_seed(shards, seed, move |i| {
+        let s = seed ^ i as u64;
+        Ok(match kind {
+            0 => ddf::ExactWindow::<Digest>::new(40)?.into(),
+            1 => ddf::SlidingBloom::new(60, ddf::sliding::Slack::AtMost(20), 0.01)?
+                .with_seed(s)
+                .into(),
+            2 => ddf::Apbf::with_window(60, 0.01)?.into(),
+            3 => ddf::ExactWindow::with_time_span(30, 500)?.into(),
+            _ => ddf::Apbf::with_window(500, 0.01)?.timed(30)?.into(),
+        })
+    })
+    .unwrap()
+}
+
+/// Every shard's snapshot bytes, in shard order: the whole state.
+fn states(shared: &Shared<Filter>) -> Vec<Vec<u8>> {
+    shared.each_shard(|_, f| f.to_bytes())
+}
+
+proptest! {
+    #![proptest_config(ProptestConfig::with_cases(24))]
+
+    /// `observe_many` / `contains_many` (and their timed forms) give the
+    /// answers of one-by-one calls, in input order, and leave every shard in
+    /// the same state, for batches that span several blocks and shards.
+    #[test]
+    fn batches_equal_one_by_one(
+        kind in 0usize..5,
+        shards in 1usize..=9,
+        seed in any::<u64>(),
+        lens in proptest::collection::vec(0usize..3_000, 1..6),
+    ) {
+        let timed = kind >= 3;
+        let one = batch_shards(kind, shards, seed);
+        let many = batch_shards(kind, shards, seed);
+        let mut rng = SplitMix64::new(seed);
+        for (b, &len) in lens.iter().enumerate() {
+            // A universe of 400 items: repeats within and across batches.
+            let items: Vec<u64> = (0..len).map(|_| rng.below(400)).collect();
+            let now = 10 * b as u64;
+            let (mut got, mut answers) = (Vec::new(), Vec::new());
+            if timed {
+                many.contains_many_at(items.iter(), now, &mut answers);
+                many.observe_many_at(items.iter(), now, &mut got);
+            } else {
+                many.contains_many(items.iter(), &mut answers);
+                many.observe_many(items.iter(), &mut got);
+            }
+            let expected_answers: Vec<bool> = items
+                .iter()
+                .map(|i| if timed { one.contains_at(i, now) } else { one.contains(i) })
+                .collect();
+            let expected: Vec<Verdict> = items
+                .iter()
+                .map(|i| if timed { one.observe_at(i, now) } else { one.observe(i) })
+                .collect();
+            prop_assert_eq!(&answers, &expected_answers);
+            prop_assert_eq!(&got, &expected);
+            prop_assert_eq!(states(&many), states(&one));
+        }
+        // The digest forms are the same path.
+        let digests: Vec<Digest> = (0..700).map(|_| many.digest(&rng.below(400))).collect();
+        let (mut a, mut b) = (Vec::new(), Vec::new());
+        if timed {
+            many.observe_digests_at(&digests, 100, &mut a);
+            b.extend(digests.iter().map(|&d| one.lock(d).observe_at(d, 100)));
+        } else {
+            many.observe_digests(&digests, &mut a);
+            b.extend(digests.iter().map(|&d| one.observe_digest(d)));
+        }
+        prop_assert_eq!(a, b);
+        let (mut a, mut b) = (Vec::new(), Vec::new());
+        if timed {
+            many.contains_digests_at(&digests, 100, &mut a);
+            b.extend(digests.iter().map(|&d| one.lock(d).contains_at(d, 100)));
+        } else {
+            many.contains_digests(&digests, &mut a);
+            b.extend(digests.iter().map(|&d| one.contains_digest(d)));
+        }
+        prop_assert_eq!(a, b);
+        prop_assert_eq!(states(&many), states(&one));
+    }
+}
+
+/// Batches from many threads at once, some shards busy: every thread's
+/// first batch of its own keys is all `Unseen`, its second batch of the same
+/// keys all `Duplicate` (an exact whole-stream set per shard), and the
+/// shards hold exactly the keys observed.
+#[test]
+fn batches_from_many_threads_see_their_own_keys() {
+    for threads in [2usize, 8] {
+        let shared =
+            Shared::with_seed(16, 3, |_| Ok(ddf::ExactWindow::<Digest>::unbounded())).unwrap();
+        std::thread::scope(|s| {
+            for t in 0..threads as u64 {
+                let shared = &shared;
+                s.spawn(move || {
+                    let keys: Vec<u64> = (0..20_000).map(|i| (t << 32) | i).collect();
+                    for chunk in keys.chunks(2_500) {
+                        let mut v = Vec::new();
+                        shared.observe_many(chunk.iter(), &mut v);
+                        assert!(v.iter().all(|x| *x == Verdict::Unseen), "thread {t}");
+                        v.clear();
+                        shared.observe_many(chunk.iter(), &mut v);
+                        assert!(v.iter().all(|x| *x == Verdict::Duplicate), "thread {t}");
+                        assert_eq!(v.len(), chunk.len());
+                    }
+                });
+            }
+        });
+        let mut answers = Vec::new();
+        let probe: Vec<u64> = (0..threads as u64 + 2)
+            .flat_map(|t| [(t << 32) | 19_999, (t << 32) | 20_000])
+            .collect();
+        shared.contains_many(probe.iter(), &mut answers);
+        for (k, seen) in probe.iter().zip(answers) {
+            let t = k >> 32;
+            assert_eq!(
+                seen,
+                t < threads as u64 && k & 0xffff_ffff < 20_000,
+                "{k:#x}"
+            );
+        }
+    }
+}
+
+#[test]
+fn every_shard_has_its_own_cache_lines() {
+    use ddf::shared::CACHE_BLOCK;
+    assert_eq!(CACHE_BLOCK, 128);
+    // The lock word and filter header of consecutive shards are at least a
+    // block apart: `lock` returns a guard to the filter inside each shard.
+    let shared = Shared::with_seed(4, 1, |_| ddf::ExactWindow::<Digest>::new(10)).unwrap();
+    let mut addresses: Vec<usize> = shared.each_shard(|_, f| f as *mut _ as usize);
+    addresses.sort_unstable();
+    for pair in addresses.windows(2) {
+        assert!(pair[1] - pair[0] >= CACHE_BLOCK, "{addresses:x?}");
+        assert_eq!(pair[1] % CACHE_BLOCK, pair[0] % CACHE_BLOCK);
+    }
+}
+
+/// `plan_sharded` at [`ddf::DEFAULT_SHARDS`] keeps its promise: every
+/// repeat within the last `w` merged items is reported (the window, with
+/// probability `1 − δ` at each moment), fresh items are reported at most
+/// at the planned rate, the shards' slack is within the mapped limit, and
+/// the merged slack is what `merged_slack` says.
+#[test]
+fn default_shard_count_keeps_the_planned_promise() {
+    let w = 1u64 << 16;
+    let req = Requirements::count(w).target_fpr(0.01).max_slack(w / 2);
+    let p = plan_sharded(&req, ddf::DEFAULT_SHARDS, 1e-9).unwrap();
+    assert!(p.miss_bound <= 1e-9);
+    let Span::Count(ws) = p.shard_span else {
+        panic!("{:?}", p.shard_span)
+    };
+    let s = ddf::DEFAULT_SHARDS as u64;
+    // The binomial excess alone fits the slack asked for, so every
+    // candidate's merged slack does too.
+    assert!(s * ws - w <= w / 2, "w_s = {ws}");
+    for c in &p.candidates {
+        assert!(p.merged_slack(c) <= w / 2, "{c}: {}", p.merged_slack(c));
+        assert!(c.fpr <= 0.01, "{c}");
+    }
+    let best = &p.candidates[0];
+    let shared = p
+        .build_with_hasher(best, ddf::KeyedSipHasher::with_seed(5))
+        .unwrap();
+    assert_eq!(shared.memory_bits(), p.memory_bits(best));
+    let mut rng = SplitMix64::new(11);
+    let mut stream: Vec<u64> = Vec::new();
+    let (mut fresh, mut false_positives, mut repeats) = (0u64, 0u64, 0u64);
+    for i in 0..(1u64 << 18) {
+        let repeat = stream.len() as u64 >= w && rng.below(2) == 0;
+        let item = if repeat {
+            stream[stream.len() - 1 - rng.below(w) as usize]
+        } else {
+            (1 << 40) | i
+        };
+        let verdict = shared.observe(&item);
+        if repeat {
+            repeats += 1;
+            assert_eq!(verdict, Verdict::Duplicate, "repeat {item} missed at {i}");
+        } else {
+            fresh += 1;
+            false_positives += u64::from(verdict == Verdict::Duplicate);
+        }
+        stream.push(item);
+    }
+    assert!(repeats > 90_000, "{repeats}");
+    // Binomial(fresh, ≤ 0.01): the mean plus 6 standard deviations is
+    // exceeded with probability below 1e-8.
+    let mean = fresh as f64 * best.fpr;
+    assert!(
+        (false_positives as f64) <= mean + 6.0 * mean.sqrt() + 1.0,
+        "{false_positives} false positives of {fresh}, planned {}",
+        best.fpr
+    );
+}

@@ -8,8 +8,8 @@ use crate::outcome::Outcome;
 use crate::verify::{Check, Ctx};
 use ddf::theory::sharding::{shard_window, shard_window_miss_bound, shard_window_miss_lower};
 use ddf::{
-    Candidate, Digest, DuplicateFilter, ExactWindow, Filter, KeyedSipHasher, Requirements,
-    ShardedPlan, Shared, Verdict, Window, plan_sharded,
+    Candidate, DEFAULT_SHARDS, Digest, DuplicateFilter, ExactWindow, Filter, KeyedSipHasher,
+    Requirements, ShardedPlan, Shared, Verdict, Window, plan_sharded,
 };
 use ddf_sim::{EvalConfig, Report};
 
@@ -43,7 +43,80 @@ pub(crate) fn checks() -> Vec<Check> {
             paper: SHARDING,
             run: planned_no_fn,
         },
+        Check {
+            id: "shared/default-shards-planned-fpr",
+            paper: SHARDING,
+            run: default_fpr,
+        },
+        Check {
+            id: "shared/default-shards-no-fn-merged-window",
+            paper: SHARDING,
+            run: default_no_fn,
+        },
     ]
+}
+
+/// The window of the default-shard checks: 2^16, so each of the
+/// [`DEFAULT_SHARDS`] shards holds about 256 items.
+const DEFAULT_WINDOW: u64 = 1 << 16;
+
+/// A count window of 2^16 at 1 % over [`DEFAULT_SHARDS`] shards, slack up
+/// to half the window (the binomial excess `S·w_s − w` of 256 shards is
+/// about 40 % of this window, so a tighter limit leaves only exact
+/// families), `δ` as given.
+fn default_plan(delta: f64) -> Result<(ShardedPlan, Candidate), String> {
+    let req = Requirements::count(DEFAULT_WINDOW)
+        .target_fpr(0.01)
+        .max_slack(DEFAULT_WINDOW / 2);
+    let plan = plan_sharded(&req, DEFAULT_SHARDS, delta).map_err(|e| e.to_string())?;
+    let best = plan
+        .candidates
+        .first()
+        .cloned()
+        .ok_or("plan_sharded found no candidate")?;
+    Ok((plan, best))
+}
+
+/// [`planned_fpr`] at the default shard count.
+fn default_fpr(ctx: &Ctx) -> Outcome {
+    let (plan, best) = match default_plan(1e-6) {
+        Ok(p) => p,
+        Err(e) => return Outcome::exact(0.0, 1.0).note(e),
+    };
+    let warmup = 2 * (plan.merged_slack(&best) + DEFAULT_WINDOW);
+    let counted = ctx.pick(100_000, 1_000_000);
+    let reports: Vec<Report> = ctx.per_seed(1104, 4, 8, |seed| {
+        let cfg = EvalConfig::new(Window::Count(DEFAULT_WINDOW), warmup + counted).warmup(warmup);
+        distinct_run(&mut build(&plan, &best, seed), seed, &cfg)
+    });
+    let total = Report::merged(&reports);
+    Outcome::binomial_at_most(best.fpr, total.false_positives, total.unseen).note(format!(
+        "{DEFAULT_SHARDS} shards of {best}; shard window {:?}",
+        plan.shard_span
+    ))
+}
+
+/// [`planned_no_fn`] at the default shard count (`δ = 10⁻¹²`, so any miss
+/// fails the check).
+fn default_no_fn(ctx: &Ctx) -> Outcome {
+    let (plan, best) = match default_plan(1e-12) {
+        Ok(p) => p,
+        Err(e) => return Outcome::exact(0.0, 1.0).note(e),
+    };
+    let items = ctx.pick(300_000, 3_000_000);
+    let out = no_false_negatives(
+        ctx,
+        1105,
+        Window::Count(DEFAULT_WINDOW),
+        2 * DEFAULT_WINDOW,
+        items,
+        |seed| build(&plan, &best, seed),
+    );
+    let note = format!(
+        "{}; {DEFAULT_SHARDS} shards of {best}; shard window {:?}",
+        out.note, plan.shard_span
+    );
+    out.note(note)
 }
 
 /// The window-miss experiment's parameters: `w`, `S`, `δ`, the planned
