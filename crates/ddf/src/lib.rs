@@ -7,6 +7,7 @@ mod planner;
 
 pub mod filter;
 pub mod shared;
+pub mod state;
 
 #[doc = include_str!("guide.md")]
 pub mod guide {}
