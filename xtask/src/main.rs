@@ -1,4 +1,5 @@
-//! ddf's task runner: `cargo xtask verify | tables | figures | bench | bench-cli | bench-redis`.
+//! ddf's task runner: `cargo xtask verify | tables | figures | bench | bench-cli | bench-redis |
+//! bench-python | test-python`.
 
 mod bench;
 mod bench_cli;
@@ -8,6 +9,7 @@ mod fig5;
 mod figures;
 mod outcome;
 mod paths;
+mod python;
 mod tables;
 mod verify;
 
@@ -45,6 +47,15 @@ commands:
            --window W         the DDF window in items (default 1000000)
            --threads T        connections (default 4)
            --docs             also rewrite docs/performance.md and the Redis README's table
+  bench-python  the Python package (crates/ddf-py) one by one and batched
+           against rbloom, pyprobables, dict + deque and set, beside Rust's
+           Deduper::observe_many: items/s and peak memory; write
+           target/ddf/bench-python/bench-python.md
+           --sizes N,N        key counts (default 1000000,10000000)
+           --reps R           alternating runs, best kept (default 3)
+           --docs             also rewrite docs/performance.md and the package README's table
+  test-python  build the Python package with maturin into target/py-venv and
+           run its pytest suite (crates/ddf-py/tests)
 ";
 
 /// Options shared by the commands.
@@ -93,12 +104,17 @@ fn main() -> ExitCode {
         eprint!("{USAGE}");
         return ExitCode::from(2);
     };
-    if command == "bench-cli" || command == "bench-redis" {
-        // Their own options (--lines, --items).
-        let result = if command == "bench-cli" {
-            bench_cli::run(rest)
-        } else {
-            bench_redis::run(rest)
+    if matches!(
+        command.as_str(),
+        "bench-cli" | "bench-redis" | "bench-python" | "test-python"
+    ) {
+        // Their own options (--lines, --items, --sizes).
+        let result = match command.as_str() {
+            "bench-cli" => bench_cli::run(rest),
+            "bench-redis" => bench_redis::run(rest),
+            "bench-python" => python::bench(rest),
+            _ if !rest.is_empty() => Err(format!("test-python takes no options, not {rest:?}")),
+            _ => python::test(),
         };
         return match result {
             Ok(true) => ExitCode::SUCCESS,

@@ -1,13 +1,12 @@
-//! The Python package `ddf`: duplicate detection over windows of keys or
-//! of time, the planner, and the `ddf` command's state files, on the
-//! stable ABI (CPython 3.10+). Built by maturin (`crates/ddf-py/pyproject.toml`);
-//! the package's front page is `crates/ddf-py/README.md`, its types are in
-//! `python/ddf/_ddf.pyi`.
+//! The Python package `ddf` (PyO3 on the stable ABI, CPython 3.10+, built by maturin).
 //!
 //! Modules: `dedup` (the `Dedup` class and state files), `keys` (a key's
 //! bytes: the same bytes the `ddf` command and the Redis module hash),
 //! `planning` (keyword arguments to the planner's requirements, `plan`),
-//! `units` (durations, sizes, clocks).
+//! `units` (durations, sizes, clocks). The package's types are in
+//! `python/ddf/_ddf.pyi`; its front page follows.
+#![doc = include_str!("../README.md")]
+#![cfg_attr(docsrs, feature(doc_cfg))]
 #![forbid(unsafe_code)]
 
 mod dedup;
