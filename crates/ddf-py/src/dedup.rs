@@ -52,14 +52,7 @@ impl Inner {
         self.seen.filter().is_timed()
     }
 
-    /// The clock for an operation at `at` (seconds), or now.
-    fn at(&self, at: Option<f64>) -> PyResult<u64> {
-        match at {
-            Some(s) => seconds_to_ms("at", s),
-            None => Ok(now_ms()),
-        }
-    }
-
+    /// Advances the recorded clock to `now` (never back).
     fn tick(&mut self, now: u64) {
         self.meta.clock_ms = Some(self.meta.clock_ms.map_or(now, |c| c.max(now)));
     }
@@ -108,6 +101,8 @@ fn no_clock(at_given: bool) -> PyResult<()> {
 #[derive(Debug)]
 pub(crate) struct Dedup {
     inner: Mutex<Inner>,
+    /// Whether the filter's window is a span of time (fixed for its life).
+    timed: bool,
     /// The `key=` function, applied to every key first.
     key: Option<Py<PyAny>>,
 }
@@ -130,6 +125,7 @@ impl Dedup {
         key: Option<Py<PyAny>>,
     ) -> Dedup {
         Dedup {
+            timed: filter.is_timed(),
             inner: Mutex::new(Inner {
                 seen: Deduper::with_hasher(filter, hasher),
                 meta,
@@ -354,17 +350,36 @@ impl Dedup {
     /// (default `time.time()`).
     #[pyo3(signature = (key, *, at=None))]
     fn observe(&self, py: Python<'_>, key: &Bound<'_, PyAny>, at: Option<f64>) -> PyResult<bool> {
-        let key = self.map(key)?;
-        let mut inner = self.lock(py);
-        let verdict = if inner.timed() {
-            let now = inner.at(at)?;
-            inner.tick(now);
-            let seen = &mut inner.seen;
-            with_key(&key, |b| seen.observe_at(b, now))?
+        let mapped;
+        let key = match &self.key {
+            Some(f) => {
+                mapped = f.bind(py).call1((key,))?;
+                &mapped
+            }
+            None => key,
+        };
+        // The clock is read before the lock, the key's bytes under it (they
+        // are borrowed from the Python object).
+        let now = if self.timed {
+            Some(match at {
+                Some(s) => seconds_to_ms("at", s)?,
+                None => now_ms(),
+            })
         } else {
             no_clock(at.is_some())?;
-            let seen = &mut inner.seen;
-            with_key(&key, |b| seen.observe(b))?
+            None
+        };
+        let mut inner = self.lock(py);
+        let verdict = match now {
+            Some(now) => {
+                inner.tick(now);
+                let seen = &mut inner.seen;
+                with_key(key, |b| seen.observe_at(b, now))?
+            }
+            None => {
+                let seen = &mut inner.seen;
+                with_key(key, |b| seen.observe(b))?
+            }
         };
         let dup = verdict.is_duplicate();
         inner.duplicates += u64::from(dup);

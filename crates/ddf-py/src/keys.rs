@@ -14,7 +14,7 @@
 use crate::units::type_name;
 use pyo3::exceptions::{PyTypeError, PyValueError};
 use pyo3::prelude::*;
-use pyo3::types::{PyByteArray, PyBytes, PyInt, PyList, PySlice, PyString, PyTuple};
+use pyo3::types::{PyByteArray, PyBytes, PyInt, PyList, PySlice, PyString};
 
 /// Keys of one chunk of a batch, laid end to end.
 #[derive(Debug, Default)]
@@ -146,18 +146,17 @@ fn decimal_big(magnitude_le: &[u8], negative: bool) -> Vec<u8> {
 /// Calls `f` with the bytes of an int (decimal text).
 fn with_int<R>(v: &Bound<'_, PyAny>, f: impl FnOnce(&[u8]) -> R) -> PyResult<R> {
     let mut buf = [0u8; 20];
-    if let Ok(n) = v.extract::<i64>() {
-        if n < 0 {
-            let digits = decimal_u64(n.unsigned_abs(), &mut buf);
-            let mut text = [0u8; 21];
-            text[0] = b'-';
-            text[1..=digits.len()].copy_from_slice(digits);
-            return Ok(f(&text[..=digits.len()]));
-        }
-        return Ok(f(decimal_u64(n as u64, &mut buf)));
-    }
+    // Unsigned first: identifiers are mostly non-negative, and a failed
+    // extraction costs an exception object.
     if let Ok(n) = v.extract::<u64>() {
         return Ok(f(decimal_u64(n, &mut buf)));
+    }
+    if let Ok(n) = v.extract::<i64>() {
+        let digits = decimal_u64(n.unsigned_abs(), &mut buf);
+        let mut text = [0u8; 21];
+        text[0] = b'-';
+        text[1..=digits.len()].copy_from_slice(digits);
+        return Ok(f(&text[..=digits.len()]));
     }
     // Beyond 64 bits: the magnitude's bytes from Python, the digits here.
     let negative = v.lt(0)?;
@@ -209,8 +208,8 @@ pub(crate) fn with_key<R>(v: &Bound<'_, PyAny>, f: impl FnOnce(&[u8]) -> R) -> P
 
 /// Where a batch's keys come from.
 pub(crate) enum Source<'py> {
-    /// A list or tuple (anything else iterable is made a list first).
-    Seq(Bound<'py, PyAny>),
+    /// A list (any other iterable is made a list first).
+    Seq(Bound<'py, PyList>),
     /// A one-dimensional numpy array of integers (`signed`), read as
     /// little-endian 64-bit words.
     Ints {
@@ -294,10 +293,11 @@ impl<'py> Source<'py> {
                     }
                 }
             }
-            return Ok(Source::Seq(keys.call_method0("tolist")?));
+            let list = keys.call_method0("tolist")?;
+            return Ok(Source::Seq(list.cast_into::<PyList>()?));
         }
-        if keys.is_instance_of::<PyList>() || keys.is_instance_of::<PyTuple>() {
-            return Ok(Source::Seq(keys.clone()));
+        if let Ok(list) = keys.cast::<PyList>() {
+            return Ok(Source::Seq(list.clone()));
         }
         let iter = keys.try_iter().map_err(|_| {
             PyTypeError::new_err(format!(
@@ -309,13 +309,13 @@ impl<'py> Source<'py> {
         for k in iter {
             list.append(k?)?;
         }
-        Ok(Source::Seq(list.into_any()))
+        Ok(Source::Seq(list))
     }
 
     /// The number of keys.
     pub(crate) fn len(&self) -> PyResult<usize> {
         match self {
-            Source::Seq(s) => s.len(),
+            Source::Seq(s) => Ok(s.len()),
             Source::Ints { array, .. }
             | Source::Bytes { array, .. }
             | Source::Text { array, .. } => array.len(),
@@ -334,16 +334,13 @@ impl<'py> Source<'py> {
         out.clear();
         match self {
             Source::Seq(seq) => {
-                let py = seq.py();
                 for i in start..end {
                     let item = seq.get_item(i)?;
-                    let item = match key {
-                        Some(f) => f.call1((item,))?,
-                        None => item,
-                    };
-                    with_key(&item, |b| out.push(b))?;
+                    match key {
+                        Some(f) => with_key(&f.call1((item,))?, |b| out.push(b))?,
+                        None => with_key(&item, |b| out.push(b))?,
+                    }
                 }
-                let _ = py;
             }
             Source::Ints { array, signed } => {
                 let raw = chunk_bytes(array, start, end)?;
