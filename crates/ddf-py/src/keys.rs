@@ -14,7 +14,7 @@
 use crate::units::type_name;
 use pyo3::exceptions::{PyTypeError, PyValueError};
 use pyo3::prelude::*;
-use pyo3::types::{PyByteArray, PyBytes, PyInt, PyList, PySlice, PyString};
+use pyo3::types::{IntoPyDict, PyByteArray, PyBytes, PyInt, PyList, PySlice, PyString};
 
 /// Keys of one chunk of a batch, laid end to end.
 #[derive(Debug, Default)]
@@ -254,19 +254,22 @@ impl<'py> Source<'py> {
                 )));
             }
             let dtype = keys.getattr("dtype")?;
+            // Converted only when the dtype differs (no copy of the keys).
+            let no_copy = [("copy", false)].into_py_dict(keys.py())?;
+            let astype = |to: String| keys.call_method("astype", (to,), Some(&no_copy));
             let kind: String = dtype.getattr("kind")?.extract()?;
             let itemsize: usize = dtype.getattr("itemsize")?.extract()?;
             if !mapped {
                 match kind.as_str() {
                     "i" | "b" => {
-                        let array = keys.call_method1("astype", ("<i8",))?;
+                        let array = astype("<i8".into())?;
                         return Ok(Source::Ints {
                             array,
                             signed: true,
                         });
                     }
                     "u" => {
-                        let array = keys.call_method1("astype", ("<u8",))?;
+                        let array = astype("<u8".into())?;
                         return Ok(Source::Ints {
                             array,
                             signed: false,
@@ -280,7 +283,7 @@ impl<'py> Source<'py> {
                     }
                     "U" => {
                         let width = itemsize / 4;
-                        let array = keys.call_method1("astype", (format!("<U{width}"),))?;
+                        let array = astype(format!("<U{width}"))?;
                         return Ok(Source::Text { array, width });
                     }
                     "O" => {}
