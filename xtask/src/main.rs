@@ -1,5 +1,5 @@
 //! ddf's task runner: `cargo xtask test | setup | verify | tables | figures | bench | bench-cli |
-//! bench-redis | bench-threads`.
+//! bench-redis | bench-threads | bench-python | test-python`.
 
 mod bench;
 mod bench_cli;
@@ -10,6 +10,7 @@ mod fig5;
 mod figures;
 mod outcome;
 mod paths;
+mod python;
 mod tables;
 mod test;
 mod verify;
@@ -21,7 +22,8 @@ usage: cargo xtask <command> [options]
 
 commands:
   test     the README's test command: `setup`, then every test of the
-           workspace (`cargo test --workspace`; further arguments go to it)
+           workspace (`cargo test --workspace`; further arguments go to it),
+           then the Python package's (`test-python`)
   setup    install the Debian packages the tests need when missing
            (redis-server, libclang-dev; apt-get as root, else says what to run)
   verify   check theory against simulation for every filter
@@ -60,6 +62,15 @@ commands:
            Mutex<HashSet>; write target/ddf/bench-threads/bench-threads.md
            --quick            a sanity run (fewer items; 1, 2 and 8 threads)
            --docs             also rewrite docs/performance.md and the README's row
+  bench-python  the Python package (crates/ddf-py) one by one and batched
+           against rbloom, pyprobables, dict + deque and set, beside Rust's
+           Deduper::observe_many: items/s and peak memory; write
+           target/ddf/bench-python/bench-python.md
+           --sizes N,N        key counts (default 1000000,10000000)
+           --reps R           alternating runs, best kept (default 3)
+           --docs             also rewrite docs/performance.md and the package README's table
+  test-python  build the Python package with maturin into target/py-venv and
+           run its pytest suite (crates/ddf-py/tests)
 ";
 
 /// Options shared by the commands.
@@ -115,6 +126,11 @@ fn main() -> ExitCode {
         "bench-cli" => Some(bench_cli::run(rest)),
         "bench-redis" => Some(bench_redis::run(rest)),
         "bench-threads" => Some(bench_threads::run(rest)),
+        "bench-python" => Some(python::bench(rest)),
+        "test-python" if !rest.is_empty() => {
+            Some(Err(format!("test-python takes no options, not {rest:?}")))
+        }
+        "test-python" => Some(python::test()),
         _ => None,
     };
     if let Some(result) = own {

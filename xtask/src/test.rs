@@ -5,7 +5,7 @@
 //! time and its tests start real `redis-server` processes. `setup` installs
 //! what is missing from Debian's packages (`apt-get`, as root; anywhere else
 //! it names the command to run and stops), and `test` runs `setup`, then
-//! every test of the workspace.
+//! every test of the workspace and the Python package's.
 //!
 //! Nothing is installed into the system Python: the Python package's tools
 //! live in a virtual environment under `target/`.
@@ -151,7 +151,8 @@ pub(crate) fn setup() -> Result<bool, String> {
     }
 }
 
-/// `cargo xtask test [ARGS…]`: `setup`, then `cargo test --workspace ARGS…`.
+/// `cargo xtask test [ARGS…]`: `setup`, `cargo test --workspace ARGS…`, then
+/// the Python package's tests.
 pub(crate) fn run_tests(args: &[String]) -> Result<bool, String> {
     if !setup()? {
         return Ok(false);
@@ -163,7 +164,13 @@ pub(crate) fn run_tests(args: &[String]) -> Result<bool, String> {
         .args(args);
     eprintln!("test: cargo test --workspace {}", args.join(" "));
     let status = cmd.status().map_err(|e| format!("cannot run cargo: {e}"))?;
-    Ok(status.success())
+    if !status.success() {
+        return Ok(false);
+    }
+    // The Python package: built by maturin in a virtual environment under
+    // target/, then its pytest suite.
+    eprintln!("test: the Python package (cargo xtask test-python)");
+    crate::python::test()
 }
 
 /// Runs `cmd` to completion; a failure to start or a non-zero exit is an error.

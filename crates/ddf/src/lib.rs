@@ -8,6 +8,7 @@ mod planner;
 pub mod concurrent;
 pub mod filter;
 pub mod shared;
+pub mod state;
 
 /// A figure of the guide, drawn by `cargo xtask figures`, embedded as inline
 /// SVG so that every copy of the docs (docs.rs, `cargo doc` offline) shows

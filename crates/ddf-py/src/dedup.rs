@@ -1,0 +1,672 @@
+//! `ddf.Dedup`: a filter with its keyed hasher behind a mutex, and the
+//! state file that the `ddf` command reads too.
+
+use crate::keys::{Keys, Source, with_key};
+use crate::planning::{self, Args, human_bytes, slack_py, window_py};
+use crate::units::{now_ms, seconds_to_ms, type_name};
+use ddf::{
+    Deduper, Digest, DuplicateFilter, Filter, KeyedSipHasher, TimedFilter, Verdict, Window,
+    Windowed, state,
+};
+use pyo3::exceptions::{PyOSError, PyTypeError, PyValueError};
+use pyo3::prelude::*;
+use pyo3::types::{PyByteArray, PyBytes, PyDict, PyFloat, PyInt};
+use serde_json::{Value, json};
+use std::io::Write;
+use std::path::{Path, PathBuf};
+use std::sync::{Mutex, MutexGuard, TryLockError};
+
+/// Keys handed to the filter per release of the GIL: enough to amortise
+/// the release (a few hundred nanoseconds), few enough that the copied keys
+/// of a chunk stay in a few MiB.
+const CHUNK: usize = 1 << 16;
+
+/// What a `Dedup` records beside the filter (the state file's metadata).
+#[derive(Debug, Clone)]
+struct Meta {
+    config: String,
+    fpr: f64,
+    fnr: f64,
+    /// Keys observed over every run that used this state (the `ddf`
+    /// command's `records_seen`).
+    records_seen: u64,
+    /// The latest time given to a time-windowed filter, in ms.
+    clock_ms: Option<u64>,
+    time_source: String,
+}
+
+/// The mutable part, behind the mutex.
+#[derive(Debug)]
+struct Inner {
+    seen: Deduper<Filter>,
+    meta: Meta,
+    duplicates: u64,
+    /// Scratch reused across batch calls.
+    keys: Keys,
+    verdicts: Vec<Verdict>,
+    stamped: Vec<(Digest, u64)>,
+}
+
+impl Inner {
+    fn timed(&self) -> bool {
+        self.seen.filter().is_timed()
+    }
+
+    /// Advances the recorded clock to `now` (never back).
+    fn tick(&mut self, now: u64) {
+        self.meta.clock_ms = Some(self.meta.clock_ms.map_or(now, |c| c.max(now)));
+    }
+
+    fn meta_json(&self) -> String {
+        let f = self.seen.filter();
+        json!({
+            "family": state::family(f),
+            "config": self.meta.config,
+            "window": match f.window() {
+                Window::Count(n) => json!({ "records": n }),
+                Window::Time(ms) => json!({ "ms": ms }),
+                Window::Unbounded => json!("unbounded"),
+            },
+            "slack": f.slack(),
+            "memory_bits": f.memory_bits(),
+            "fpr": self.meta.fpr,
+            "fnr": self.meta.fnr,
+            "records_seen": self.meta.records_seen,
+            "clock_ms": self.meta.clock_ms,
+            "time_source": self.meta.time_source,
+        })
+        .to_string()
+    }
+
+    fn to_bytes(&self) -> Vec<u8> {
+        state::encode(self.seen.filter(), self.seen.hasher(), &self.meta_json())
+    }
+}
+
+/// Rejects `at=` on a filter without a time window.
+fn no_clock(at_given: bool) -> PyResult<()> {
+    if at_given {
+        return Err(PyValueError::new_err(
+            "at= is for time windows (Dedup(within=...)); this filter counts keys",
+        ));
+    }
+    Ok(())
+}
+
+/// Duplicate detection over a window of keys or of time, in bounded memory.
+///
+/// Safe to share between threads: one mutex guards the filter, and batch
+/// calls release the GIL while they hold it.
+#[pyclass(module = "ddf", name = "Dedup", frozen)]
+#[derive(Debug)]
+pub(crate) struct Dedup {
+    inner: Mutex<Inner>,
+    /// Whether the filter's window is a span of time (fixed for its life).
+    timed: bool,
+    /// The `key=` function, applied to every key first.
+    key: Option<Py<PyAny>>,
+}
+
+/// The times of a batch.
+enum Times {
+    /// No clock (a count window).
+    None,
+    /// One time for every key.
+    One(u64),
+    /// One time per key.
+    Each(Vec<u64>),
+}
+
+impl Dedup {
+    fn new_from(
+        filter: Filter,
+        hasher: KeyedSipHasher,
+        meta: Meta,
+        key: Option<Py<PyAny>>,
+    ) -> Dedup {
+        Dedup {
+            timed: filter.is_timed(),
+            inner: Mutex::new(Inner {
+                seen: Deduper::with_hasher(filter, hasher),
+                meta,
+                duplicates: 0,
+                keys: Keys::default(),
+                verdicts: Vec::new(),
+                stamped: Vec::new(),
+            }),
+            key,
+        }
+    }
+
+    /// The lock, taken without holding the GIL when another thread has it
+    /// (a batch runs with the GIL released and the lock held).
+    fn lock(&self, py: Python<'_>) -> MutexGuard<'_, Inner> {
+        loop {
+            match self.inner.try_lock() {
+                Ok(g) => return g,
+                // A panic in a filter is a bug; the state is still a filter.
+                Err(TryLockError::Poisoned(p)) => return p.into_inner(),
+                Err(TryLockError::WouldBlock) => {
+                    py.detach(|| drop(self.inner.lock()));
+                }
+            }
+        }
+    }
+
+    /// Applies the `key=` function.
+    fn map<'py>(&self, key: &Bound<'py, PyAny>) -> PyResult<Bound<'py, PyAny>> {
+        match &self.key {
+            Some(f) => f.bind(key.py()).call1((key,)),
+            None => Ok(key.clone()),
+        }
+    }
+
+    /// Decodes a state file's bytes.
+    fn decode(bytes: &[u8], key: Option<Py<PyAny>>) -> PyResult<Dedup> {
+        let file = state::decode(bytes)
+            .map_err(|e| PyValueError::new_err(format!("not a usable ddf state: {e}")))?;
+        let v: Value = serde_json::from_str(&file.meta)
+            .map_err(|e| PyValueError::new_err(format!("state metadata is not JSON: {e}")))?;
+        let missing = |f: &str| PyValueError::new_err(format!("state metadata lacks {f}"));
+        let meta = Meta {
+            config: v
+                .get("config")
+                .and_then(Value::as_str)
+                .ok_or_else(|| missing("config"))?
+                .to_string(),
+            fpr: v
+                .get("fpr")
+                .and_then(Value::as_f64)
+                .ok_or_else(|| missing("fpr"))?,
+            fnr: v.get("fnr").and_then(Value::as_f64).unwrap_or(0.0),
+            records_seen: v
+                .get("records_seen")
+                .and_then(Value::as_u64)
+                .ok_or_else(|| missing("records_seen"))?,
+            clock_ms: match v.get("clock_ms") {
+                None => return Err(missing("clock_ms")),
+                Some(Value::Null) => None,
+                Some(x) => Some(
+                    x.as_u64()
+                        .ok_or_else(|| missing("clock_ms as an integer"))?,
+                ),
+            },
+            time_source: v
+                .get("time_source")
+                .and_then(Value::as_str)
+                .ok_or_else(|| missing("time_source"))?
+                .to_string(),
+        };
+        Ok(Dedup::new_from(file.filter, file.hasher, meta, key))
+    }
+
+    /// The times `at` gives for `n` keys.
+    fn times(inner: &Inner, at: Option<&Bound<'_, PyAny>>, n: usize) -> PyResult<Times> {
+        if !inner.timed() {
+            no_clock(at.is_some())?;
+            return Ok(Times::None);
+        }
+        let Some(at) = at else {
+            return Ok(Times::One(now_ms()));
+        };
+        if at.is_instance_of::<PyFloat>() || at.is_instance_of::<PyInt>() {
+            return Ok(Times::One(seconds_to_ms("at", at.extract()?)?));
+        }
+        let seconds: Vec<f64> = if at.hasattr("__array_interface__")? {
+            let raw = at
+                .call_method1("astype", ("<f8",))?
+                .call_method0("tobytes")?;
+            raw.cast::<PyBytes>()?
+                .as_bytes()
+                .chunks_exact(8)
+                .map(|c| f64::from_le_bytes([c[0], c[1], c[2], c[3], c[4], c[5], c[6], c[7]]))
+                .collect()
+        } else {
+            at.extract().map_err(|_| {
+                PyTypeError::new_err(format!(
+                    "at must be seconds (float), or one per key (a sequence or array), not {}",
+                    type_name(at)
+                ))
+            })?
+        };
+        if seconds.len() != n {
+            return Err(PyValueError::new_err(format!(
+                "at has {} times for {n} keys",
+                seconds.len()
+            )));
+        }
+        let ms = seconds
+            .into_iter()
+            .map(|s| seconds_to_ms("at", s))
+            .collect::<PyResult<Vec<u64>>>()?;
+        Ok(Times::Each(ms))
+    }
+}
+
+/// Observes one chunk of keys (already in `inner.keys`) at `times[from..]`.
+/// Runs without the GIL.
+fn observe_chunk(inner: &mut Inner, times: &Times, from: usize, out: &mut Vec<u8>) {
+    let Inner {
+        seen,
+        keys,
+        verdicts,
+        stamped,
+        meta,
+        duplicates,
+    } = inner;
+    keys.format_ints();
+    verdicts.clear();
+    match times {
+        // The prefetching batch path, hashing in blocks.
+        Times::None => seen.observe_many(keys.iter(), verdicts),
+        Times::One(now) => seen.observe_many_at(keys.iter(), *now, verdicts),
+        Times::Each(ms) => {
+            stamped.clear();
+            stamped.extend(
+                keys.iter()
+                    .zip(&ms[from..])
+                    .map(|(k, &t)| (seen.digest(k), t)),
+            );
+            seen.filter_mut().observe_batch_stamped(stamped, verdicts);
+        }
+    }
+    let before = out.len();
+    out.extend(verdicts.iter().map(|v| u8::from(v.is_duplicate())));
+    let dups = out[before..].iter().map(|&b| u64::from(b)).sum::<u64>();
+    *duplicates += dups;
+    meta.records_seen = meta.records_seen.saturating_add(verdicts.len() as u64);
+    match times {
+        Times::None => {}
+        Times::One(now) => meta.clock_ms = Some(meta.clock_ms.map_or(*now, |c| c.max(*now))),
+        Times::Each(ms) => {
+            if let Some(&t) = ms[from..from + verdicts.len()].iter().max() {
+                meta.clock_ms = Some(meta.clock_ms.map_or(t, |c| c.max(t)));
+            }
+        }
+    }
+}
+
+/// A numpy bool array holding `flags` (0 or 1 each).
+fn bool_array<'py>(py: Python<'py>, flags: &[u8]) -> PyResult<Bound<'py, PyAny>> {
+    let np = py.import("numpy")?;
+    let buf = PyByteArray::new(py, flags);
+    np.call_method1("frombuffer", (buf, np.getattr("bool_")?))
+}
+
+#[pymethods]
+impl Dedup {
+    /// See the package docs and `ddf.pyi`.
+    #[new]
+    #[pyo3(signature = (window=None, *, within=None, rate=None, fpr=None, exact=false,
+        max_memory=None, misses_ok=false, family=None, slack=None, distinct=None,
+        seed=None, key=None))]
+    #[allow(clippy::too_many_arguments)]
+    fn py_new(
+        py: Python<'_>,
+        window: Option<&Bound<'_, PyAny>>,
+        within: Option<&Bound<'_, PyAny>>,
+        rate: Option<f64>,
+        fpr: Option<f64>,
+        exact: bool,
+        max_memory: Option<&Bound<'_, PyAny>>,
+        misses_ok: bool,
+        family: Option<String>,
+        slack: Option<&Bound<'_, PyAny>>,
+        distinct: Option<f64>,
+        seed: Option<u64>,
+        key: Option<Py<PyAny>>,
+    ) -> PyResult<Dedup> {
+        let args = Args::parse(
+            window, within, rate, fpr, exact, max_memory, misses_ok, family, slack, distinct,
+        )?;
+        if let Some(k) = &key
+            && !k.bind(py).is_callable()
+        {
+            return Err(PyTypeError::new_err(
+                "key must be a callable (a function of one key)",
+            ));
+        }
+        let choice = planning::choose(&args)?;
+        let filter = choice.build()?;
+        let hasher = match seed {
+            Some(s) => KeyedSipHasher::with_seed(s),
+            None => KeyedSipHasher::try_new().map_err(|e| {
+                PyOSError::new_err(format!("no OS randomness for the hash key: {e}"))
+            })?,
+        };
+        let meta = Meta {
+            config: choice.config.clone(),
+            fpr: choice.fpr,
+            fnr: choice.fnr,
+            records_seen: 0,
+            clock_ms: None,
+            time_source: if filter.is_timed() { "python" } else { "none" }.into(),
+        };
+        Ok(Dedup::new_from(filter, hasher, meta, key))
+    }
+
+    /// Whether `key` was seen within the window (`True`: a duplicate); then
+    /// remembers it. `at`: seconds since the epoch for a time window
+    /// (default `time.time()`).
+    #[pyo3(signature = (key, *, at=None))]
+    fn observe(&self, py: Python<'_>, key: &Bound<'_, PyAny>, at: Option<f64>) -> PyResult<bool> {
+        let mapped;
+        let key = match &self.key {
+            Some(f) => {
+                mapped = f.bind(py).call1((key,))?;
+                &mapped
+            }
+            None => key,
+        };
+        // The clock is read before the lock, the key's bytes under it (they
+        // are borrowed from the Python object).
+        let now = if self.timed {
+            Some(match at {
+                Some(s) => seconds_to_ms("at", s)?,
+                None => now_ms(),
+            })
+        } else {
+            no_clock(at.is_some())?;
+            None
+        };
+        let mut inner = self.lock(py);
+        let verdict = match now {
+            Some(now) => {
+                inner.tick(now);
+                let seen = &mut inner.seen;
+                with_key(key, |b| seen.observe_at(b, now))?
+            }
+            None => {
+                let seen = &mut inner.seen;
+                with_key(key, |b| seen.observe(b))?
+            }
+        };
+        let dup = verdict.is_duplicate();
+        inner.duplicates += u64::from(dup);
+        inner.meta.records_seen = inner.meta.records_seen.saturating_add(1);
+        Ok(dup)
+    }
+
+    /// Whether `key` is reported as seen, without remembering it. A time
+    /// window answers at `at` (default: the latest time observed).
+    #[pyo3(signature = (key, *, at=None))]
+    fn contains(&self, py: Python<'_>, key: &Bound<'_, PyAny>, at: Option<f64>) -> PyResult<bool> {
+        let key = self.map(key)?;
+        let inner = self.lock(py);
+        if inner.timed() {
+            let now = match at {
+                Some(s) => seconds_to_ms("at", s)?,
+                None => inner.meta.clock_ms.unwrap_or(0),
+            };
+            with_key(&key, |b| inner.seen.contains_at(b, now))
+        } else {
+            no_clock(at.is_some())?;
+            with_key(&key, |b| inner.seen.contains(b))
+        }
+    }
+
+    fn __contains__(&self, py: Python<'_>, key: &Bound<'_, PyAny>) -> PyResult<bool> {
+        self.contains(py, key, None)
+    }
+
+    /// Observes every key in order through the prefetching batch path with
+    /// the GIL released; a numpy bool array, `True` for each duplicate.
+    #[pyo3(signature = (keys, *, at=None))]
+    fn observe_many<'py>(
+        &self,
+        py: Python<'py>,
+        keys: &Bound<'py, PyAny>,
+        at: Option<&Bound<'py, PyAny>>,
+    ) -> PyResult<Bound<'py, PyAny>> {
+        let source = Source::new(keys, self.key.is_some())?;
+        let n = source.len()?;
+        let times = {
+            let inner = self.lock(py);
+            Dedup::times(&inner, at, n)?
+        };
+        let key_fn = self.key.as_ref().map(|f| f.bind(py).clone());
+        let mut out: Vec<u8> = Vec::with_capacity(n);
+        let mut keys = Keys::default();
+        let mut start = 0;
+        while start < n {
+            let end = (start + CHUNK).min(n);
+            source.fill(start, end, key_fn.as_ref(), &mut keys)?;
+            py.detach(|| {
+                let mut inner = self.inner.lock().unwrap_or_else(|p| p.into_inner());
+                std::mem::swap(&mut inner.keys, &mut keys);
+                observe_chunk(&mut inner, &times, start, &mut out);
+                std::mem::swap(&mut inner.keys, &mut keys);
+            });
+            start = end;
+        }
+        bool_array(py, &out)
+    }
+
+    /// `key in self` for every key, without remembering any; a numpy bool
+    /// array. A time window answers at `at` (default: the latest time
+    /// observed).
+    #[pyo3(signature = (keys, *, at=None))]
+    fn contains_many<'py>(
+        &self,
+        py: Python<'py>,
+        keys: &Bound<'py, PyAny>,
+        at: Option<f64>,
+    ) -> PyResult<Bound<'py, PyAny>> {
+        let source = Source::new(keys, self.key.is_some())?;
+        let n = source.len()?;
+        let key_fn = self.key.as_ref().map(|f| f.bind(py).clone());
+        let mut out: Vec<u8> = Vec::with_capacity(n);
+        let mut keys = Keys::default();
+        let mut start = 0;
+        let now = at.map(|s| seconds_to_ms("at", s)).transpose()?;
+        {
+            let inner = self.lock(py);
+            if !inner.timed() {
+                no_clock(at.is_some())?;
+            }
+        }
+        while start < n {
+            let end = (start + CHUNK).min(n);
+            source.fill(start, end, key_fn.as_ref(), &mut keys)?;
+            py.detach(|| {
+                let inner = self.inner.lock().unwrap_or_else(|p| p.into_inner());
+                keys.format_ints();
+                let digests: Vec<Digest> = keys.iter().map(|k| inner.seen.digest(k)).collect();
+                let mut answers = Vec::with_capacity(digests.len());
+                let f = inner.seen.filter();
+                if f.is_timed() {
+                    let t = now.unwrap_or(inner.meta.clock_ms.unwrap_or(0));
+                    f.contains_batch_at(&digests, t, &mut answers);
+                } else {
+                    f.contains_batch(&digests, &mut answers);
+                }
+                out.extend(answers.iter().map(|&a| u8::from(a)));
+            });
+            start = end;
+        }
+        bool_array(py, &out)
+    }
+
+    /// Forgets every key (the hash key stays).
+    fn clear(&self, py: Python<'_>) {
+        let mut inner = self.lock(py);
+        inner.seen.filter_mut().clear();
+        inner.meta.clock_ms = None;
+    }
+
+    /// The family name (`"exact"`, `"shf"`, `"apbf"`, …).
+    #[getter]
+    fn family(&self, py: Python<'_>) -> &'static str {
+        state::family(self.lock(py).seen.filter())
+    }
+
+    /// The family's parameters, as text.
+    #[getter]
+    fn config(&self, py: Python<'_>) -> String {
+        self.lock(py).meta.config.clone()
+    }
+
+    /// The window: keys (int), seconds (float), or `None` for the whole stream.
+    #[getter]
+    fn window(&self, py: Python<'_>) -> PyResult<Py<PyAny>> {
+        let w = self.lock(py).seen.filter().window();
+        window_py(py, w)
+    }
+
+    /// How far beyond the window a key may still be reported (keys, or
+    /// seconds for a time window).
+    #[getter]
+    fn slack(&self, py: Python<'_>) -> PyResult<Py<PyAny>> {
+        let (w, s) = {
+            let inner = self.lock(py);
+            (inner.seen.filter().window(), inner.seen.filter().slack())
+        };
+        slack_py(py, w, s)
+    }
+
+    /// State bits of the filter (fixed at construction, except the exact
+    /// filter, which grows with the keys it holds).
+    #[getter]
+    fn memory_bits(&self, py: Python<'_>) -> u64 {
+        self.lock(py).seen.filter().memory_bits()
+    }
+
+    /// The false-positive rate predicted when the filter was planned.
+    #[getter]
+    fn predicted_fpr(&self, py: Python<'_>) -> f64 {
+        self.lock(py).meta.fpr
+    }
+
+    /// The false-negative rate predicted (0 when no key in the window is missed).
+    #[getter]
+    fn predicted_fnr(&self, py: Python<'_>) -> f64 {
+        self.lock(py).meta.fnr
+    }
+
+    /// Whether the window is a span of time (`at=` applies).
+    #[getter]
+    fn is_timed(&self, py: Python<'_>) -> bool {
+        self.lock(py).timed()
+    }
+
+    /// Counters and parameters, as a dict.
+    fn stats<'py>(&self, py: Python<'py>) -> PyResult<Bound<'py, PyDict>> {
+        let d = PyDict::new(py);
+        let inner = self.lock(py);
+        let f = inner.seen.filter();
+        d.set_item("family", state::family(f))?;
+        d.set_item("config", &inner.meta.config)?;
+        d.set_item("window", window_py(py, f.window())?)?;
+        d.set_item("slack", slack_py(py, f.window(), f.slack())?)?;
+        d.set_item("memory_bits", f.memory_bits())?;
+        d.set_item("memory_bytes", f.memory_bits().div_ceil(8))?;
+        d.set_item("predicted_fpr", inner.meta.fpr)?;
+        d.set_item("predicted_fnr", inner.meta.fnr)?;
+        d.set_item("observed", inner.meta.records_seen)?;
+        d.set_item("duplicates", inner.duplicates)?;
+        d.set_item("clock", inner.meta.clock_ms.map(|ms| ms as f64 / 1000.0))?;
+        d.set_item("clock_regressions", f.clock_regressions())?;
+        d.set_item("generations_closed_early", f.generations_closed_early())?;
+        Ok(d)
+    }
+
+    /// The state as bytes: the `.ddf` state file format of `ddf dedup
+    /// --state` (it holds the hash key: keep it as secret as the data).
+    fn to_bytes<'py>(&self, py: Python<'py>) -> Bound<'py, PyBytes> {
+        let bytes = self.lock(py).to_bytes();
+        PyBytes::new(py, &bytes)
+    }
+
+    /// Restores `to_bytes` output (or a state file's contents).
+    #[staticmethod]
+    #[pyo3(signature = (data, *, key=None))]
+    fn from_bytes(data: &[u8], key: Option<Py<PyAny>>) -> PyResult<Dedup> {
+        Dedup::decode(data, key)
+    }
+
+    /// Writes the state file atomically (a temporary file of mode 0600,
+    /// synced, renamed over `path`).
+    fn save(&self, py: Python<'_>, path: PathBuf) -> PyResult<()> {
+        let bytes = self.lock(py).to_bytes();
+        py.detach(|| save_atomic(&path, &bytes)).map_err(|e| {
+            PyOSError::new_err(format!("cannot save state to {}: {e}", path.display()))
+        })
+    }
+
+    fn __reduce__<'py>(&self, py: Python<'py>) -> PyResult<Bound<'py, PyAny>> {
+        let restore = py.import("ddf._ddf")?.getattr("_restore")?;
+        let bytes = self.to_bytes(py);
+        let key = self.key.as_ref().map(|k| k.clone_ref(py));
+        (restore, (bytes, key))
+            .into_pyobject(py)
+            .map(Bound::into_any)
+    }
+
+    fn __repr__(&self, py: Python<'_>) -> String {
+        let inner = self.lock(py);
+        let f = inner.seen.filter();
+        let window = match f.window() {
+            Window::Count(n) => format!("window={n}"),
+            Window::Time(ms) => format!("within={}s", ms as f64 / 1000.0),
+            Window::Unbounded => "whole stream".into(),
+        };
+        format!(
+            "<ddf.Dedup {} {}, {}, predicted fpr {:.3e}, {} observed>",
+            state::family(f),
+            window,
+            human_bytes(f.memory_bits().div_ceil(8)),
+            inner.meta.fpr,
+            inner.meta.records_seen
+        )
+    }
+}
+
+/// Writes `bytes` to a temporary file beside `path` (mode 0600: it holds
+/// the hash key), syncs it and renames it over `path`.
+fn save_atomic(path: &Path, bytes: &[u8]) -> std::io::Result<()> {
+    let mut tmp_name = path.file_name().unwrap_or_default().to_os_string();
+    tmp_name.push(format!(".tmp-{}", std::process::id()));
+    let tmp = path.with_file_name(tmp_name);
+    let mut opts = std::fs::OpenOptions::new();
+    opts.write(true).create(true).truncate(true);
+    #[cfg(unix)]
+    {
+        use std::os::unix::fs::OpenOptionsExt;
+        opts.mode(0o600);
+    }
+    let write = || -> std::io::Result<()> {
+        let mut file = opts.open(&tmp)?;
+        file.write_all(bytes)?;
+        file.sync_all()?;
+        drop(file);
+        std::fs::rename(&tmp, path)
+    };
+    write().inspect_err(|_| {
+        let _ = std::fs::remove_file(&tmp);
+    })
+}
+
+/// `ddf.load(path)`: a `Dedup` from a state file.
+#[pyfunction]
+#[pyo3(signature = (path, *, key=None))]
+pub(crate) fn load(py: Python<'_>, path: PathBuf, key: Option<Py<PyAny>>) -> PyResult<Dedup> {
+    let bytes = py.detach(|| std::fs::read(&path)).map_err(|e| {
+        PyOSError::new_err(format!("cannot read state file {}: {e}", path.display()))
+    })?;
+    Dedup::decode(&bytes, key).map_err(|e| {
+        PyValueError::new_err(format!("state file {}: {}", path.display(), e.value(py)))
+    })
+}
+
+/// `ddf.from_bytes(data)`: a `Dedup` from `Dedup.to_bytes` output.
+#[pyfunction]
+#[pyo3(signature = (data, *, key=None))]
+pub(crate) fn from_bytes(data: &[u8], key: Option<Py<PyAny>>) -> PyResult<Dedup> {
+    Dedup::decode(data, key)
+}
+
+/// The pickle constructor.
+#[pyfunction]
+pub(crate) fn _restore(data: &[u8], key: Option<Py<PyAny>>) -> PyResult<Dedup> {
+    Dedup::decode(data, key)
+}

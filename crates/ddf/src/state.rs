@@ -1,0 +1,327 @@
+//! State files: a [`Filter`], its hash key and a front end's metadata, in
+//! the one layout the `ddf` command (`ddf dedup --state`) and the Python
+//! package (`ddf.Dedup.save`, `ddf.load`) both read and write, so a state
+//! saved by one resumes in the other with the same answers.
+//!
+//! # Layout
+//!
+//! | bytes | field |
+//! | --- | --- |
+//! | 8 | magic `DDFSTATE` |
+//! | 2 | layout version ([`VERSION`]), little-endian |
+//! | 4 | length `j` of the metadata |
+//! | j | metadata: UTF-8 JSON written by the front end, never the key |
+//! | 2 | hash-key length `n` |
+//! | n | the SipHash-1-3 key |
+//! | 8 | length `b` of the filter snapshot |
+//! | b | the filter's own versioned, checksummed snapshot ([`crate::Snapshot`]) |
+//! | 8 | checksum: SipHash-1-3 under a fixed public key of every byte before it |
+//!
+//! The checksum catches torn or corrupted files, not tampering. The
+//! metadata is opaque here (this crate has no JSON parser); the front ends
+//! agree on its fields: `family`, `config`, `window`, `slack`,
+//! `memory_bits`, `fpr`, `records_seen`, `clock_ms` (the latest time seen,
+//! milliseconds since the Unix epoch, or `null`) and `time_source`.
+//!
+//! ```
+//! use ddf::{Deduper, ExactWindow, Filter, KeyedSipHasher, Verdict, state};
+//!
+//! let mut seen = Deduper::with_hasher(Filter::from(ExactWindow::new(100)?), KeyedSipHasher::with_seed(7));
+//! seen.observe(b"order-42".as_slice());
+//! let bytes = state::encode(seen.filter(), seen.hasher(), r#"{"records_seen":1}"#);
+//! let back = state::decode(&bytes)?;
+//! let mut again = Deduper::with_hasher(back.filter, back.hasher);
+//! assert_eq!(again.observe(b"order-42".as_slice()), Verdict::Duplicate);
+//! assert_eq!(state::family(again.filter()), "exact");
+//! assert!(state::decode(&bytes[..bytes.len() - 1]).is_err());
+//! # Ok::<(), Box<dyn std::error::Error>>(())
+//! ```
+
+use crate::{Candidate, Config, Filter, KeyedSipHasher, PortableHasher, Snapshot};
+use std::fmt;
+use std::hash::{BuildHasher, Hasher};
+
+/// The first eight bytes of every state file.
+pub const MAGIC: &[u8; 8] = b"DDFSTATE";
+
+/// The layout version written and read.
+pub const VERSION: u16 = 1;
+
+/// Most bytes of metadata accepted (a front end writes a few hundred).
+pub const MAX_META: usize = 1 << 20;
+
+/// The checksum's fixed public key (`ddf-cli-` / `state-v1` in ASCII).
+const CHECKSUM_KEY: (u64, u64) = (0x6464_662d_636c_692d, 0x7374_6174_652d_7631);
+
+/// The family names state files record and the front ends accept
+/// (`ddf dedup --filter`, `ddf.Dedup(family=...)`), in the planner's
+/// families.
+pub const FAMILIES: &[&str] = &[
+    "exact",
+    "shf",
+    "compact-shf",
+    "apbf",
+    "apbbf",
+    "sliding",
+    "queued-bloom",
+    "queued-qht",
+    "bloom",
+    "qht",
+];
+
+/// A decoded state file.
+pub struct StateFile {
+    /// The filter, of whatever kind the file holds.
+    pub filter: Filter,
+    /// The item hasher with the file's key.
+    pub hasher: KeyedSipHasher,
+    /// The front end's metadata (JSON text).
+    pub meta: String,
+    /// The filter snapshot's envelope format version.
+    pub snapshot_format: u16,
+    /// The filter snapshot's kind code ([`crate::snapshot::kind`]).
+    pub snapshot_kind: u16,
+}
+
+impl fmt::Debug for StateFile {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        // Never the key.
+        f.debug_struct("StateFile")
+            .field("family", &family(&self.filter))
+            .field("meta", &self.meta)
+            .finish_non_exhaustive()
+    }
+}
+
+/// Why bytes are not a state file this build reads.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct StateError(String);
+
+impl fmt::Display for StateError {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.write_str(&self.0)
+    }
+}
+
+impl std::error::Error for StateError {}
+
+impl From<String> for StateError {
+    fn from(s: String) -> Self {
+        StateError(s)
+    }
+}
+
+impl From<&str> for StateError {
+    fn from(s: &str) -> Self {
+        StateError(s.to_string())
+    }
+}
+
+fn checksum(bytes: &[u8]) -> u64 {
+    let mut key = [0u8; 16];
+    key[..8].copy_from_slice(&CHECKSUM_KEY.0.to_le_bytes());
+    key[8..].copy_from_slice(&CHECKSUM_KEY.1.to_le_bytes());
+    let mut h = KeyedSipHasher::with_key(key).build_hasher();
+    h.write(bytes);
+    h.finish()
+}
+
+/// The bytes of a state file holding `filter`, `hasher`'s key and `meta`.
+///
+/// `meta` longer than [`MAX_META`] is cut to an empty object, so the file
+/// always decodes.
+pub fn encode(filter: &Filter, hasher: &KeyedSipHasher, meta: &str) -> Vec<u8> {
+    let meta = if meta.len() > MAX_META { "{}" } else { meta };
+    let key = hasher.key_bytes();
+    let snap = filter.to_bytes();
+    let mut out = Vec::with_capacity(32 + meta.len() + key.len() + snap.len());
+    out.extend_from_slice(MAGIC);
+    out.extend_from_slice(&VERSION.to_le_bytes());
+    out.extend_from_slice(&(meta.len() as u32).to_le_bytes());
+    out.extend_from_slice(meta.as_bytes());
+    out.extend_from_slice(&(key.len() as u16).to_le_bytes());
+    out.extend_from_slice(&key);
+    out.extend_from_slice(&(snap.len() as u64).to_le_bytes());
+    out.extend_from_slice(&snap);
+    let sum = checksum(&out);
+    out.extend_from_slice(&sum.to_le_bytes());
+    out
+}
+
+/// Takes `n` bytes from the front of `input`, or says which field ended early.
+fn take<'a>(input: &mut &'a [u8], n: usize, field: &str) -> Result<&'a [u8], StateError> {
+    if input.len() < n {
+        return Err(format!("truncated in the {field}").into());
+    }
+    let (head, tail) = input.split_at(n);
+    *input = tail;
+    Ok(head)
+}
+
+/// Takes a little-endian integer of `N` bytes.
+fn take_le<const N: usize>(input: &mut &[u8], field: &str) -> Result<[u8; N], StateError> {
+    let mut out = [0u8; N];
+    out.copy_from_slice(take(input, N, field)?);
+    Ok(out)
+}
+
+/// Parses a state file's bytes; every error says what is wrong. Nothing is
+/// allocated from a length before the bytes it covers are checked to exist.
+pub fn decode(bytes: &[u8]) -> Result<StateFile, StateError> {
+    if bytes.len() < 8 || &bytes[..8] != MAGIC {
+        return Err("not a ddf state file (bad magic)".into());
+    }
+    if bytes.len() < 8 + 2 + 4 + 2 + 8 + 8 {
+        return Err("truncated".into());
+    }
+    let (body, sum) = bytes.split_at(bytes.len() - 8);
+    if checksum(body).to_le_bytes() != sum {
+        return Err("checksum mismatch (the file is torn or corrupted)".into());
+    }
+    let mut input = &body[8..];
+    let version = u16::from_le_bytes(take_le(&mut input, "version")?);
+    if version != VERSION {
+        return Err(format!("layout version {version}; this ddf reads version {VERSION}").into());
+    }
+    let meta_len = u32::from_le_bytes(take_le(&mut input, "metadata length")?) as usize;
+    if meta_len > MAX_META {
+        return Err(format!("metadata of {meta_len} bytes (at most {MAX_META})").into());
+    }
+    let meta = std::str::from_utf8(take(&mut input, meta_len, "metadata")?)
+        .map_err(|_| "metadata is not UTF-8")?
+        .to_string();
+    let key_len = u16::from_le_bytes(take_le(&mut input, "key length")?) as usize;
+    let key = take(&mut input, key_len, "hash key")?;
+    let hasher = KeyedSipHasher::from_key_bytes(key).ok_or("the hash key has the wrong length")?;
+    let snap_len = u64::from_le_bytes(take_le(&mut input, "snapshot length")?);
+    let snap_len = usize::try_from(snap_len).map_err(|_| "snapshot length overflows")?;
+    let snap = take(&mut input, snap_len, "filter snapshot")?;
+    if !input.is_empty() {
+        return Err(format!("{} stray bytes after the snapshot", input.len()).into());
+    }
+    let filter = Filter::from_bytes(snap).map_err(|e| format!("filter snapshot: {e}"))?;
+    let field = |at: usize| {
+        snap.get(at..at + 2)
+            .map_or(0, |b| u16::from_le_bytes([b[0], b[1]]))
+    };
+    Ok(StateFile {
+        filter,
+        hasher,
+        meta,
+        snapshot_format: field(4),
+        snapshot_kind: field(6),
+    })
+}
+
+/// The family name of a filter, as state files record it and
+/// [`FAMILIES`] lists it (`"unknown"` for types the planner never builds).
+pub fn family(f: &Filter) -> &'static str {
+    use crate::snapshot::kind;
+    match f {
+        #[cfg(all(feature = "queue", feature = "qht"))]
+        Filter::QueuedQht(_) => "queued-qht",
+        _ => match Snapshot::kind(f) {
+            kind::EXACT_WINDOW => "exact",
+            kind::SHF => "shf",
+            kind::COMPACT_SHF => "compact-shf",
+            kind::APBF => "apbf",
+            kind::APBBF => "apbbf",
+            kind::SLIDING_BLOOM => "sliding",
+            kind::QUEUE => "queued-bloom",
+            kind::PARTITIONED_BLOOM => "bloom",
+            kind::QHT => "qht",
+            _ => "unknown",
+        },
+    }
+}
+
+/// The family name (one of [`FAMILIES`]) of a planned candidate.
+pub fn candidate_family(c: &Candidate) -> &'static str {
+    match c.config {
+        #[cfg(feature = "exact")]
+        Config::Exact { .. } => "exact",
+        #[cfg(feature = "shf")]
+        Config::Shf { .. } => "shf",
+        #[cfg(feature = "shf")]
+        Config::CompactShf { .. } => "compact-shf",
+        #[cfg(feature = "apbf")]
+        Config::Apbf { .. } => "apbf",
+        #[cfg(feature = "apbf")]
+        Config::Apbbf { .. } => "apbbf",
+        #[cfg(feature = "sliding")]
+        Config::Sliding { .. } => "sliding",
+        #[cfg(all(feature = "queue", feature = "bloom"))]
+        Config::QueuedBloom { .. } => "queued-bloom",
+        #[cfg(all(feature = "queue", feature = "qht"))]
+        Config::QueuedQht { .. } => "queued-qht",
+        #[cfg(feature = "bloom")]
+        Config::Bloom { .. } => "bloom",
+        #[cfg(feature = "qht")]
+        Config::Qht { .. } => "qht",
+        #[allow(unreachable_patterns)]
+        _ => "unknown",
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::{Digest, DuplicateFilter, ExactWindow, Window, Windowed};
+
+    fn sample() -> Vec<u8> {
+        let mut f = Filter::from(ExactWindow::new(8).unwrap());
+        let digests: Vec<Digest> = (0..20u64).map(Digest::new).collect();
+        let mut v = Vec::new();
+        f.observe_batch(&digests, &mut v);
+        encode(&f, &KeyedSipHasher::with_seed(1), "{\"records_seen\":20}")
+    }
+
+    fn reseal(mut bytes: Vec<u8>) -> Vec<u8> {
+        let n = bytes.len() - 8;
+        let sum = checksum(&bytes[..n]);
+        bytes[n..].copy_from_slice(&sum.to_le_bytes());
+        bytes
+    }
+
+    #[test]
+    fn round_trip() {
+        let l = decode(&sample()).unwrap();
+        assert_eq!(l.meta, "{\"records_seen\":20}");
+        assert_eq!(l.filter.window(), Window::Count(8));
+        assert_eq!(l.hasher.key(), KeyedSipHasher::with_seed(1).key());
+        assert_eq!(l.snapshot_kind, crate::snapshot::kind::EXACT_WINDOW);
+    }
+
+    #[test]
+    fn every_cut_and_flip_is_an_error() {
+        let good = sample();
+        for n in 0..good.len() {
+            assert!(decode(&good[..n]).is_err(), "cut at {n}");
+        }
+        for i in 0..good.len() {
+            let mut b = good.clone();
+            b[i] ^= 0x5a;
+            assert!(decode(&b).is_err(), "flip at {i}");
+            // Behind a valid checksum the inner checks answer, never panic.
+            let _ = decode(&reseal(b));
+        }
+        let mut b = good.clone();
+        b[8..10].copy_from_slice(&7u16.to_le_bytes());
+        assert!(
+            decode(&reseal(b))
+                .unwrap_err()
+                .to_string()
+                .contains("version 7")
+        );
+    }
+
+    #[test]
+    fn family_names_are_listed() {
+        let req = crate::Requirements::count(10_000).target_fpr(0.01);
+        for c in crate::plan(&req).unwrap() {
+            let name = candidate_family(&c);
+            assert!(FAMILIES.contains(&name), "{name}");
+            assert_eq!(family(&c.build().unwrap()), name);
+        }
+    }
+}
