@@ -8,20 +8,12 @@
 //! `Candidate::build()` returns a `Filter`, [`build`] becomes that call.
 
 use ddf::{
-    Candidate, Config, DecodeError, Digest, DuplicateFilter, Filter, Requirements, Snapshot,
-    TimedFilter, Verdict, Window, snapshot::kind,
+    Candidate, DecodeError, Digest, DuplicateFilter, Filter, Requirements, TimedFilter, Verdict,
+    Window,
 };
 
 /// The filter the CLI drives: any family, loaded from any snapshot.
 pub(crate) type Engine = Filter;
-
-/// The `--filter` name of a filter (the family names of `FAMILIES`).
-pub(crate) fn family(f: &Filter) -> &'static str {
-    match f {
-        Filter::QueuedQht(_) => "queued-qht",
-        _ => kind_name(Snapshot::kind(f)),
-    }
-}
 
 /// Drives a filter over one block: the batch path over `digests` for a
 /// window of records (or the whole stream), the stamped batch path over
@@ -41,48 +33,9 @@ pub(crate) fn observe(
     }
 }
 
-/// The names `--filter` accepts, in the planner's families.
-pub(crate) const FAMILIES: &[&str] = &[
-    "exact",
-    "shf",
-    "compact-shf",
-    "apbf",
-    "apbbf",
-    "sliding",
-    "queued-bloom",
-    "queued-qht",
-    "bloom",
-    "qht",
-    "qhtd",
-    "qqhtd",
-    "sqf",
-    "cuckoo",
-    "stable-bloom",
-    "a2",
-];
-
-/// The `--filter` name of a planned candidate.
-pub(crate) fn candidate_family(c: &Candidate) -> &'static str {
-    match c.config {
-        Config::Exact { .. } => "exact",
-        Config::Shf { .. } => "shf",
-        Config::CompactShf { .. } => "compact-shf",
-        Config::Apbf { .. } => "apbf",
-        Config::Apbbf { .. } => "apbbf",
-        Config::Sliding { .. } => "sliding",
-        Config::QueuedBloom { .. } => "queued-bloom",
-        Config::QueuedQht { .. } => "queued-qht",
-        Config::Bloom { .. } => "bloom",
-        Config::Qht { .. } => "qht",
-        Config::Qhtd { .. } => "qhtd",
-        Config::Qqhtd { .. } => "qqhtd",
-        Config::Sqf { .. } => "sqf",
-        Config::Cuckoo { .. } => "cuckoo",
-        Config::StableBloom { .. } => "stable-bloom",
-        Config::A2 { .. } => "a2",
-        _ => "unknown",
-    }
-}
+// The family names of `--filter`, state files and `inspect`: one list, in
+// the facade, shared with the Python package.
+pub(crate) use ddf::state::{FAMILIES, candidate_family, family, kind_name};
 
 /// The planner's ranked candidates, or why there are none.
 ///
@@ -131,28 +84,6 @@ pub(crate) fn load(bytes: &[u8]) -> Result<Filter, DecodeError> {
 /// The kind code of a snapshot envelope (bytes 6..8, after magic and format).
 pub(crate) fn snapshot_kind(bytes: &[u8]) -> Option<u16> {
     bytes.get(6..8).map(|b| u16::from_le_bytes([b[0], b[1]]))
-}
-
-/// The family name of a snapshot kind code, for `ddf inspect`.
-pub(crate) fn kind_name(code: u16) -> &'static str {
-    match code {
-        kind::EXACT_WINDOW => "exact",
-        kind::SHF => "shf",
-        kind::COMPACT_SHF => "compact-shf",
-        kind::APBF => "apbf",
-        kind::APBBF => "apbbf",
-        kind::SLIDING_BLOOM => "sliding",
-        kind::QUEUE => "queued-bloom",
-        kind::PARTITIONED_BLOOM => "bloom",
-        kind::QHT => "qht",
-        kind::QHTD => "qhtd",
-        kind::QQHTD => "qqhtd",
-        kind::SQF => "sqf",
-        kind::CUCKOO => "cuckoo",
-        kind::STABLE_BLOOM => "stable-bloom",
-        kind::A2 => "a2",
-        _ => "unknown",
-    }
 }
 
 /// `w`, `t` or `∞` in words, time windows in the CLI's milliseconds.

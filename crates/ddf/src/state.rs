@@ -67,6 +67,12 @@ pub const FAMILIES: &[&str] = &[
     "queued-qht",
     "bloom",
     "qht",
+    "qhtd",
+    "qqhtd",
+    "sqf",
+    "cuckoo",
+    "stable-bloom",
+    "a2",
 ];
 
 /// A decoded state file.
@@ -216,22 +222,35 @@ pub fn decode(bytes: &[u8]) -> Result<StateFile, StateError> {
 /// The family name of a filter, as state files record it and
 /// [`FAMILIES`] lists it (`"unknown"` for types the planner never builds).
 pub fn family(f: &Filter) -> &'static str {
-    use crate::snapshot::kind;
     match f {
         #[cfg(all(feature = "queue", feature = "qht"))]
         Filter::QueuedQht(_) => "queued-qht",
-        _ => match Snapshot::kind(f) {
-            kind::EXACT_WINDOW => "exact",
-            kind::SHF => "shf",
-            kind::COMPACT_SHF => "compact-shf",
-            kind::APBF => "apbf",
-            kind::APBBF => "apbbf",
-            kind::SLIDING_BLOOM => "sliding",
-            kind::QUEUE => "queued-bloom",
-            kind::PARTITIONED_BLOOM => "bloom",
-            kind::QHT => "qht",
-            _ => "unknown",
-        },
+        _ => kind_name(Snapshot::kind(f)),
+    }
+}
+
+/// The family name of a snapshot kind code (a queue of any subfilter is
+/// `queued-bloom`: [`family`] tells a queue of QHTs apart), `"unknown"` for
+/// kinds the planner never builds.
+pub fn kind_name(code: u16) -> &'static str {
+    use crate::snapshot::kind;
+    match code {
+        kind::EXACT_WINDOW => "exact",
+        kind::SHF => "shf",
+        kind::COMPACT_SHF => "compact-shf",
+        kind::APBF => "apbf",
+        kind::APBBF => "apbbf",
+        kind::SLIDING_BLOOM => "sliding",
+        kind::QUEUE => "queued-bloom",
+        kind::PARTITIONED_BLOOM => "bloom",
+        kind::QHT => "qht",
+        kind::QHTD => "qhtd",
+        kind::QQHTD => "qqhtd",
+        kind::SQF => "sqf",
+        kind::CUCKOO => "cuckoo",
+        kind::STABLE_BLOOM => "stable-bloom",
+        kind::A2 => "a2",
+        _ => "unknown",
     }
 }
 
@@ -258,6 +277,18 @@ pub fn candidate_family(c: &Candidate) -> &'static str {
         Config::Bloom { .. } => "bloom",
         #[cfg(feature = "qht")]
         Config::Qht { .. } => "qht",
+        #[cfg(feature = "qht")]
+        Config::Qhtd { .. } => "qhtd",
+        #[cfg(feature = "qht")]
+        Config::Qqhtd { .. } => "qqhtd",
+        #[cfg(feature = "qht")]
+        Config::Sqf { .. } => "sqf",
+        #[cfg(feature = "cuckoo")]
+        Config::Cuckoo { .. } => "cuckoo",
+        #[cfg(feature = "bloom")]
+        Config::StableBloom { .. } => "stable-bloom",
+        #[cfg(feature = "bloom")]
+        Config::A2 { .. } => "a2",
         #[allow(unreachable_patterns)]
         _ => "unknown",
     }
