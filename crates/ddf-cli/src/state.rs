@@ -24,7 +24,7 @@ use ddf::{DuplicateFilter, PortableHasher, Window, Windowed};
 use serde_json::{Value, json};
 use std::fs;
 use std::hash::Hasher;
-use std::io::{Read, Write};
+use std::io::Write;
 use std::path::Path;
 
 const MAGIC: &[u8; 8] = b"DDFSTATE";
@@ -212,105 +212,16 @@ pub(crate) fn decode(bytes: &[u8]) -> Result<Loaded, String> {
     })
 }
 
-/// The most bytes a state file can hold: the fixed fields, the largest
-/// metadata and key, and the snapshot of the largest state a filter can
-/// promise ([`ddf::snapshot::MAX_SNAPSHOT_BYTES`]).
-const MAX_FILE: u64 =
-    8 + 2 + 4 + MAX_META as u64 + 2 + u16::MAX as u64 + 8 + ddf::snapshot::MAX_SNAPSHOT_BYTES + 8;
-
-/// Appends exactly `n` bytes of `r` to `out`, or says which field ended
-/// early; `take` grows `out` with the bytes actually read, so a length the
-/// source does not hold is never allocated.
-fn read_field(r: &mut impl Read, n: u64, field: &str, out: &mut Vec<u8>) -> Result<(), String> {
-    let got = r
-        .take(n)
-        .read_to_end(out)
-        .map_err(|e| format!("cannot read the {field}: {e}"))?;
-    if got as u64 == n {
-        Ok(())
-    } else {
-        Err(format!("truncated in the {field}"))
-    }
-}
-
-/// The bytes of a state file of `file_len` bytes, read header first: the
-/// magic before anything else, each declared length checked against the
-/// limits and the file's size before its field is read, and nothing read
-/// beyond the declared end (the checksum). [`decode`] then checks them.
-fn read_bounded(r: &mut impl Read, file_len: u64) -> Result<Vec<u8>, String> {
-    let mut out = Vec::new();
-    // Checks a field's declared end against the file before reading it.
-    let fits = |end: u64, field: &str| {
-        if end > file_len {
-            Err(format!(
-                "the {field} ends at byte {end}, beyond the file's {file_len} bytes"
-            ))
-        } else {
-            Ok(())
-        }
-    };
-    read_field(r, 8, "magic", &mut out)?;
-    if out[..8] != MAGIC[..] {
-        return Err("not a ddf state file (bad magic)".into());
-    }
-    read_field(r, 2 + 4, "metadata length", &mut out)?;
-    let meta_len = u32::from_le_bytes([out[10], out[11], out[12], out[13]]);
-    if meta_len as usize > MAX_META {
-        return Err(format!("metadata of {meta_len} bytes (at most {MAX_META})"));
-    }
-    fits(14 + u64::from(meta_len) + 2, "metadata")?;
-    read_field(r, u64::from(meta_len) + 2, "metadata", &mut out)?;
-    let n = out.len();
-    let key_len = u16::from_le_bytes([out[n - 2], out[n - 1]]);
-    fits(n as u64 + u64::from(key_len) + 8, "hash key")?;
-    read_field(r, u64::from(key_len) + 8, "hash key", &mut out)?;
-    let n = out.len();
-    let mut len = [0u8; 8];
-    len.copy_from_slice(&out[n - 8..]);
-    let snap_len = u64::from_le_bytes(len);
-    if snap_len > ddf::snapshot::MAX_SNAPSHOT_BYTES {
-        return Err(format!(
-            "the filter snapshot declares {snap_len} bytes, more than any filter's state ({} at most)",
-            ddf::snapshot::MAX_SNAPSHOT_BYTES
-        ));
-    }
-    let end = n as u64 + snap_len + 8;
-    fits(end, "filter snapshot")?;
-    read_field(r, snap_len + 8, "filter snapshot", &mut out)?;
-    if end != file_len {
-        return Err(format!("{} stray bytes after the checksum", file_len - end));
-    }
-    Ok(out)
-}
-
 /// Reads `path`: `None` when it does not exist, an error when it cannot be
-/// read or decoded. Only a regular file of at most [`MAX_FILE`] bytes is
-/// read (a device such as `/dev/zero`, a pipe or a directory is refused
-/// before it is opened), header first ([`read_bounded`]).
+/// read or decoded. The bytes are read by [`ddf::state::read_file`]: a
+/// regular file only, header first, never more than it declares.
 pub(crate) fn load(path: &Path) -> Result<Option<Loaded>, String> {
-    let corrupt = |e: String| format!("state file {} is corrupt: {e}", path.display());
-    let cannot = |e: std::io::Error| format!("cannot read state file {}: {e}", path.display());
-    let info = match fs::metadata(path) {
-        Ok(info) => info,
-        Err(e) if e.kind() == std::io::ErrorKind::NotFound => return Ok(None),
-        Err(e) => return Err(cannot(e)),
+    let Some(bytes) = ddf::state::read_file(path).map_err(|e| e.to_string())? else {
+        return Ok(None);
     };
-    if !info.is_file() {
-        return Err(format!(
-            "{} cannot be a state file: it is not a regular file",
-            path.display()
-        ));
-    }
-    if info.len() > MAX_FILE {
-        return Err(format!(
-            "{} cannot be a state file: {} bytes, more than the largest state ({MAX_FILE})",
-            path.display(),
-            info.len()
-        ));
-    }
-    let mut file = std::io::BufReader::new(fs::File::open(path).map_err(cannot)?);
-    let bytes = read_bounded(&mut file, info.len()).map_err(corrupt)?;
-    decode(&bytes).map(Some).map_err(corrupt)
+    decode(&bytes)
+        .map(Some)
+        .map_err(|e| format!("state file {} is corrupt: {e}", path.display()))
 }
 
 /// Writes the state atomically: temporary file (mode 0600), sync, rename.
@@ -410,33 +321,6 @@ mod tests {
         let mut b = good.clone();
         b.insert(good.len() - 8, 0);
         assert!(decode(&reseal(b)).unwrap_err().contains("stray"));
-    }
-
-    #[test]
-    fn reading_stops_at_what_the_header_declares() {
-        let good = sample();
-        let n = good.len() as u64;
-        assert_eq!(read_bounded(&mut good.as_slice(), n).unwrap(), good);
-        // Zeros for ever: refused at the magic.
-        let e = read_bounded(&mut std::io::repeat(0), u64::MAX).unwrap_err();
-        assert!(e.contains("bad magic"), "{e}");
-        // A snapshot length beyond any filter's state, then zeros for ever.
-        let meta_len = u32::from_le_bytes(good[10..14].try_into().unwrap()) as usize;
-        let key_len = u16::from_le_bytes(good[14 + meta_len..16 + meta_len].try_into().unwrap());
-        let len_at = 16 + meta_len + usize::from(key_len);
-        let mut head = good[..len_at + 8].to_vec();
-        head[len_at..].copy_from_slice(&u64::MAX.to_le_bytes());
-        let mut endless = head.as_slice().chain(std::io::repeat(0));
-        let e = read_bounded(&mut endless, u64::MAX).unwrap_err();
-        assert!(e.contains("more than any filter's state"), "{e}");
-        // A length within the limit but beyond the file's size.
-        head[len_at..].copy_from_slice(&(1u64 << 30).to_le_bytes());
-        let mut endless = head.as_slice().chain(std::io::repeat(0));
-        let e = read_bounded(&mut endless, n).unwrap_err();
-        assert!(e.contains("beyond the file"), "{e}");
-        // A file longer than its header declares.
-        let e = read_bounded(&mut good.as_slice(), n + 1).unwrap_err();
-        assert!(e.contains("1 stray bytes"), "{e}");
     }
 
     proptest! {

@@ -8,7 +8,7 @@ use ddf::{
     Deduper, Digest, DuplicateFilter, Filter, KeyedSipHasher, TimedFilter, Verdict, Window,
     Windowed, state,
 };
-use pyo3::exceptions::{PyOSError, PyTypeError, PyValueError};
+use pyo3::exceptions::{PyFileNotFoundError, PyOSError, PyTypeError, PyValueError};
 use pyo3::prelude::*;
 use pyo3::types::{PyByteArray, PyBytes, PyDict, PyFloat, PyInt};
 use serde_json::{Value, json};
@@ -650,9 +650,17 @@ fn save_atomic(path: &Path, bytes: &[u8]) -> std::io::Result<()> {
 #[pyfunction]
 #[pyo3(signature = (path, *, key=None))]
 pub(crate) fn load(py: Python<'_>, path: PathBuf, key: Option<Py<PyAny>>) -> PyResult<Dedup> {
-    let bytes = py.detach(|| std::fs::read(&path)).map_err(|e| {
-        PyOSError::new_err(format!("cannot read state file {}: {e}", path.display()))
-    })?;
+    // A regular file only, header first, never more than it declares.
+    let bytes = match py.detach(|| ddf::state::read_file(&path)) {
+        Ok(Some(bytes)) => bytes,
+        Ok(None) => {
+            return Err(PyFileNotFoundError::new_err(format!(
+                "no state file at {}",
+                path.display()
+            )));
+        }
+        Err(e) => return Err(PyValueError::new_err(e.to_string())),
+    };
     Dedup::decode(&bytes, key).map_err(|e| {
         PyValueError::new_err(format!("state file {}: {}", path.display(), e.value(py)))
     })

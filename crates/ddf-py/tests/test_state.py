@@ -97,3 +97,10 @@ def test_corrupt_and_missing_files(tmp_path) -> None:
         ddf.load(tmp_path / "absent.ddf")
     with pytest.raises(OSError):
         ddf.Dedup(window=5).save(tmp_path / "no" / "such" / "dir.ddf")
+
+
+def test_endless_files_are_refused_before_reading() -> None:
+    # A device that never ends is refused before it is opened: reading it
+    # would allocate without bound.
+    with pytest.raises(ValueError, match="not a regular file"):
+        ddf.load("/dev/zero")

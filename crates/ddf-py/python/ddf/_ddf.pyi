@@ -180,7 +180,10 @@ def plan(
 def load(path: str | os.PathLike[str], *, key: Callable[[object], Key] | None = None) -> Dedup:
     """A ``Dedup`` from a state file (``Dedup.save`` or ``ddf dedup --state``).
 
-    A corrupt or foreign file raises ``ValueError``.
+    A corrupt or foreign file, or a path that cannot be a state file (a
+    device such as ``/dev/zero``, a pipe, a directory), raises
+    ``ValueError`` without reading more than the file's header declares; a
+    missing file raises ``FileNotFoundError``.
     """
 
 def from_bytes(data: bytes, *, key: Callable[[object], Key] | None = None) -> Dedup:
