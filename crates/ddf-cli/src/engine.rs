@@ -7,10 +7,7 @@
 //! variant's own snapshot and loads whatever kind it holds. When
 //! `Candidate::build()` returns a `Filter`, [`build`] becomes that call.
 
-use ddf::{
-    Candidate, DecodeError, Digest, DuplicateFilter, Filter, Requirements, TimedFilter, Verdict,
-    Window,
-};
+use ddf::{Candidate, Digest, DuplicateFilter, Filter, Requirements, TimedFilter, Verdict, Window};
 
 /// The filter the CLI drives: any family, loaded from any snapshot.
 pub(crate) type Engine = Filter;
@@ -74,16 +71,6 @@ pub(crate) fn exact(window: Window) -> Result<Filter, String> {
     Ok(Filter::from(f.map_err(|e| {
         format!("cannot build the exact filter: {e}")
     })?))
-}
-
-/// Reads a filter snapshot of any kind.
-pub(crate) fn load(bytes: &[u8]) -> Result<Filter, DecodeError> {
-    Filter::from_bytes(bytes)
-}
-
-/// The kind code of a snapshot envelope (bytes 6..8, after magic and format).
-pub(crate) fn snapshot_kind(bytes: &[u8]) -> Option<u16> {
-    bytes.get(6..8).map(|b| u16::from_le_bytes([b[0], b[1]]))
 }
 
 /// `w`, `t` or `∞` in words, time windows in the CLI's milliseconds.

@@ -1,41 +1,21 @@
-//! State files: a filter, its hash key and what the CLI knows about the run.
+//! State files: a filter, its hash key and what the CLI knows about the run
+//! ([`Meta`], the metadata JSON), in the layout of `ddf::state`, which the
+//! Python package reads and writes too.
 //!
-//! # Layout
-//!
-//! | bytes | field |
-//! | --- | --- |
-//! | 8 | magic `DDFSTATE` |
-//! | 2 | layout version ([`VERSION`]), little-endian |
-//! | 4 | length `j` of the metadata |
-//! | j | metadata: JSON ([`Meta`]), never the key |
-//! | 2 | hash-key length `n` |
-//! | n | the SipHash-1-3 key |
-//! | 8 | length `b` of the filter snapshot |
-//! | b | the filter's own versioned, checksummed snapshot (`ddf::Snapshot`) |
-//! | 8 | checksum: SipHash-1-3 under a fixed public key of every byte before it |
-//!
-//! The checksum catches torn or corrupted files, not tampering. A save writes
+//! A save writes
 //! `FILE.tmp-PID` (mode 0600, since the key is secret), syncs it and renames
 //! it over `FILE`, so a crash leaves either the old state or the new one.
 
 use crate::engine::{self, Engine};
 use ddf::KeyedSipHasher;
-use ddf::{DuplicateFilter, PortableHasher, Window, Windowed};
+use ddf::{DuplicateFilter, Window, Windowed};
 use serde_json::{Value, json};
 use std::fs;
-use std::hash::Hasher;
 use std::io::Write;
 use std::path::Path;
 
-const MAGIC: &[u8; 8] = b"DDFSTATE";
-
 /// The layout version written and read.
-pub(crate) const VERSION: u16 = 1;
-
-const CHECKSUM_KEY: (u64, u64) = (0x6464_662d_636c_692d, 0x7374_6174_652d_7631);
-
-/// Most bytes of metadata accepted (it is a few hundred in practice).
-const MAX_META: usize = 1 << 20;
+pub(crate) const VERSION: u16 = ddf::state::VERSION;
 
 /// What the CLI records beside the filter.
 #[derive(Debug, Clone, PartialEq)]
@@ -115,99 +95,24 @@ impl std::fmt::Debug for Loaded {
     }
 }
 
-fn checksum(bytes: &[u8]) -> u64 {
-    let mut h = siphasher::sip::SipHasher13::new_with_keys(CHECKSUM_KEY.0, CHECKSUM_KEY.1);
-    h.write(bytes);
-    h.finish()
-}
-
 /// The bytes of a state file.
 pub(crate) fn encode(f: &Engine, hasher: &KeyedSipHasher, meta: &Meta) -> Vec<u8> {
-    let meta = meta.to_json(f).to_string();
-    let key = hasher.key_bytes();
-    let snap = f.to_bytes();
-    let mut out = Vec::with_capacity(32 + meta.len() + key.len() + snap.len());
-    out.extend_from_slice(MAGIC);
-    out.extend_from_slice(&VERSION.to_le_bytes());
-    out.extend_from_slice(&(meta.len() as u32).to_le_bytes());
-    out.extend_from_slice(meta.as_bytes());
-    out.extend_from_slice(&(key.len() as u16).to_le_bytes());
-    out.extend_from_slice(&key);
-    out.extend_from_slice(&(snap.len() as u64).to_le_bytes());
-    out.extend_from_slice(&snap);
-    let sum = checksum(&out);
-    out.extend_from_slice(&sum.to_le_bytes());
-    out
-}
-
-/// Takes `n` bytes from the front of `input`, or says which field ended early.
-fn take<'a>(input: &mut &'a [u8], n: usize, field: &str) -> Result<&'a [u8], String> {
-    if input.len() < n {
-        return Err(format!("truncated in the {field}"));
-    }
-    let (head, tail) = input.split_at(n);
-    *input = tail;
-    Ok(head)
+    ddf::state::encode(f, hasher, &meta.to_json(f).to_string())
 }
 
 /// Parses a state file's bytes; every error says what is wrong.
 pub(crate) fn decode(bytes: &[u8]) -> Result<Loaded, String> {
-    if bytes.len() < 8 || &bytes[..8] != MAGIC {
-        return Err("not a ddf state file (bad magic)".into());
-    }
-    if bytes.len() < 8 + 2 + 4 + 2 + 8 + 8 {
-        return Err("truncated".into());
-    }
-    let (body, sum) = bytes.split_at(bytes.len() - 8);
-    if checksum(body).to_le_bytes() != sum {
-        return Err("checksum mismatch (the file is torn or corrupted)".into());
-    }
-    let mut input = &body[8..];
-    let version = u16::from_le_bytes(take(&mut input, 2, "version")?.try_into().unwrap_or([0; 2]));
-    if version != VERSION {
-        return Err(format!(
-            "layout version {version}; this ddf reads version {VERSION}"
-        ));
-    }
-    let meta_len = u32::from_le_bytes(
-        take(&mut input, 4, "metadata length")?
-            .try_into()
-            .unwrap_or([0; 4]),
-    ) as usize;
-    if meta_len > MAX_META {
-        return Err(format!("metadata of {meta_len} bytes (at most {MAX_META})"));
-    }
-    let meta_bytes = take(&mut input, meta_len, "metadata")?;
+    let file = ddf::state::decode(bytes).map_err(|e| e.to_string())?;
     let meta_json: Value =
-        serde_json::from_slice(meta_bytes).map_err(|e| format!("metadata is not JSON: {e}"))?;
+        serde_json::from_str(&file.meta).map_err(|e| format!("metadata is not JSON: {e}"))?;
     let meta = Meta::from_json(&meta_json).ok_or("metadata lacks a field")?;
-    let key_len = u16::from_le_bytes(
-        take(&mut input, 2, "key length")?
-            .try_into()
-            .unwrap_or([0; 2]),
-    ) as usize;
-    let key = take(&mut input, key_len, "hash key")?;
-    let hasher = KeyedSipHasher::from_key_bytes(key).ok_or("the hash key has the wrong length")?;
-    let snap_len = u64::from_le_bytes(
-        take(&mut input, 8, "snapshot length")?
-            .try_into()
-            .unwrap_or([0; 8]),
-    );
-    let snap_len = usize::try_from(snap_len).map_err(|_| "snapshot length overflows")?;
-    let snap = take(&mut input, snap_len, "filter snapshot")?;
-    if !input.is_empty() {
-        return Err(format!("{} stray bytes after the snapshot", input.len()));
-    }
-    let filter = engine::load(snap).map_err(|e| format!("filter snapshot: {e}"))?;
     Ok(Loaded {
-        filter,
-        hasher,
+        filter: file.filter,
+        hasher: file.hasher,
         meta,
-        version,
-        snapshot_format: snap
-            .get(4..6)
-            .map_or(0, |b| u16::from_le_bytes([b[0], b[1]])),
-        snapshot_kind: engine::snapshot_kind(snap).unwrap_or(0),
+        version: VERSION,
+        snapshot_format: file.snapshot_format,
+        snapshot_kind: file.snapshot_kind,
         file_bytes: bytes.len() as u64,
     })
 }
@@ -292,7 +197,7 @@ mod tests {
     fn reseal(mut bytes: Vec<u8>) -> Vec<u8> {
         if bytes.len() >= 8 {
             let n = bytes.len() - 8;
-            let sum = checksum(&bytes[..n]);
+            let sum = ddf::state::checksum(&bytes[..n]);
             bytes[n..].copy_from_slice(&sum.to_le_bytes());
         }
         bytes

@@ -125,7 +125,10 @@ impl From<&str> for StateError {
     }
 }
 
-fn checksum(bytes: &[u8]) -> u64 {
+/// The state file's checksum of `bytes`: SipHash-1-3 under a fixed public
+/// key (the last 8 bytes of a file, little-endian, are this of the bytes
+/// before them). It catches torn or corrupted files, not tampering.
+pub fn checksum(bytes: &[u8]) -> u64 {
     let mut key = [0u8; 16];
     key[..8].copy_from_slice(&CHECKSUM_KEY.0.to_le_bytes());
     key[8..].copy_from_slice(&CHECKSUM_KEY.1.to_le_bytes());
