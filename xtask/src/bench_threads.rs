@@ -14,7 +14,7 @@
 //!
 //! Subjects implement [`Concurrent`] (`observe(&self, key, now)`). A type
 //! that observes digests through `&self` joins with one line in
-//! [`subjects`] after one [`digest_observer!`] line (see there).
+//! [`subjects`] after one `digest_observer!` line (see there).
 
 use crate::bench_cli::{cpu, loadavg, splice};
 use crate::paths::{output_dir, workspace_root};

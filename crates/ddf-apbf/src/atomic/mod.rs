@@ -26,9 +26,9 @@
 //! physical segments of logical `0..k` at `e`. Shift `s` empties physical
 //! `base₀ − s (mod k + l)`, which is one of `I`'s segments only for
 //! `s ∈ e + l + 1 ..= e + k + l` (shifts up to `e` were published before `I`
-//! read `e`, with their clears ordered before its bits; shifts `e + 1 ..= e
-//! + l` empty other segments). So `x`'s bits stay until shift `e + l + 1`
-//! starts. A later operation `C` on `x` (one that `I` happens before: the
+//! read `e`, with their clears ordered before its bits; shifts
+//! `e + 1 ..= e + l` empty other segments). So `x`'s bits stay until shift
+//! `e + l + 1` starts. A later operation `C` on `x` (one that `I` happens before: the
 //! same thread, or any synchronisation) reads an epoch `E ≥ e`, and while
 //! `E ≤ e + l` finds `x`'s `k` segments in logical `E − e ..` `E − e + k`,
 //! a run. Shift `e + l + 1` needs `l` shifts after shift `e + 1`, which was
