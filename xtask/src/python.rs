@@ -361,10 +361,11 @@ pub(crate) fn bench(args: &[String]) -> Result<bool, String> {
         dir.join("bench-python.md").display()
     );
     if docs {
-        for doc in ["docs/performance.md", "crates/ddf-py/README.md"] {
-            crate::bench_cli::splice(&root.join(doc), &md, BEGIN, END)?;
-            eprintln!("bench-python: updated {doc}");
-        }
+        let readme = "crates/ddf-py/README.md";
+        crate::bench_cli::splice(&root.join("docs/performance.md"), &md, BEGIN, END)?;
+        let front = crate::bench_cli::front_page(&md);
+        crate::bench_cli::splice(&root.join(readme), &front, BEGIN, END)?;
+        eprintln!("bench-python: updated docs/performance.md and {readme}");
     }
     Ok(targets)
 }
@@ -390,7 +391,8 @@ fn table(cells: &[Cell], sizes: &[usize], reps: usize, l0: &str, l1: &str) -> (S
         md,
         "Window 2^20 at fpr 10^-3 (the planner's first choice, `ddf.Dedup(window=2**20, fpr=1e-3)`), \
          distinct keys; best of {reps} alternating runs, each in a fresh process. \
-         {cpu}; load average {l0} at the start, {l1} at the end; `cargo xtask bench-python`.\n"
+         {cpu}, {date} UTC; load average {l0} before, {l1} after; `cargo xtask bench-python`.\n",
+        date = crate::bench::utc_now(),
     );
     let _ = writeln!(
         md,
