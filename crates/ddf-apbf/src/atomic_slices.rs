@@ -137,7 +137,8 @@ pub(crate) fn core_to_apbf<P: Platform>(core: &SlicesCore<P>) -> Apbf {
 /// A lock-free [`Apbf`]: `observe`, `insert` and `contains` take `&self`
 /// and run from any number of threads at once with no lock. Insertions set
 /// bits with atomic `fetch_or` (a bit already set is only read); one thread
-/// performs a due generation shift while the others go on.
+/// performs a due generation shift while the others go on, unless they
+/// would overfill the generation being closed (the waits, below).
 ///
 /// Same parameters, layout and snapshot bytes as [`Apbf`]
 /// ([`Snapshot::to_bytes`] writes the `Apbf` kind, and
@@ -166,8 +167,9 @@ pub(crate) fn core_to_apbf<P: Platform>(core: &SlicesCore<P>) -> Apbf {
 ///   least `t + l·τ` began before `C` ended, or a generation closed early
 ///   by count since `I` began (then the count window holds).
 /// * **False positives**: the single-threaded bound with generations of
-///   up to `g + c·T` items (plus those inserted while the thread elected to
-///   shift is descheduled).
+///   up to `g + (c + 1)·T` items. An insertion whose flush finds the
+///   generation full while another thread is shifting waits for that
+///   shift, so a descheduled shifter cannot let a generation overfill.
 ///
 /// A reader racing a shift may see the oldest slice half emptied: it holds
 /// only items that this shift expires. The derivation is in the crate's
@@ -184,7 +186,8 @@ pub(crate) fn core_to_apbf<P: Platform>(core: &SlicesCore<P>) -> Apbf {
 /// per generation one thread empties a slice and writes the epoch word.
 /// No line is written by every operation of every thread. A timed
 /// insertion that finds a period passed while another thread shifts waits
-/// for that shift (the one wait; count windows never wait).
+/// for that shift, and so does a flush that finds the generation full
+/// while another thread shifts (the two waits).
 ///
 /// # Examples
 ///

@@ -191,13 +191,14 @@ fn summarise(runs: &[(u64, u64, u64)], what: &str) -> Outcome {
 
 /// Distinct keys from 8 threads, so every report is a false positive;
 /// measured after `k + l` generations, against the single-threaded
-/// worst-point bound with generations of `g + c·T` (the counts a thread
-/// may hold back, see `AtomicApbf`).
+/// worst-point bound with generations of `g + (c + 1)·T` (what a thread
+/// may insert into a full generation before its flush waits, see
+/// `AtomicApbf`).
 fn fpr(ctx: &Ctx) -> Outcome {
     let per_thread = ctx.pick(60_000, 250_000);
     let f0 = AtomicApbf::with_window(20_000, 0.01).expect("valid parameters");
     let (k, l, m, g, c) = (f0.k(), f0.l(), f0.slice_bits(), f0.generation(), f0.chunk());
-    let grown = (g + c * THREADS) as f64;
+    let grown = (g + (c + 1) * THREADS) as f64;
     let r = steady_fill_ratios(k as usize, l as usize, m as f64, grown, grown);
     let bound = false_positive(k as usize, &r);
     let warmup = u64::from(k + l) * g;
@@ -234,6 +235,6 @@ fn fpr(ctx: &Ctx) -> Outcome {
     });
     let (fp, unseen) = runs.iter().fold((0, 0), |a, b| (a.0 + b.0, a.1 + b.1));
     Outcome::binomial_at_most(bound, fp, unseen).note(format!(
-        "{THREADS} threads, k = {k}, l = {l}, g = {g}, c = {c}: bound at g + c·T = {grown}"
+        "{THREADS} threads, k = {k}, l = {l}, g = {g}, c = {c}: bound at g + (c + 1)·T = {grown}"
     ))
 }

@@ -5,7 +5,7 @@
 //! everything the threads share goes through loom's types, which the
 //! [`Platform`] parameter arranges.
 
-use super::{AtomicCore, Platform, Position};
+use super::{AtomicCore, BUSY, Platform, Position};
 use crate::Apbf;
 use crate::atomic_slices::{AtomicSlices, SlicesCore};
 use ddf_bits::{AtomicBitArray, AtomicWord};
@@ -208,4 +208,35 @@ fn time_window_keeps_items_across_concurrent_time_shifts() {
             other.join().unwrap();
         });
     }
+}
+
+/// A shifter descheduled while it holds `BUSY`: the insertion that fills
+/// the generation waits in its flush until the shift is made, so no
+/// further insertion lands in the full generation (`g = 1`, `c = 1`).
+#[test]
+fn a_full_generation_waits_for_a_descheduled_shifter() {
+    model(2, || {
+        let c = Arc::new(core(1, 2, 2, None));
+        assert_eq!((c.generation, c.chunk()), (1, 1));
+        // SeqCst: the test's own order with the thread below.
+        let word = c.epoch.load(Ordering::SeqCst);
+        c.epoch
+            .compare_exchange(word, word | BUSY, Ordering::SeqCst, Ordering::SeqCst)
+            .unwrap();
+        let returned = Arc::new(LoomU64::new(0));
+        let (c2, r2) = (c.clone(), returned.clone());
+        let other = loom::thread::spawn(move || {
+            for i in 0..3 {
+                c2.observe(Digest::mixed(i), None, 1);
+                r2.fetch_add(1, Ordering::SeqCst);
+            }
+        });
+        // The first insertion fills the generation and waits: none returns
+        // while the shift is held.
+        assert_eq!(returned.load(Ordering::SeqCst), 0);
+        c.epoch.store(word, Ordering::SeqCst);
+        other.join().unwrap();
+        // Every insertion then closed its generation.
+        assert_eq!(c.shifts(), 3);
+    });
 }

@@ -8,9 +8,10 @@
 //! of logical segment 0 (`base`) and a `BUSY` bit. A thread that finds a
 //! shift due takes `BUSY` by a compare-exchange (the election), empties the
 //! segment that becomes the newest, writes the clock words, and publishes
-//! the next epoch with `BUSY` clear. Observers never wait for it on a count
-//! window: they read the epoch and insert into the `k` newest segments of
-//! the generation they read.
+//! the next epoch with `BUSY` clear. Observers read the epoch and insert
+//! into the `k` newest segments of the generation they read; on a count
+//! window one waits for the shifter only when its flush finds the
+//! generation full while the shift is held (below).
 //!
 //! Insertions are counted in 32 stripes, each in its own 128-byte line,
 //! picked per thread; a stripe adds its count to the shared `counted` word
@@ -56,10 +57,14 @@
 //!   clear happens before the publication it acquired). An insertion that
 //!   read an epoch `l` or more shifts old may set bits in the segment being
 //!   emptied: such a bit is an extra false positive, never a miss.
-//! * **False positives.** A generation holds its `g` counted insertions
-//!   plus those not yet counted (under `c` per thread) plus those that run
-//!   while the elected thread is descheduled; the single-threaded bound
-//!   holds with `g` raised by that much (`concurrent/*` in verify).
+//! * **False positives.** A flush that finds the generation full while
+//!   another thread holds `BUSY` waits for that shift (without the wait, a
+//!   shifter descheduled by the scheduler lets the others overfill the
+//!   newest segment without bound). So after `counted` reaches the end of
+//!   a generation each thread inserts at most `c` more items into it (up
+//!   to its next flush), besides one in flight: a generation holds at most
+//!   `g + (c + 1)·T` insertions, and the single-threaded bound holds with
+//!   `g` raised to that (`concurrent/*` in verify).
 //!
 //! # Orderings
 //!
@@ -483,14 +488,20 @@ impl<S: AtomicSegments, P: Platform> AtomicCore<S, P> {
             // the shifter (publish `epoch`, then read `counted`) needs one
             // total order, so that one of the two sees the other.
             let word = self.epoch.load(Ordering::SeqCst);
-            if word & BUSY != 0 {
-                // The shifter rechecks after publishing.
-                return;
-            }
             let full = self.counted.load(Ordering::SeqCst)
                 >= self.gen_start.load(Ordering::SeqCst) + self.generation;
             if !full {
                 return;
+            }
+            if word & BUSY != 0 {
+                // The generation is full and another thread holds the
+                // shift: wait for it rather than overfill the newest
+                // segment while that thread is descheduled (the bound of
+                // `g + (c + 1)·T` items per generation). A shift that is
+                // not owed (`BUSY` under a timed shift of a generation not
+                // yet full) never makes a flush wait.
+                P::pause();
+                continue;
             }
             // SeqCst: the election, as in `enter_timed`.
             if self
