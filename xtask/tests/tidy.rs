@@ -694,3 +694,81 @@ fn no_machine_prose() {
         bad.join("\n")
     );
 }
+
+/// The entries of the family registry (`crates/ddf/src/registry.rs`):
+/// `(variant type path, slug if the planner builds it)`.
+fn registry_entries() -> Vec<(String, Option<String>)> {
+    let text = read(&root().join("crates/ddf/src/registry.rs"));
+    let body = text
+        .split("\nfamilies! {\n")
+        .nth(1)
+        .and_then(|s| s.split("\n}\n").next())
+        .expect("registry.rs invokes `families!`");
+    let mut out: Vec<(String, Option<String>)> = Vec::new();
+    for line in body.lines().map(str::trim) {
+        if line.starts_with("///") {
+            continue;
+        }
+        // `[cfg] Variant(path::Type), mode, "name"` opens an entry (the
+        // cfg and the variant may sit on two lines).
+        let entry = line.rsplit("] ").next().unwrap_or(line);
+        if let Some((variant, rest)) = entry.split_once('(')
+            && !variant.is_empty()
+            && variant.chars().all(|c| c.is_ascii_alphanumeric())
+            && variant.starts_with(|c: char| c.is_ascii_uppercase())
+            && rest.contains("), ")
+        {
+            let ty = rest.split("), ").next().unwrap_or_default().to_string();
+            out.push((ty, None));
+        } else if let Some(slug) = line.strip_prefix("planned \"") {
+            let slug = slug.split('"').next().unwrap_or_default().to_string();
+            if let Some(last) = out.last_mut() {
+                last.1 = Some(slug);
+            }
+        }
+    }
+    out
+}
+
+/// One registry line per filter type, everywhere it is read: every
+/// snapshot kind's type has an entry (so removing a line fails here), and
+/// the slugs of the planned families are the command's `--filter` values
+/// as its README lists them, in the registry's order.
+#[test]
+fn registry_lines_are_everywhere() {
+    let entries = registry_entries();
+    assert!(entries.len() >= 16, "registry not found: {entries:?}");
+    let mut bad = Vec::new();
+    for kind in snapshot_kinds() {
+        let ty = camel(&kind);
+        if !entries.iter().any(|(path, _)| path.contains(&ty)) {
+            bad.push(format!(
+                "{kind}: no entry of crates/ddf/src/registry.rs holds a {ty}"
+            ));
+        }
+    }
+    let slugs: Vec<String> = entries.iter().filter_map(|e| e.1.clone()).collect();
+    let cli = read(&root().join("crates/ddf-cli/README.md"));
+    let row = cli
+        .lines()
+        .find(|l| l.starts_with("| `--filter NAME`"))
+        .unwrap_or_default();
+    let listed: Vec<String> = row
+        .split(':')
+        .nth(1)
+        .unwrap_or_default()
+        .split(',')
+        .map(|s| {
+            s.trim()
+                .trim_matches(|c| c == '`' || c == '|' || c == ' ')
+                .to_string()
+        })
+        .filter(|s| !s.is_empty())
+        .collect();
+    if listed != slugs {
+        bad.push(format!(
+            "crates/ddf-cli/README.md lists --filter {listed:?}; the registry's slugs are {slugs:?}"
+        ));
+    }
+    assert!(bad.is_empty(), "{}", bad.join("\n"));
+}

@@ -6,7 +6,7 @@
 //! planner's signature or `Candidate::build`'s return type changes, this file
 //! is the only one to adjust.
 
-use ddf::{Candidate, Filter, Requirements, plan};
+use ddf::{Candidate, Family, Filter, Requirements, plan};
 
 /// The filter a key stores: any family the planner offers.
 pub(crate) type Inner = Filter;
@@ -21,10 +21,11 @@ pub(crate) fn plan_filter(
     family: Option<&str>,
     cap_bytes: u64,
 ) -> Result<(Candidate, Inner), String> {
+    let family = family.map(family_named).transpose()?;
     let candidates = plan(req).map_err(|e| e.to_string())?;
     let chosen = candidates
         .into_iter()
-        .find(|c| family.is_none_or(|f| family_matches(c.family(), f)))
+        .find(|c| family.is_none_or(|f| Family::of(&c.config) == f))
         .ok_or_else(|| match family {
             Some(f) => format!("no {f} filter meets these requirements"),
             None => "no filter meets these requirements".to_string(),
@@ -40,18 +41,28 @@ pub(crate) fn plan_filter(
     Ok((chosen, filter))
 }
 
-/// Whether `name` (as typed after `FILTER`) names the planner's `family`:
-/// case and separators ignored, a prefix is enough, so `sliding`,
-/// `SLIDING-BLOOM` and `sliding bloom` all name "sliding Bloom".
-pub(crate) fn family_matches(family: &str, name: &str) -> bool {
+/// The family `name` (as typed after `FILTER`) names: a slug of the
+/// registry (`ddf::Family`) or a display name, case and separators ignored,
+/// so `sliding`, `SLIDING-BLOOM` and `Sliding Bloom` all name the sliding
+/// Bloom filter. An unknown name is an error listing the slugs.
+pub(crate) fn family_named(name: &str) -> Result<Family, String> {
     let squash = |s: &str| -> String {
         s.chars()
             .filter(char::is_ascii_alphanumeric)
             .map(|c| c.to_ascii_lowercase())
             .collect()
     };
-    let (family, name) = (squash(family), squash(name));
-    !name.is_empty() && family.starts_with(&name)
+    let wanted = squash(name);
+    Family::ALL
+        .iter()
+        .copied()
+        .find(|f| !wanted.is_empty() && (squash(f.slug()) == wanted || squash(f.name()) == wanted))
+        .ok_or_else(|| {
+            format!(
+                "unknown FILTER '{name}' (the families are {})",
+                Family::SLUGS.join(", ")
+            )
+        })
 }
 
 #[cfg(test)]
@@ -59,14 +70,25 @@ mod tests {
     use super::*;
 
     #[test]
-    fn family_names_match_loosely_but_not_emptily() {
-        assert!(family_matches("sliding Bloom", "SLIDING-BLOOM"));
-        assert!(family_matches("sliding Bloom", "sliding"));
-        assert!(family_matches("APBF", "apbf"));
-        assert!(family_matches("APBBF", "apbbf"));
-        assert!(!family_matches("APBBF", "apbf"));
-        assert!(!family_matches("APBF", "qht"));
-        assert!(!family_matches("APBF", "--"));
+    fn family_names_are_slugs_or_names_case_and_separators_ignored() {
+        let named = |s: &str| family_named(s).map(Family::slug);
+        assert_eq!(named("SLIDING-BLOOM"), Ok("sliding"));
+        assert_eq!(named("sliding"), Ok("sliding"));
+        assert_eq!(named("apbf"), Ok("apbf"));
+        assert_eq!(named("APBBF"), Ok("apbbf"));
+        assert_eq!(named("partitioned bloom"), Ok("bloom"));
+        assert_eq!(named("Compact_SHF"), Ok("compact-shf"));
+        for bad in ["--", "", "apb", "slid"] {
+            let e = family_named(bad).unwrap_err();
+            assert!(
+                e.contains("unknown FILTER") && e.contains("queued-qht"),
+                "{e}"
+            );
+        }
+        for &f in Family::ALL {
+            assert_eq!(family_named(f.slug()), Ok(f));
+            assert_eq!(family_named(f.name()), Ok(f));
+        }
     }
 
     #[test]

@@ -3,7 +3,7 @@
 //! filter), built from a planner [`Candidate`].
 
 use crate::Filter;
-use crate::planner::{Candidate, Config};
+use crate::{Candidate, Config};
 use ddf_core::{Digest, ParamError, Verdict};
 use std::fmt;
 

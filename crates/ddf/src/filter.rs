@@ -37,30 +37,9 @@
 //! A program that must not mix the two checks `is_timed()` once after
 //! building or loading.
 
-// With families switched off, the helper macros and imports some variants
-// need go unused (with none at all, `Filter` is an empty enum).
-#![cfg_attr(
-    not(all(
-        feature = "exact",
-        feature = "qht",
-        feature = "cuckoo",
-        feature = "bloom",
-        feature = "apbf",
-        feature = "shf",
-        feature = "queue",
-        feature = "sliding"
-    )),
-    allow(
-        unused_macros,
-        unused_imports,
-        unused_variables,
-        dead_code,
-        unreachable_code
-    )
-)]
-
-use ddf_core::snapshot::{self, DecodeError, Decoder, Encoder, Snapshot};
-use ddf_core::{Digest, DuplicateFilter, TimedFilter, Verdict, Window, Windowed};
+pub use crate::registry::Filter;
+use ddf_core::snapshot::{DecodeError, Snapshot};
+use ddf_core::{Window, Windowed};
 
 /// Clock-taking calls, by how a variant reads the clock.
 macro_rules! clocked {
@@ -87,33 +66,35 @@ macro_rules! clocked {
         TimedFilter::$counter($f)
     };
 }
+pub(crate) use clocked;
 
 /// The timed batch calls of a variant: forwarded when it keeps time, else
 /// its count-based batch path with the clock values ignored.
 macro_rules! clocked_batch {
     (untimed, $f:expr, $timed:ident($($ta:expr),*), $untimed:ident($($ua:expr),*)) => {
-        untimed_batch::$untimed($f, $($ua),*)
+        $crate::filter::untimed_batch::$untimed($f, $($ua),*)
     };
     ($mode:ident, $f:expr, $timed:ident($($ta:expr),*), $untimed:ident($($ua:expr),*)) => {
         TimedFilter::$timed($f, $($ta),*)
     };
 }
+pub(crate) use clocked_batch;
 
 /// Batch paths of untimed variants behind [`TimedFilter`]'s batch calls.
 #[allow(dead_code)] // Unused when every compiled-in variant keeps time.
-mod untimed_batch {
+pub(crate) mod untimed_batch {
     use ddf_core::{Digest, DuplicateFilter, Verdict};
 
-    pub(super) fn observe_batch<F: DuplicateFilter>(f: &mut F, d: &[Digest], v: &mut Vec<Verdict>) {
+    pub(crate) fn observe_batch<F: DuplicateFilter>(f: &mut F, d: &[Digest], v: &mut Vec<Verdict>) {
         f.observe_batch(d, v)
     }
 
-    pub(super) fn contains_batch<F: DuplicateFilter>(f: &F, d: &[Digest], a: &mut Vec<bool>) {
+    pub(crate) fn contains_batch<F: DuplicateFilter>(f: &F, d: &[Digest], a: &mut Vec<bool>) {
         f.contains_batch(d, a)
     }
 
     /// Drops the clock values and observes in blocks through the batch path.
-    pub(super) fn observe_stamped_untimed<F: DuplicateFilter>(
+    pub(crate) fn observe_stamped_untimed<F: DuplicateFilter>(
         f: &mut F,
         stamped: &[(Digest, u64)],
         v: &mut Vec<Verdict>,
@@ -132,16 +113,17 @@ mod untimed_batch {
 macro_rules! picks {
     (queued, $ty:ty, $kind:expr, $body:expr) => {
         $kind == snapshot::kind::QUEUE
-            && ddf_queue::subfilter_kind($body)? == <$ty as QueueOf>::SUBFILTER_KIND
+            && ddf_queue::subfilter_kind($body)? == <$ty as $crate::filter::QueueOf>::SUBFILTER_KIND
     };
     ($mode:ident, $ty:ty, $kind:expr, $body:expr) => {
         $kind == <$ty as Snapshot>::KIND
     };
 }
+pub(crate) use picks;
 
 /// The kind code of a queue's subfilters, for [`picks!`].
 #[cfg(feature = "queue")]
-trait QueueOf {
+pub(crate) trait QueueOf {
     const SUBFILTER_KIND: u16;
 }
 
@@ -150,12 +132,14 @@ impl<F: Snapshot> QueueOf for ddf_queue::Queue<F> {
     const SUBFILTER_KIND: u16 = F::KIND;
 }
 
+/// The [`Filter`] enum and its trait impls, from the lines of the
+/// [registry](crate::registry).
 macro_rules! filter_enum {
     ($(
         $(#[$doc:meta])*
-        [$($cfg:tt)*] $variant:ident($ty:ty), $mode:ident, $family:literal;
+        [$cfg:meta] $variant:ident($ty:ty), $mode:ident, $family:literal;
     )*) => {
-        /// Any filter of the families compiled in: see the [module docs](self).
+        /// Any filter of the families compiled in: see the [module docs](crate::filter).
         ///
         /// Every variant is `Send + Sync` (plain data, no interior
         /// mutability), so `Filter` is too.
@@ -184,13 +168,13 @@ macro_rules! filter_enum {
         pub enum Filter {
             $(
                 $(#[$doc])*
-                #[cfg($($cfg)*)]
+                #[cfg($cfg)]
                 $variant($ty),
             )*
         }
 
         $(
-            #[cfg($($cfg)*)]
+            #[cfg($cfg)]
             impl From<$ty> for Filter {
                 fn from(filter: $ty) -> Self {
                     Filter::$variant(filter)
@@ -202,7 +186,7 @@ macro_rules! filter_enum {
             /// The family and type of the variant, for display.
             pub fn family(&self) -> &'static str {
                 match *self {
-                    $( #[cfg($($cfg)*)] Filter::$variant(_) => $family, )*
+                    $( #[cfg($cfg)] Filter::$variant(_) => $family, )*
                 }
             }
 
@@ -210,7 +194,7 @@ macro_rules! filter_enum {
             /// [`snapshot::kind`]).
             pub fn kind(&self) -> u16 {
                 match *self {
-                    $( #[cfg($($cfg)*)] Filter::$variant(ref f) => Snapshot::kind(f), )*
+                    $( #[cfg($cfg)] Filter::$variant(ref f) => Snapshot::kind(f), )*
                 }
             }
         }
@@ -219,41 +203,41 @@ macro_rules! filter_enum {
             #[inline]
             fn contains(&self, digest: Digest) -> bool {
                 match *self {
-                    $( #[cfg($($cfg)*)] Filter::$variant(ref f) => f.contains(digest), )*
+                    $( #[cfg($cfg)] Filter::$variant(ref f) => f.contains(digest), )*
                 }
             }
             #[inline]
             fn insert(&mut self, digest: Digest) {
                 match *self {
-                    $( #[cfg($($cfg)*)] Filter::$variant(ref mut f) => f.insert(digest), )*
+                    $( #[cfg($cfg)] Filter::$variant(ref mut f) => f.insert(digest), )*
                 }
             }
             #[inline]
             fn observe(&mut self, digest: Digest) -> Verdict {
                 match *self {
-                    $( #[cfg($($cfg)*)] Filter::$variant(ref mut f) => f.observe(digest), )*
+                    $( #[cfg($cfg)] Filter::$variant(ref mut f) => f.observe(digest), )*
                 }
             }
             /// The variant's batch path: one dispatch per batch.
             fn observe_batch(&mut self, digests: &[Digest], verdicts: &mut Vec<Verdict>) {
                 match *self {
-                    $( #[cfg($($cfg)*)] Filter::$variant(ref mut f) => f.observe_batch(digests, verdicts), )*
+                    $( #[cfg($cfg)] Filter::$variant(ref mut f) => f.observe_batch(digests, verdicts), )*
                 }
             }
             /// The variant's batch path: one dispatch per batch.
             fn contains_batch(&self, digests: &[Digest], answers: &mut Vec<bool>) {
                 match *self {
-                    $( #[cfg($($cfg)*)] Filter::$variant(ref f) => f.contains_batch(digests, answers), )*
+                    $( #[cfg($cfg)] Filter::$variant(ref f) => f.contains_batch(digests, answers), )*
                 }
             }
             fn memory_bits(&self) -> u64 {
                 match *self {
-                    $( #[cfg($($cfg)*)] Filter::$variant(ref f) => f.memory_bits(), )*
+                    $( #[cfg($cfg)] Filter::$variant(ref f) => f.memory_bits(), )*
                 }
             }
             fn clear(&mut self) {
                 match *self {
-                    $( #[cfg($($cfg)*)] Filter::$variant(ref mut f) => f.clear(), )*
+                    $( #[cfg($cfg)] Filter::$variant(ref mut f) => f.clear(), )*
                 }
             }
         }
@@ -263,48 +247,48 @@ macro_rules! filter_enum {
             #[inline]
             fn contains_at(&self, digest: Digest, now: u64) -> bool {
                 match *self {
-                    $( #[cfg($($cfg)*)] Filter::$variant(ref f) => clocked!($mode, f, contains_at(digest, now)), )*
+                    $( #[cfg($cfg)] Filter::$variant(ref f) => $crate::filter::clocked!($mode, f, contains_at(digest, now)), )*
                 }
             }
             #[inline]
             fn insert_at(&mut self, digest: Digest, now: u64) {
                 match *self {
-                    $( #[cfg($($cfg)*)] Filter::$variant(ref mut f) => clocked!($mode, f, insert_at(digest, now)), )*
+                    $( #[cfg($cfg)] Filter::$variant(ref mut f) => $crate::filter::clocked!($mode, f, insert_at(digest, now)), )*
                 }
             }
             #[inline]
             fn observe_at(&mut self, digest: Digest, now: u64) -> Verdict {
                 match *self {
-                    $( #[cfg($($cfg)*)] Filter::$variant(ref mut f) => clocked!($mode, f, observe_at(digest, now)), )*
+                    $( #[cfg($cfg)] Filter::$variant(ref mut f) => $crate::filter::clocked!($mode, f, observe_at(digest, now)), )*
                 }
             }
             fn observe_batch_at(&mut self, digests: &[Digest], now: u64, verdicts: &mut Vec<Verdict>) {
                 let _ = now;
                 match *self {
-                    $( #[cfg($($cfg)*)] Filter::$variant(ref mut f) => clocked_batch!($mode, f, observe_batch_at(digests, now, verdicts), observe_batch(digests, verdicts)), )*
+                    $( #[cfg($cfg)] Filter::$variant(ref mut f) => $crate::filter::clocked_batch!($mode, f, observe_batch_at(digests, now, verdicts), observe_batch(digests, verdicts)), )*
                 }
             }
             fn contains_batch_at(&self, digests: &[Digest], now: u64, answers: &mut Vec<bool>) {
                 let _ = now;
                 match *self {
-                    $( #[cfg($($cfg)*)] Filter::$variant(ref f) => clocked_batch!($mode, f, contains_batch_at(digests, now, answers), contains_batch(digests, answers)), )*
+                    $( #[cfg($cfg)] Filter::$variant(ref f) => $crate::filter::clocked_batch!($mode, f, contains_batch_at(digests, now, answers), contains_batch(digests, answers)), )*
                 }
             }
             fn observe_batch_stamped(&mut self, stamped: &[(Digest, u64)], verdicts: &mut Vec<Verdict>) {
                 match *self {
-                    $( #[cfg($($cfg)*)] Filter::$variant(ref mut f) => clocked_batch!($mode, f, observe_batch_stamped(stamped, verdicts), observe_stamped_untimed(stamped, verdicts)), )*
+                    $( #[cfg($cfg)] Filter::$variant(ref mut f) => $crate::filter::clocked_batch!($mode, f, observe_batch_stamped(stamped, verdicts), observe_stamped_untimed(stamped, verdicts)), )*
                 }
             }
             /// 0 for an untimed variant, which has no clock.
             fn clock_regressions(&self) -> u64 {
                 match *self {
-                    $( #[cfg($($cfg)*)] Filter::$variant(ref f) => clocked!($mode, f, clock_regressions()), )*
+                    $( #[cfg($cfg)] Filter::$variant(ref f) => $crate::filter::clocked!($mode, f, clock_regressions()), )*
                 }
             }
             /// 0 for an untimed variant, which has no time generations.
             fn generations_closed_early(&self) -> u64 {
                 match *self {
-                    $( #[cfg($($cfg)*)] Filter::$variant(ref f) => clocked!($mode, f, generations_closed_early()), )*
+                    $( #[cfg($cfg)] Filter::$variant(ref f) => $crate::filter::clocked!($mode, f, generations_closed_early()), )*
                 }
             }
         }
@@ -312,12 +296,12 @@ macro_rules! filter_enum {
         impl Windowed for Filter {
             fn window(&self) -> Window {
                 match *self {
-                    $( #[cfg($($cfg)*)] Filter::$variant(ref f) => f.window(), )*
+                    $( #[cfg($cfg)] Filter::$variant(ref f) => f.window(), )*
                 }
             }
             fn slack(&self) -> u64 {
                 match *self {
-                    $( #[cfg($($cfg)*)] Filter::$variant(ref f) => f.slack(), )*
+                    $( #[cfg($cfg)] Filter::$variant(ref f) => f.slack(), )*
                 }
             }
         }
@@ -330,7 +314,7 @@ macro_rules! filter_enum {
 
             fn encode_body(&self, out: &mut Encoder) {
                 match *self {
-                    $( #[cfg($($cfg)*)] Filter::$variant(ref f) => f.encode_body(out), )*
+                    $( #[cfg($cfg)] Filter::$variant(ref f) => f.encode_body(out), )*
                 }
             }
 
@@ -340,7 +324,7 @@ macro_rules! filter_enum {
 
             fn layout_version(&self) -> u16 {
                 match *self {
-                    $( #[cfg($($cfg)*)] Filter::$variant(ref f) => f.layout_version(), )*
+                    $( #[cfg($cfg)] Filter::$variant(ref f) => f.layout_version(), )*
                 }
             }
 
@@ -348,7 +332,7 @@ macro_rules! filter_enum {
             /// checked by [`decode_kind`](Snapshot::decode_kind)).
             fn check_kind(kind: u16, version: u16) -> Result<(), DecodeError> {
                 $(
-                    #[cfg($($cfg)*)]
+                    #[cfg($cfg)]
                     if kind == <$ty as Snapshot>::KIND {
                         return <$ty as Snapshot>::check_kind(kind, version);
                     }
@@ -370,8 +354,8 @@ macro_rules! filter_enum {
                 input: &mut Decoder<'_>,
             ) -> Result<Self, DecodeError> {
                 $(
-                    #[cfg($($cfg)*)]
-                    if picks!($mode, $ty, kind, input) {
+                    #[cfg($cfg)]
+                    if $crate::filter::picks!($mode, $ty, kind, input) {
                         return <$ty as Snapshot>::decode_kind(kind, version, input)
                             .map(Filter::$variant);
                     }
@@ -390,43 +374,7 @@ macro_rules! filter_enum {
         }
     };
 }
-
-filter_enum! {
-    /// [`ExactWindow`](ddf_exact::ExactWindow): count, time or unbounded.
-    [feature = "exact"] Exact(ddf_exact::ExactWindow), timed, "exact window";
-    /// [`Qht`](ddf_qht::Qht).
-    [feature = "qht"] Qht(ddf_qht::Qht), untimed, "QHT";
-    /// [`Qhtd`](ddf_qht::Qhtd).
-    [feature = "qht"] Qhtd(ddf_qht::Qhtd), untimed, "QHTD";
-    /// [`Qqhtd`](ddf_qht::Qqhtd).
-    [feature = "qht"] Qqhtd(ddf_qht::Qqhtd), untimed, "QQHTD";
-    /// [`Sqf`](ddf_qht::Sqf).
-    [feature = "qht"] Sqf(ddf_qht::Sqf), untimed, "SQF";
-    /// [`StreamingCuckoo`](ddf_cuckoo::StreamingCuckoo).
-    [feature = "cuckoo"] Cuckoo(ddf_cuckoo::StreamingCuckoo), untimed, "streaming cuckoo";
-    /// [`PartitionedBloom`](ddf_bloom::PartitionedBloom).
-    [feature = "bloom"] PartitionedBloom(ddf_bloom::PartitionedBloom), untimed, "partitioned Bloom";
-    /// [`StableBloom`](ddf_bloom::StableBloom).
-    [feature = "bloom"] StableBloom(ddf_bloom::StableBloom), untimed, "Stable Bloom";
-    /// [`A2`](ddf_bloom::A2).
-    [feature = "bloom"] A2(ddf_bloom::A2), untimed, "A2";
-    /// [`BlockDecayingBloom`](ddf_bloom::BlockDecayingBloom).
-    [feature = "bloom"] BlockDecayingBloom(ddf_bloom::BlockDecayingBloom), untimed, "block-decaying Bloom";
-    /// [`Apbf`](ddf_apbf::Apbf): count or time generations.
-    [feature = "apbf"] Apbf(ddf_apbf::Apbf), timed, "APBF";
-    /// [`Apbbf`](ddf_apbf::Apbbf): count or time generations.
-    [feature = "apbf"] Apbbf(ddf_apbf::Apbbf), timed, "APBBF";
-    /// [`Shf`](ddf_shf::Shf).
-    [feature = "shf"] Shf(ddf_shf::Shf), untimed, "SHF";
-    /// [`CompactShf`](ddf_shf::CompactShf).
-    [feature = "shf"] CompactShf(ddf_shf::CompactShf), untimed, "compact SHF";
-    /// [`SlidingBloom`](ddf_sliding::SlidingBloom): count or time window.
-    [feature = "sliding"] SlidingBloom(ddf_sliding::SlidingBloom), timed, "sliding Bloom";
-    /// A [`Queue`](ddf_queue::Queue) of partitioned Bloom filters.
-    [all(feature = "queue", feature = "bloom")] QueuedBloom(ddf_queue::Queue<ddf_bloom::PartitionedBloom>), queued, "queued Bloom";
-    /// A [`Queue`](ddf_queue::Queue) of QHTs.
-    [all(feature = "queue", feature = "qht")] QueuedQht(ddf_queue::Queue<ddf_qht::Qht>), queued, "queued QHT";
-}
+pub(crate) use filter_enum;
 
 impl Filter {
     /// Whether the window is measured in the caller's time

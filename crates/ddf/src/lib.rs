@@ -2,11 +2,35 @@
 #![doc = include_str!("../README.md")]
 #![cfg_attr(docsrs, feature(doc_cfg))]
 #![forbid(unsafe_code)]
+// With some families switched off, helpers only they use go unused (the
+// registry compiles each family's lines under its own feature).
+#![cfg_attr(
+    not(all(
+        feature = "exact",
+        feature = "qht",
+        feature = "cuckoo",
+        feature = "bloom",
+        feature = "apbf",
+        feature = "shf",
+        feature = "queue",
+        feature = "sliding"
+    )),
+    allow(
+        unused_macros,
+        unused_imports,
+        unused_variables,
+        unused_mut,
+        dead_code,
+        unreachable_code,
+        unreachable_patterns
+    )
+)]
 
 mod planner;
 
 pub mod concurrent;
 pub mod filter;
+pub mod registry;
 pub mod shared;
 pub mod state;
 
@@ -54,7 +78,8 @@ pub use ddf_core::{
     PortableHasher, Prediction, Snapshot, Tally, TimedFilter, Verdict, Window, Windowed, digest,
 };
 pub use filter::Filter;
-pub use planner::{Candidate, Config, Exclusion, PlanError, Requirements, Span, plan};
+pub use planner::{Candidate, Exclusion, PlanError, Requirements, Span, plan};
+pub use registry::{Config, Family, UnknownFamily};
 pub use shared::{DEFAULT_SHARDS, MAX_SHARDS, ShardedPlan, Shared, plan_sharded};
 
 /// Hashing: the keyed SipHash-1-3 hasher, digests, fingerprints and probes
@@ -109,10 +134,10 @@ pub use ddf_queue as queue;
 #[cfg(feature = "queue")]
 pub use ddf_queue::Queue;
 
-#[cfg(all(feature = "queue", feature = "qht"))]
+#[cfg(feature = "queue")]
 mod queued;
 #[cfg(all(feature = "queue", feature = "qht"))]
-pub use queued::queued_qht;
+pub use queued::qht::queued_qht;
 
 /// The Naor–Yogev sliding Bloom filter (the `ddf-sliding` crate).
 #[cfg(feature = "sliding")]

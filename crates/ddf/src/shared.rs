@@ -733,19 +733,6 @@ impl ShardedPlan {
     }
 
     /// As [`build`](Self::build), with the given hasher.
-    // With no family the planner can build, a candidate cannot exist and the
-    // closure below is unreachable.
-    #[cfg_attr(
-        not(any(
-            feature = "exact",
-            feature = "shf",
-            feature = "apbf",
-            feature = "sliding",
-            feature = "bloom",
-            feature = "qht"
-        )),
-        allow(unused_variables, unused_mut, unreachable_code)
-    )]
     pub fn build_with_hasher<S>(
         &self,
         candidate: &Candidate,

@@ -37,7 +37,7 @@
 //! # Ok::<(), Box<dyn std::error::Error>>(())
 //! ```
 
-use crate::{Candidate, Config, Filter, KeyedSipHasher, PortableHasher, Snapshot};
+use crate::{Candidate, Family, Filter, KeyedSipHasher, PortableHasher};
 use std::fmt;
 use std::hash::{BuildHasher, Hasher};
 use std::io::Read;
@@ -56,26 +56,9 @@ pub const MAX_META: usize = 1 << 20;
 const CHECKSUM_KEY: (u64, u64) = (0x6464_662d_636c_692d, 0x7374_6174_652d_7631);
 
 /// The family names state files record and the front ends accept
-/// (`ddf dedup --filter`, `ddf.Dedup(family=...)`), in the planner's
-/// families.
-pub const FAMILIES: &[&str] = &[
-    "exact",
-    "shf",
-    "compact-shf",
-    "apbf",
-    "apbbf",
-    "sliding",
-    "queued-bloom",
-    "queued-qht",
-    "bloom",
-    "qht",
-    "qhtd",
-    "qqhtd",
-    "sqf",
-    "cuckoo",
-    "stable-bloom",
-    "a2",
-];
+/// (`ddf dedup --filter`, `ddf.Dedup(family=...)`): the slugs of the
+/// [registry](crate::registry), in the planner's order.
+pub const FAMILIES: &[&str] = Family::SLUGS;
 
 /// A decoded state file.
 pub struct StateFile {
@@ -332,76 +315,19 @@ pub fn read_file(path: &Path) -> Result<Option<Vec<u8>>, StateError> {
 /// The family name of a filter, as state files record it and
 /// [`FAMILIES`] lists it (`"unknown"` for types the planner never builds).
 pub fn family(f: &Filter) -> &'static str {
-    match f {
-        #[cfg(all(feature = "queue", feature = "qht"))]
-        Filter::QueuedQht(_) => "queued-qht",
-        _ => kind_name(Snapshot::kind(f)),
-    }
+    Family::of_filter(f).map_or("unknown", Family::slug)
 }
 
 /// The family name of a snapshot kind code (a queue of any subfilter is
-/// `queued-bloom`: [`family`] tells a queue of QHTs apart), `"unknown"` for
-/// kinds the planner never builds.
+/// the first queued family: [`family`] tells a queue of QHTs apart),
+/// `"unknown"` for kinds the planner never builds.
 pub fn kind_name(code: u16) -> &'static str {
-    use crate::snapshot::kind;
-    match code {
-        kind::EXACT_WINDOW => "exact",
-        kind::SHF => "shf",
-        kind::COMPACT_SHF => "compact-shf",
-        kind::APBF => "apbf",
-        kind::APBBF => "apbbf",
-        kind::SLIDING_BLOOM => "sliding",
-        kind::QUEUE => "queued-bloom",
-        kind::PARTITIONED_BLOOM => "bloom",
-        kind::QHT => "qht",
-        kind::QHTD => "qhtd",
-        kind::QQHTD => "qqhtd",
-        kind::SQF => "sqf",
-        kind::CUCKOO => "cuckoo",
-        kind::STABLE_BLOOM => "stable-bloom",
-        kind::A2 => "a2",
-        _ => "unknown",
-    }
+    Family::of_kind(code).map_or("unknown", Family::slug)
 }
 
 /// The family name (one of [`FAMILIES`]) of a planned candidate.
 pub fn candidate_family(c: &Candidate) -> &'static str {
-    match c.config {
-        #[cfg(feature = "exact")]
-        Config::Exact { .. } => "exact",
-        #[cfg(feature = "shf")]
-        Config::Shf { .. } => "shf",
-        #[cfg(feature = "shf")]
-        Config::CompactShf { .. } => "compact-shf",
-        #[cfg(feature = "apbf")]
-        Config::Apbf { .. } => "apbf",
-        #[cfg(feature = "apbf")]
-        Config::Apbbf { .. } => "apbbf",
-        #[cfg(feature = "sliding")]
-        Config::Sliding { .. } => "sliding",
-        #[cfg(all(feature = "queue", feature = "bloom"))]
-        Config::QueuedBloom { .. } => "queued-bloom",
-        #[cfg(all(feature = "queue", feature = "qht"))]
-        Config::QueuedQht { .. } => "queued-qht",
-        #[cfg(feature = "bloom")]
-        Config::Bloom { .. } => "bloom",
-        #[cfg(feature = "qht")]
-        Config::Qht { .. } => "qht",
-        #[cfg(feature = "qht")]
-        Config::Qhtd { .. } => "qhtd",
-        #[cfg(feature = "qht")]
-        Config::Qqhtd { .. } => "qqhtd",
-        #[cfg(feature = "qht")]
-        Config::Sqf { .. } => "sqf",
-        #[cfg(feature = "cuckoo")]
-        Config::Cuckoo { .. } => "cuckoo",
-        #[cfg(feature = "bloom")]
-        Config::StableBloom { .. } => "stable-bloom",
-        #[cfg(feature = "bloom")]
-        Config::A2 { .. } => "a2",
-        #[allow(unreachable_patterns)]
-        _ => "unknown",
-    }
+    Family::of(&c.config).slug()
 }
 
 #[cfg(test)]

@@ -20,7 +20,7 @@ mod candidate;
 pub(crate) mod families;
 mod rank;
 
-pub use candidate::{Candidate, Config};
+pub use candidate::Candidate;
 pub use rank::{Exclusion, PlanError};
 
 use ddf_core::{Goal, ParamError};
@@ -32,7 +32,7 @@ const MAX_WINDOW: u64 = ddf_param::MAX_STATE_BITS;
 
 /// The probability with which Poisson arrivals may overrun the capacity a
 /// time-windowed candidate is sized for, per time slice (a generation).
-const ARRIVAL_TAIL: f64 = 1e-9;
+pub(crate) const ARRIVAL_TAIL: f64 = 1e-9;
 
 /// Expected memory accesses per operation above which a candidate is left
 /// out unless the user raises the limit ([`Requirements::max_accesses`]).
@@ -43,8 +43,7 @@ const DEFAULT_MAX_ACCESSES: f64 = 64.0;
 /// saturation `FPR + FNR` is about 1 for every filter that forgets (QHT
 /// paper Claim 4.1), so the budget alone does not choose the split between
 /// the two; 1 % keeps false positives rare, as the command's default does.
-#[cfg(any(feature = "bloom", feature = "qht", feature = "cuckoo"))]
-const SATURATED_FPR: f64 = 0.01;
+pub(crate) const SATURATED_FPR: f64 = 0.01;
 
 /// The seed of every candidate's own generators (and nothing else) unless
 /// [`Requirements::seed`] sets one.
@@ -335,85 +334,26 @@ impl Requirements {
 
 /// Validated requirements, in the units the sizing functions take.
 #[derive(Debug, Clone, Copy)]
-struct Need {
+pub(crate) struct Need {
     /// The target if given, else the budget.
-    #[cfg_attr(
-        not(any(
-            feature = "shf",
-            feature = "apbf",
-            feature = "sliding",
-            feature = "bloom"
-        )),
-        allow(dead_code)
-    )]
-    goal: Goal,
+    pub(crate) goal: Goal,
     /// The count window, or the arrivals a time window is sized for
     /// (unbounded: 0). Read only by the windowed families.
-    #[cfg_attr(
-        not(any(
-            feature = "exact",
-            feature = "shf",
-            feature = "apbf",
-            feature = "sliding"
-        )),
-        allow(dead_code)
-    )]
-    items: u64,
+    pub(crate) items: u64,
     /// `(t, λ)` of a time window.
-    #[cfg_attr(
-        not(any(
-            feature = "exact",
-            feature = "shf",
-            feature = "apbf",
-            feature = "sliding"
-        )),
-        allow(dead_code)
-    )]
-    time: Option<(u64, f64)>,
+    pub(crate) time: Option<(u64, f64)>,
     /// Read by every family's adapter (none with no family compiled in).
-    #[cfg_attr(
-        not(any(
-            feature = "exact",
-            feature = "shf",
-            feature = "apbf",
-            feature = "sliding",
-            feature = "bloom",
-            feature = "qht",
-            feature = "cuckoo"
-        )),
-        allow(dead_code)
-    )]
-    unbounded: bool,
+    pub(crate) unbounded: bool,
     /// Whether misses within the window are accepted (the queued families
     /// are not sized when they are not).
-    #[cfg_attr(
-        not(all(feature = "queue", any(feature = "bloom", feature = "qht"))),
-        allow(dead_code)
-    )]
-    misses_ok: bool,
-    target: Option<f64>,
-    budget: Option<u64>,
+    pub(crate) misses_ok: bool,
+    pub(crate) target: Option<f64>,
+    pub(crate) budget: Option<u64>,
     /// Read by the families whose predictions need it.
-    #[cfg_attr(
-        not(any(feature = "bloom", feature = "qht", feature = "cuckoo")),
-        allow(dead_code)
-    )]
-    distinct: Option<f64>,
+    pub(crate) distinct: Option<f64>,
     /// The slack accepted ([`Requirements::slack_limit`]).
-    max_slack: u64,
-    #[cfg_attr(
-        not(any(
-            feature = "exact",
-            feature = "shf",
-            feature = "apbf",
-            feature = "sliding",
-            feature = "bloom",
-            feature = "qht",
-            feature = "cuckoo"
-        )),
-        allow(dead_code)
-    )]
-    seed: u64,
+    pub(crate) max_slack: u64,
+    pub(crate) seed: u64,
 }
 
 /// The configurations that meet `req`, best first; never empty.

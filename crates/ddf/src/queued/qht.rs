@@ -1,8 +1,11 @@
-//! A queue of QHTs from a window and a rate: the constructor that
-//! `ddf-queue` cannot hold (it does not depend on `ddf-qht`), built on the
-//! planner's one rule for the family.
+//! A queue of QHTs: the planner's rule for the family, and the constructors
+//! from a shape and from a window and a rate (which `ddf-queue` cannot hold:
+//! it does not depend on `ddf-qht`).
 
-use crate::planner::families::{MAX_QUEUE_WINDOW, queued_qht_for};
+use super::{MAX_QUEUE_WINDOW, eligible, queue_window};
+use crate::Config;
+use crate::planner::families::{budget, why};
+use crate::planner::{Candidate, Need};
 use ddf_core::ParamError;
 use ddf_qht::Qht;
 use ddf_queue::Queue;
@@ -60,7 +63,7 @@ pub fn queued_qht(window: u64, fpr: f64) -> Result<Queue<Qht>, ParamError> {
     // The shape (L, c, rows, s) of the rule's queue at `budget`, when it
     // meets both rates.
     let meets = |budget: u64| {
-        let c = queued_qht_for(w, fpr, budget, None, SEED).ok()?;
+        let c = rule(w, fpr, budget, None, SEED).ok()?;
         match c.config {
             crate::Config::QueuedQht {
                 subfilters,
@@ -111,6 +114,96 @@ pub fn queued_qht(window: u64, fpr: f64) -> Result<Queue<Qht>, ParamError> {
     }
     let (subfilters, capacity, rows, fingerprint_bits) = best;
     build(subfilters, capacity, rows, fingerprint_bits, SEED)
+}
+
+/// The most subfilters a queued QHT compares: the FPR grows with `L`, and
+/// beyond 16 a budget of a few bits per item leaves rows too short.
+const MAX_QUEUED_QHT_SUBFILTERS: u64 = 16;
+
+/// A queue of one-cell-per-row QHTs (§5 over the QHT of the QHT paper)
+/// within the budget and meeting the target: for every `L`, the narrowest
+/// fingerprint whose Theorem 7 rate on distinct items
+/// ([`queue_fpr_one_cell`](ddf_theory::qht::queue_fpr_one_cell), exact
+/// there) meets the target; among those, the `L` with the least predicted
+/// `FPR + FNR` (the FNR from the product of Theorems 5–8 with
+/// [`QhtSubfilter`](ddf_theory::qht::QhtSubfilter)). The FNR reported is
+/// [`queue_rates_fixed_hash`](ddf_theory::qht::queue_rates_fixed_hash)'s
+/// when the distinct items are known and its sum is small, the product's
+/// otherwise.
+pub(crate) fn candidate(need: &Need) -> Result<Candidate, String> {
+    let w = eligible(need)?;
+    let budget = budget(need)?;
+    let target = need
+        .target
+        .ok_or("sized for a target within a budget (target_fpr and memory_budget)")?;
+    rule(w, target, budget, need.distinct, need.seed)
+}
+
+/// The rule of [`candidate`] for a count window `w`, a target, a budget
+/// and (if known) the distinct items of the stream: shared with
+/// [`queued_qht`], which searches the budget.
+pub(crate) fn rule(
+    w: u64,
+    target: f64,
+    budget: u64,
+    distinct: Option<f64>,
+    seed: u64,
+) -> Result<Candidate, String> {
+    use ddf_qht::Qht;
+    use ddf_theory::qht::{QhtSubfilter, queue_fpr_one_cell, queue_rates_fixed_hash};
+    use ddf_theory::queue::{capacity_for_window, fnr_queue};
+    let w = queue_window(w)?;
+    let alphabet = distinct.unwrap_or(2f64.powi(64));
+    let values = Qht::fingerprint_values;
+    // (ER, L, c, N, s, FPR, FNR) of the best L so far.
+    let mut best: Option<(f64, u64, u64, u64, u32, f64, f64)> = None;
+    for l in 2..=MAX_QUEUED_QHT_SUBFILTERS.min(w.max(2)) {
+        let c = capacity_for_window(w, l);
+        if ddf_queue::check_shape(l as usize, c).is_err() {
+            continue;
+        }
+        let fits = (1..=32u32).find_map(|s| {
+            let rows = budget / l / u64::from(s);
+            Qht::sizing(rows, 1, s, alphabet).ok()?;
+            let fpr = queue_fpr_one_cell(rows as f64, values(s), l, c);
+            (fpr <= target).then_some((rows, s, fpr))
+        });
+        let Some((rows, s, fpr)) = fits else { continue };
+        let model = QhtSubfilter::new(rows as f64, 1, values(s), c, alphabet);
+        let fnr = fnr_queue(&model, l, c, alphabet);
+        if fnr.is_finite() && best.is_none_or(|b| fpr + fnr < b.0) {
+            best = Some((fpr + fnr, l, c, rows, s, fpr, fnr));
+        }
+    }
+    let (_, l, c, rows, s, fpr, mut fnr) = best.ok_or_else(|| {
+        format!("no L ≤ {MAX_QUEUED_QHT_SUBFILTERS} and fingerprint ≤ 32 bits meets target_fpr within memory_budget")
+    })?;
+    if let Some(u) = distinct {
+        // The fixed-hash mixture sums about (14√(U/N) + 15)·(14√(U/(N·S)) + 15)
+        // terms of O(c) each; keep it below 2^26 model steps.
+        let (n, sv) = (rows as f64, values(s));
+        let terms = (14.0 * (u / n).sqrt() + 15.0) * (14.0 * (u / (n * sv)).sqrt() + 15.0);
+        if terms * c as f64 <= f64::from(1u32 << 26) {
+            fnr = queue_rates_fixed_hash(n, sv, l, c, u).1;
+        }
+    }
+    let sub = Qht::sizing(rows, 1, s, alphabet).map_err(why)?;
+    let plan = ddf_queue::Plan {
+        subfilters: l as usize,
+        capacity: c,
+        subfilter_bits: sub.memory_bits,
+        predicted_fpr: fpr,
+        predicted_fnr: fnr,
+    };
+    // Every subfilter's row read, the newest's written: a QHT's accesses each.
+    let p = plan.prediction(w, sub.memory_bits, sub.accesses, sub.accesses);
+    let config = Config::QueuedQht {
+        subfilters: l as usize,
+        capacity: c,
+        rows,
+        fingerprint_bits: s,
+    };
+    Ok(Candidate::new(config, p, Some(w), seed))
 }
 
 #[cfg(test)]
