@@ -194,16 +194,15 @@ pub fn decode(bytes: &[u8]) -> Result<StateFile, StateError> {
         return Err(format!("{} stray bytes after the snapshot", input.len()).into());
     }
     let filter = Filter::from_bytes(snap).map_err(|e| format!("filter snapshot: {e}"))?;
-    let field = |at: usize| {
-        snap.get(at..at + 2)
-            .map_or(0, |b| u16::from_le_bytes([b[0], b[1]]))
-    };
+    // The snapshot decoded, so its header holds this format and a kind.
+    let snapshot_kind =
+        crate::snapshot::peek_kind(snap).map_err(|e| format!("filter snapshot: {e}"))?;
     Ok(StateFile {
         filter,
         hasher,
         meta,
-        snapshot_format: field(4),
-        snapshot_kind: field(6),
+        snapshot_format: crate::snapshot::FORMAT_VERSION,
+        snapshot_kind,
     })
 }
 
