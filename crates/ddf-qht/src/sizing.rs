@@ -64,7 +64,7 @@ impl Qht {
     /// on a uniform stream over `distinct_items`, among `k ≤ 8`, `s ≤ 32`,
     /// `N = ⌊M/(k·s)⌋` that [`sizing`](Self::sizing) accepts and whose
     /// `FPR_∞` is at most `max_fpr` (when given).
-    pub fn parameters_for(
+    pub fn parameters_within(
         memory_bits: u64,
         distinct_items: f64,
         max_fpr: Option<f64>,
@@ -307,10 +307,10 @@ mod tests {
 
     #[test]
     fn parameters_meet_the_target() {
-        let (n, k, s) = Qht::parameters_for(1 << 20, 1e6, Some(0.01)).unwrap();
+        let (n, k, s) = Qht::parameters_within(1 << 20, 1e6, Some(0.01)).unwrap();
         let p = Qht::sizing(n, k, s, 1e6).unwrap();
         assert!(p.fpr <= 0.01 && p.memory_bits <= 1 << 20);
-        assert!(Qht::parameters_for(0, 1e6, None).is_err());
-        assert!(Qht::parameters_for(1 << 20, 1e6, Some(1e-12)).is_err());
+        assert!(Qht::parameters_within(0, 1e6, None).is_err());
+        assert!(Qht::parameters_within(1 << 20, 1e6, Some(1e-12)).is_err());
     }
 }

@@ -55,7 +55,7 @@ impl Shf {
     /// The hash width for `goal` over `window`: the narrowest that meets a
     /// false-positive target, or the widest a budget holds (Algorithm 1's
     /// SETUP, `h = ⌊M/(2w) − ½·log₂ w⌋`, at most 64).
-    pub fn hash_bits_for(window: u64, goal: Goal) -> Result<u32, ParamError> {
+    pub fn parameters_for(goal: Goal, window: u64) -> Result<u32, ParamError> {
         ring::check(window, 1)?;
         match goal {
             Goal::Fpr(fp) => narrowest_for(window, fp),
@@ -83,7 +83,7 @@ impl CompactShf {
     /// The hash width for `goal` over `window`: the narrowest that meets a
     /// false-positive target, or the widest a budget holds (`h = ⌊M/w⌋`, at
     /// most 64).
-    pub fn hash_bits_for(window: u64, goal: Goal) -> Result<u32, ParamError> {
+    pub fn parameters_for(goal: Goal, window: u64) -> Result<u32, ParamError> {
         ring::check(window, 1)?;
         match goal {
             Goal::Fpr(fp) => narrowest_for(window, fp),
@@ -118,12 +118,12 @@ mod tests {
 
     #[test]
     fn hash_bits_meet_the_goal() {
-        let h = Shf::hash_bits_for(10_000, Goal::Fpr(0.001)).unwrap();
+        let h = Shf::parameters_for(Goal::Fpr(0.001), 10_000).unwrap();
         assert!(Shf::sizing(10_000, h).unwrap().fpr <= 0.001);
         assert!(Shf::sizing(10_000, h - 1).unwrap().fpr > 0.001);
-        let h = CompactShf::hash_bits_for(10_000, Goal::Budget(200_000)).unwrap();
+        let h = CompactShf::parameters_for(Goal::Budget(200_000), 10_000).unwrap();
         assert_eq!(h, 20);
-        assert!(Shf::hash_bits_for(10_000, Goal::Budget(100)).is_err());
-        assert!(Shf::hash_bits_for(10, Goal::Fpr(1e-300)).is_err());
+        assert!(Shf::parameters_for(Goal::Budget(100), 10_000).is_err());
+        assert!(Shf::parameters_for(Goal::Fpr(1e-300), 10).is_err());
     }
 }

@@ -4,7 +4,8 @@ use crate::plan::{CELLS_PER_BUCKET, Clock, Plan, Request, SCAN_STRIDE, Sizing, S
 use crate::table::{Ages, EntryKey, Slot, Table};
 use ddf_core::batch::{self, Prefetch};
 use ddf_core::{
-    Digest, DuplicateFilter, ParamError, TimeClock, TimedFilter, Verdict, Window, Windowed,
+    Digest, DuplicateFilter, ParamError, Prediction, TimeClock, TimedFilter, Verdict, Window,
+    Windowed,
 };
 use ddf_hash::{Fingerprinter, SplitMix64, ZeroPolicy};
 
@@ -198,20 +199,40 @@ impl SlidingBloom {
     }
 
     /// What [`new`](Self::new) would build, without allocating it: the
-    /// same checks, the table size and the guarantees.
-    pub fn sizing(window: u64, slack: Slack, epsilon: f64) -> Result<Sizing, ParamError> {
-        Ok(Plan::new(Request::count(window, slack, None, epsilon))?.sizing())
+    /// same checks, then the prediction every family's sizing gives (no
+    /// misses within the window, the false-positive bound for items older
+    /// than window + slack). [`table_sizing`](Self::table_sizing) gives the
+    /// table's shape as well.
+    pub fn sizing(window: u64, slack: Slack, epsilon: f64) -> Result<Prediction, ParamError> {
+        Self::table_sizing(window, slack, None, epsilon).map(|s| s.prediction())
     }
 
     /// What [`with_time_span`](Self::with_time_span) would build, without
-    /// allocating it.
+    /// allocating it (as [`sizing`](Self::sizing)).
     pub fn sizing_timed(
         span: u64,
         slack: Slack,
         capacity: u64,
         epsilon: f64,
+    ) -> Result<Prediction, ParamError> {
+        Self::table_sizing(span, slack, Some(capacity), epsilon).map(|s| s.prediction())
+    }
+
+    /// The table [`new`](Self::new) (`capacity` `None`) or
+    /// [`with_time_span`](Self::with_time_span) (`Some(capacity)`) would
+    /// build for `window`, `slack` and `epsilon`, without allocating it:
+    /// generations, buckets, bits and where they go.
+    pub fn table_sizing(
+        window: u64,
+        slack: Slack,
+        capacity: Option<u64>,
+        epsilon: f64,
     ) -> Result<Sizing, ParamError> {
-        Ok(Plan::new(Request::time(span, slack, capacity, epsilon))?.sizing())
+        let request = match capacity {
+            Some(c) => Request::time(window, slack, c, epsilon),
+            None => Request::count(window, slack, None, epsilon),
+        };
+        Ok(Plan::new(request)?.sizing())
     }
 
     pub(crate) fn from_request(request: Request) -> Result<Self, ParamError> {

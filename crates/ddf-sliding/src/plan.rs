@@ -93,7 +93,7 @@ pub enum Slack {
 }
 
 /// What a filter's parameters cost and promise, known before its table is
-/// allocated (from [`SlidingBloom::sizing`](crate::SlidingBloom::sizing)):
+/// allocated (from [`SlidingBloom::table_sizing`](crate::SlidingBloom::table_sizing)):
 /// planners compare candidates without building them.
 #[derive(Debug, Clone, Copy, PartialEq)]
 pub struct Sizing {

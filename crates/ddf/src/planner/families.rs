@@ -137,10 +137,10 @@ pub(crate) mod shf {
         use ddf_shf::{CompactShf, Shf};
         let goal = need.goal;
         let (h, p) = if compact {
-            let h = CompactShf::hash_bits_for(w, goal).map_err(why)?;
+            let h = CompactShf::parameters_for(goal, w).map_err(why)?;
             (h, CompactShf::sizing(w, h).map_err(why)?)
         } else {
-            let h = Shf::hash_bits_for(w, goal).map_err(why)?;
+            let h = Shf::parameters_for(goal, w).map_err(why)?;
             (h, Shf::sizing(w, h).map_err(why)?)
         };
         let config = if compact {
@@ -246,25 +246,20 @@ pub(crate) mod sliding {
             Some((span, _)) => (span, Some(need.items)),
             None => (need.items, None),
         };
-        let epsilon = match need.goal {
-            ddf_core::Goal::Fpr(p) => p,
-            ddf_core::Goal::Budget(m) => {
-                SlidingBloom::epsilon_for_budget(window, slack, capacity, m).map_err(why)?
-            }
-        };
-        let s = SlidingBloom::sizing_for(window, slack, capacity, epsilon).map_err(why)?;
+        let epsilon =
+            SlidingBloom::parameters_for(need.goal, window, slack, capacity).map_err(why)?;
+        let p = match capacity {
+            Some(c) => SlidingBloom::sizing_timed(window, slack, c, epsilon),
+            None => SlidingBloom::sizing(window, slack, epsilon),
+        }
+        .map_err(why)?;
         let config = Config::Sliding {
             window,
             slack,
             epsilon,
             capacity,
         };
-        Ok(Candidate::new(
-            config,
-            s.prediction(),
-            Some(window),
-            need.seed,
-        ))
+        Ok(Candidate::new(config, p, Some(window), need.seed))
     }
 }
 
@@ -347,7 +342,7 @@ pub(crate) mod qht {
         }
         let budget = budget(need)?;
         let n = distinct(need)?;
-        let (rows, k, s) = Qht::parameters_for(budget, n, need.target).map_err(why)?;
+        let (rows, k, s) = Qht::parameters_within(budget, n, need.target).map_err(why)?;
         let p = Qht::sizing(rows, k, s, n).map_err(why)?;
         let config = Config::Qht {
             rows,

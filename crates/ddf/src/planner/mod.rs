@@ -1,16 +1,17 @@
 //! The planner: from what a user needs to ranked filter configurations that build.
 //!
 //! It is a thin layer. Each family crate exports a pure sizing function
-//! (`ExactWindow::sizing`, `Shf::sizing`, `Apbf::sizing`, `Apbbf::sizing`,
-//! `SlidingBloom::sizing`, `PartitionedBloom::sizing`, `Qht::sizing`,
-//! `ddf_queue::plan_for_window`) that checks parameters with the
-//! constructor's own rules and predicts memory, error rates, slack and
-//! accesses from `ddf-theory`, and a parameter chooser for a target or a
+//! (`sizing`, returning a `ddf_core::Prediction`) that checks parameters
+//! with the constructor's own rules and predicts memory, error rates, slack
+//! and accesses from `ddf-theory`, and a parameter chooser for a target or a
 //! budget. The planner turns [`Requirements`] into the units those functions
-//! take (`mod.rs`), asks every family compiled in (`families.rs`), keeps the
-//! candidates that meet every requirement and ranks them (`rank.rs`), and
-//! says per family why none qualified when none did ([`PlanError`]).
-//! [`Candidate`] and [`Config`] (`candidate.rs`) carry the choice and build it.
+//! take (`mod.rs`), asks every family of the [registry](crate::registry)
+//! through its adapter (`families.rs`, and `crate::queued` for the queued
+//! families), keeps the candidates that meet every requirement and ranks
+//! them (`rank.rs`), and says per family why none qualified when none did
+//! ([`PlanError`]).
+//! [`Candidate`] (`candidate.rs`) and [`Config`](crate::Config) (the registry's)
+//! carry the choice and build it.
 //!
 //! **Bounded work.** Every sizing function bounds its own work and memory
 //! (documented on each); the planner calls each family a fixed number of
