@@ -79,7 +79,7 @@ impl Family {
         capacity: u64,
         seed: u64,
     ) -> Result<Queue<Box<dyn DuplicateFilter + Send>>, ParamError> {
-        Queue::with_memory(l as usize, capacity, MEMORY, |s| {
+        Queue::with_memory(MEMORY, l as usize, capacity, |s| {
             self.build(
                 s.bits,
                 seed ^ (s.index as u64 + 1).wrapping_mul(0x9e37_79b9),
@@ -102,7 +102,7 @@ pub(crate) fn qht_model(bits: f64, capacity: u64) -> QhtSubfilter {
 /// A queue of `l` QHTs over `M` bits covering the window `w` (`c = ⌈w/L⌉`).
 pub(crate) fn qht_queue(w: u64, l: u64, seed: u64) -> Queue<Qht> {
     let c = capacity_for_window(w, l);
-    Queue::with_memory(l as usize, c, MEMORY, |s| {
+    Queue::with_memory(MEMORY, l as usize, c, |s| {
         Ok(Qht::with_memory(s.bits, QHT_K, QHT_S)?.with_seed(seed ^ s.index as u64))
     })
     .expect("the Figure 5 budget fits every L up to MAX_L")

@@ -476,7 +476,7 @@ fn filters(s: &mut Suite<'_>, size: Size) {
 
     // Four QHTs of M/4 bits, each taking half its cells' worth of items.
     let c = m / 4 / 32 * 4 / 2;
-    let mut f = Queue::with_memory(4, c, m, |spec| {
+    let mut f = Queue::with_memory(m, 4, c, |spec| {
         Qht::with_memory(spec.bits, 4, 8).map(|q| q.with_seed(spec.index as u64))
     })
     .expect("valid");

@@ -22,7 +22,7 @@ fn benches(c: &mut Criterion) {
         // Four QHTs of M/4 bits (k = 4, s = 8), each taking half its cells'
         // worth of items; filled through two rotations of every subfilter.
         let capacity = bits / 4 / 32 * 4 / 2;
-        let queue = Queue::with_memory(4, capacity, bits, |s| {
+        let queue = Queue::with_memory(bits, 4, capacity, |s| {
             Qht::with_memory(s.bits, 4, 8).map(|q| q.with_seed(s.index as u64))
         })
         .expect("valid");

@@ -99,7 +99,7 @@ impl Slices {
 /// use ddf_queue::{Deduper, Queue, Verdict};
 /// use ddf_shf::CompactShf;
 ///
-/// let queue = Queue::with_memory(4, 10_000, 1 << 20, |s| CompactShf::with_memory(s.bits, s.capacity))?;
+/// let queue = Queue::with_memory(1 << 20, 4, 10_000, |s| CompactShf::with_memory(s.bits, s.capacity))?;
 /// let mut seen = Deduper::new(queue);
 /// assert_eq!(seen.observe("tx-1"), Verdict::Unseen);
 /// assert_eq!(seen.observe("tx-1"), Verdict::Duplicate);
@@ -307,14 +307,14 @@ impl<F: DuplicateFilter> Queue<F> {
     /// use ddf_queue::{DuplicateFilter, Queue};
     /// use ddf_shf::CompactShf;
     ///
-    /// let q = Queue::with_memory(4, 1_000, 1 << 17, |s| CompactShf::with_memory(s.bits, s.capacity))?;
+    /// let q = Queue::with_memory(1 << 17, 4, 1_000, |s| CompactShf::with_memory(s.bits, s.capacity))?;
     /// assert!(q.memory_bits() <= 1 << 17);
     /// # Ok::<(), ddf_queue::ParamError>(())
     /// ```
     pub fn with_memory(
+        memory_bits: u64,
         subfilters: usize,
         capacity: u64,
-        memory_bits: u64,
         mut make: impl FnMut(SubfilterSpec) -> Result<F, ParamError>,
     ) -> Result<Self, ParamError> {
         ensure_range("subfilters", subfilters, 1..=MAX_SUBFILTERS)?;
@@ -361,7 +361,7 @@ impl<F: DuplicateFilter> Queue<F> {
         )?;
         let c = plan.capacity;
         Ok((
-            Self::with_memory(plan.subfilters, c, memory_bits, make)?,
+            Self::with_memory(memory_bits, plan.subfilters, c, make)?,
             plan,
         ))
     }
@@ -719,9 +719,9 @@ mod tests {
             "time_span"
         );
         // Each subfilter is offered 250 bits but takes 300.
-        let err = Queue::with_memory(4, 10, 1_000, |s| Ok(Sized(s.bits + 50))).unwrap_err();
+        let err = Queue::with_memory(1_000, 4, 10, |s| Ok(Sized(s.bits + 50))).unwrap_err();
         assert_eq!(err.param(), "memory_bits");
-        let q = Queue::with_memory(4, 10, 1_000, |s| Ok(Sized(s.bits))).unwrap();
+        let q = Queue::with_memory(1_000, 4, 10, |s| Ok(Sized(s.bits))).unwrap();
         assert_eq!(q.memory_bits(), 1_000);
     }
 

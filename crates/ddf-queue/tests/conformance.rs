@@ -15,7 +15,7 @@ conformance!(
 );
 conformance!(
     queue_of_compact_shfs,
-    Queue::with_memory(4, 100, 8_000, |s| CompactShf::with_memory(
+    Queue::with_memory(8_000, 4, 100, |s| CompactShf::with_memory(
         s.bits, s.capacity
     ))
     .unwrap(),
@@ -49,7 +49,7 @@ ddf_core::timed_conformance!(
 // as the suite decodes and re-encodes it many times).
 conformance!(
     queue_of_qhts,
-    Queue::with_memory(4, 100, 16_384, |s| ddf_qht::Qht::with_memory(s.bits, 4, 8)
+    Queue::with_memory(16_384, 4, 100, |s| ddf_qht::Qht::with_memory(s.bits, 4, 8)
         .map(|q| q.with_seed(s.index as u64)))
     .unwrap(),
     Conformance::default().budget_bits(16_384)

@@ -35,7 +35,7 @@ proptest! {
         // A subfilter's own parameter error passes through with its name.
         let sub = &["subfilters", "capacity", "memory_bits", "window", "hash_bits"];
         check_budget(
-            Queue::with_memory(l, capacity, memory, |s| CompactShf::with_memory(s.bits, s.capacity)),
+            Queue::with_memory(memory, l, capacity, |s| CompactShf::with_memory(s.bits, s.capacity)),
             memory,
             sub,
         )?;

@@ -315,7 +315,7 @@ impl SlidingBloom {
     /// The absolute index of the current generation (insertions divided by
     /// the generation length; for time windows `⌊now/τ⌋` plus the
     /// generations closed early).
-    pub fn generation(&self) -> u64 {
+    pub fn current_generation(&self) -> u64 {
         self.generation
     }
 
@@ -852,7 +852,7 @@ mod tests {
         }
         // Age 125: its generation left the last c + 1.
         f.insert(Digest::mixed(10_000));
-        assert_eq!(f.generation(), 5);
+        assert_eq!(f.current_generation(), 5);
         // Either forgotten or a false positive of probability ≤ 1%.
         let reported = f.contains(x);
         let own = f.entry_key(x);

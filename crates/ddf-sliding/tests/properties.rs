@@ -223,7 +223,7 @@ fn clear_forgets_and_replays() {
     }
     f.clear();
     assert_eq!(
-        (f.occupied_cells(), f.generation(), f.insertions()),
+        (f.occupied_cells(), f.current_generation(), f.insertions()),
         (0, 0, 0)
     );
     assert!(!(990..1_000).any(|i| f.contains(Digest::mixed(i))));

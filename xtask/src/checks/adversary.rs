@@ -264,7 +264,7 @@ fn fn_windowed(ctx: &Ctx) -> Outcome {
             }),
             ("queued QHT", |s| {
                 Box::new(
-                    Queue::with_memory(4, 500, M, |sub| {
+                    Queue::with_memory(M, 4, 500, |sub| {
                         Qht::with_memory(sub.bits, 4, 8).map(|q| q.with_seed(s ^ sub.index as u64))
                     })
                     .expect("fits"),

@@ -63,7 +63,7 @@ pub(crate) fn checks() -> Vec<Check> {
             paper: THM4,
             run: |c| {
                 above_bound(c, 503, || {
-                    Queue::with_memory(5, 1_000, M, |s| CompactShf::with_memory(s.bits, s.capacity))
+                    Queue::with_memory(M, 5, 1_000, |s| CompactShf::with_memory(s.bits, s.capacity))
                         .expect("fits")
                 })
             },

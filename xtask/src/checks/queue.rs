@@ -140,7 +140,7 @@ const CSHF_C: u64 = 1_000;
 
 /// Five CSHFs of 20,000 bits and 1,000 insertions each: 20-bit hashes.
 fn cshf_queue() -> Queue<CompactShf> {
-    Queue::with_memory(CSHF_L, CSHF_C, 100_000, |s| {
+    Queue::with_memory(100_000, CSHF_L, CSHF_C, |s| {
         CompactShf::with_memory(s.bits, s.capacity)
     })
     .expect("fits")

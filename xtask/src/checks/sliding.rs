@@ -352,7 +352,7 @@ fn watch(ctx: &Ctx, salt: u64) -> Watch {
                 continue;
             }
             points += 1;
-            counters += u64::from(f.generation() != t_now / g);
+            counters += u64::from(f.current_generation() != t_now / g);
             for (key, age) in f.entries() {
                 seen += 1;
                 let t = last[&key];
