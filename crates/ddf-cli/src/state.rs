@@ -14,9 +14,6 @@ use std::fs;
 use std::io::Write;
 use std::path::Path;
 
-/// The layout version written and read.
-pub(crate) const VERSION: u16 = ddf::state::VERSION;
-
 /// What the CLI records beside the filter.
 #[derive(Debug, Clone, PartialEq)]
 pub(crate) struct Meta {
@@ -110,7 +107,7 @@ pub(crate) fn decode(bytes: &[u8]) -> Result<Loaded, String> {
         filter: file.filter,
         hasher: file.hasher,
         meta,
-        version: VERSION,
+        version: file.layout_version,
         snapshot_format: file.snapshot_format,
         snapshot_kind: file.snapshot_kind,
         file_bytes: bytes.len() as u64,

@@ -1045,3 +1045,29 @@ fn endless_or_lying_state_files_end_with_a_clear_error_in_bounded_memory() {
     assert_eq!(code, 1, "{err}");
     assert!(err.contains("beyond the file"), "{err}");
 }
+
+/// A state file of layout 1 (written by the command before layout 2, the
+/// fixture of `ddf::state`) resumes: its records are remembered, `inspect`
+/// names its layout, and the file is saved again in layout 2.
+#[test]
+fn a_layout_1_state_file_resumes_and_is_saved_in_layout_2() {
+    let dir = tempfile::tempdir().unwrap();
+    let state = dir.path().join("old.ddfstate");
+    let fixture = Path::new(env!("CARGO_MANIFEST_DIR")).join("../ddf/tests/data/state-v1.ddfstate");
+    std::fs::copy(&fixture, &state).unwrap();
+    let s = state.to_str().unwrap();
+    let (code, _, err) = run(&["inspect", s], b"");
+    assert_eq!(code, 0, "{err}");
+    let (_, info, _) = run(&["inspect", s], b"");
+    assert!(String::from_utf8_lossy(&info).contains("state layout 1"));
+    // Written by `--window 1000 --fpr 0.01` from order-1, order-2, order-1, order-3.
+    let out = dedup(
+        &["--window", "1000", "--fpr", "0.01", "--state", s],
+        b"order-1\norder-4\norder-3\norder-5\n",
+    );
+    assert_eq!(out, b"order-4\norder-5\n");
+    let (_, info, _) = run(&["inspect", s], b"");
+    let info = String::from_utf8_lossy(&info);
+    assert!(info.contains("state layout 2"), "{info}");
+    assert!(info.contains("records seen: 8"), "{info}");
+}

@@ -11,11 +11,14 @@
 //! | 2 | layout version ([`VERSION`]), little-endian |
 //! | 4 | length `j` of the metadata |
 //! | j | metadata: UTF-8 JSON written by the front end, never the key |
-//! | 2 | hash-key length `n` |
-//! | n | the SipHash-1-3 key |
-//! | 8 | length `b` of the filter snapshot |
-//! | b | the filter's own versioned, checksummed snapshot ([`crate::Snapshot`]) |
+//! | 8 | length `b` of the snapshot |
+//! | b | the `Deduper<Filter>` snapshot: the filter's versioned, checksummed snapshot with the SipHash-1-3 key in its envelope ([`Deduper::to_bytes`](crate::Deduper::to_bytes), the bytes the Redis module stores) |
 //! | 8 | checksum: SipHash-1-3 under a fixed public key of every byte before it |
+//!
+//! Layout 1 (written until November 2026) kept the key in a field of its
+//! own before a bare filter snapshot (2 bytes of key length, the key, then
+//! the snapshot's length and bytes); it is still read, and written again in
+//! layout 2.
 //!
 //! The checksum catches torn or corrupted files, not tampering. The
 //! metadata is opaque here (this crate has no JSON parser); the front ends
@@ -46,8 +49,15 @@ use std::path::Path;
 /// The first eight bytes of every state file.
 pub const MAGIC: &[u8; 8] = b"DDFSTATE";
 
-/// The layout version written and read.
-pub const VERSION: u16 = 1;
+/// The layout version written (layouts 1 and 2 are read).
+pub const VERSION: u16 = 2;
+
+/// The layout that kept the key in its own field.
+const VERSION_SEPARATE_KEY: u16 = 1;
+
+/// The most bytes of a layout-2 snapshot: the largest body, a hasher key
+/// of up to 2^16 bytes and the envelope's fixed fields.
+const MAX_DEDUPER_SNAPSHOT: u64 = crate::snapshot::MAX_SNAPSHOT_BYTES + (1 << 16) + 64;
 
 /// Most bytes of metadata accepted (a front end writes a few hundred).
 pub const MAX_META: usize = 1 << 20;
@@ -68,6 +78,8 @@ pub struct StateFile {
     pub hasher: KeyedSipHasher,
     /// The front end's metadata (JSON text).
     pub meta: String,
+    /// The file's layout version (1 or [`VERSION`]).
+    pub layout_version: u16,
     /// The filter snapshot's envelope format version.
     pub snapshot_format: u16,
     /// The filter snapshot's kind code ([`crate::snapshot::kind`]).
@@ -126,15 +138,12 @@ pub fn checksum(bytes: &[u8]) -> u64 {
 /// always decodes.
 pub fn encode(filter: &Filter, hasher: &KeyedSipHasher, meta: &str) -> Vec<u8> {
     let meta = if meta.len() > MAX_META { "{}" } else { meta };
-    let key = hasher.key_bytes();
-    let snap = filter.to_bytes();
-    let mut out = Vec::with_capacity(32 + meta.len() + key.len() + snap.len());
+    let snap = crate::snapshot::seal_with_hasher(filter, hasher);
+    let mut out = Vec::with_capacity(30 + meta.len() + snap.len());
     out.extend_from_slice(MAGIC);
     out.extend_from_slice(&VERSION.to_le_bytes());
     out.extend_from_slice(&(meta.len() as u32).to_le_bytes());
     out.extend_from_slice(meta.as_bytes());
-    out.extend_from_slice(&(key.len() as u16).to_le_bytes());
-    out.extend_from_slice(&key);
     out.extend_from_slice(&(snap.len() as u64).to_le_bytes());
     out.extend_from_slice(&snap);
     let sum = checksum(&out);
@@ -174,8 +183,11 @@ pub fn decode(bytes: &[u8]) -> Result<StateFile, StateError> {
     }
     let mut input = &body[8..];
     let version = u16::from_le_bytes(take_le(&mut input, "version")?);
-    if version != VERSION {
-        return Err(format!("layout version {version}; this ddf reads version {VERSION}").into());
+    if version != VERSION && version != VERSION_SEPARATE_KEY {
+        return Err(format!(
+            "layout version {version}; this ddf reads versions {VERSION_SEPARATE_KEY} and {VERSION}"
+        )
+        .into());
     }
     let meta_len = u32::from_le_bytes(take_le(&mut input, "metadata length")?) as usize;
     if meta_len > MAX_META {
@@ -184,16 +196,28 @@ pub fn decode(bytes: &[u8]) -> Result<StateFile, StateError> {
     let meta = std::str::from_utf8(take(&mut input, meta_len, "metadata")?)
         .map_err(|_| "metadata is not UTF-8")?
         .to_string();
-    let key_len = u16::from_le_bytes(take_le(&mut input, "key length")?) as usize;
-    let key = take(&mut input, key_len, "hash key")?;
-    let hasher = KeyedSipHasher::from_key_bytes(key).ok_or("the hash key has the wrong length")?;
+    let key = if version == VERSION_SEPARATE_KEY {
+        let key_len = u16::from_le_bytes(take_le(&mut input, "key length")?) as usize;
+        Some(take(&mut input, key_len, "hash key")?)
+    } else {
+        None
+    };
     let snap_len = u64::from_le_bytes(take_le(&mut input, "snapshot length")?);
     let snap_len = usize::try_from(snap_len).map_err(|_| "snapshot length overflows")?;
     let snap = take(&mut input, snap_len, "filter snapshot")?;
     if !input.is_empty() {
         return Err(format!("{} stray bytes after the snapshot", input.len()).into());
     }
-    let filter = Filter::from_bytes(snap).map_err(|e| format!("filter snapshot: {e}"))?;
+    let (filter, hasher) = match key {
+        Some(key) => {
+            let hasher =
+                KeyedSipHasher::from_key_bytes(key).ok_or("the hash key has the wrong length")?;
+            let filter = Filter::from_bytes(snap).map_err(|e| format!("filter snapshot: {e}"))?;
+            (filter, hasher)
+        }
+        None => crate::snapshot::open_with_hasher::<Filter, KeyedSipHasher>(snap)
+            .map_err(|e| format!("filter snapshot: {e}"))?,
+    };
     // The snapshot decoded, so its header holds this format and a kind.
     let snapshot_kind =
         crate::snapshot::peek_kind(snap).map_err(|e| format!("filter snapshot: {e}"))?;
@@ -201,6 +225,7 @@ pub fn decode(bytes: &[u8]) -> Result<StateFile, StateError> {
         filter,
         hasher,
         meta,
+        layout_version: version,
         snapshot_format: crate::snapshot::FORMAT_VERSION,
         snapshot_kind,
     })
@@ -252,20 +277,37 @@ pub fn read_bounded(r: &mut impl Read, file_len: u64) -> Result<Vec<u8>, StateEr
     if meta_len as usize > MAX_META {
         return Err(format!("metadata of {meta_len} bytes (at most {MAX_META})").into());
     }
-    fits(14 + u64::from(meta_len) + 2, "metadata")?;
-    read_field(r, u64::from(meta_len) + 2, "metadata", &mut out)?;
-    let n = out.len();
-    let key_len = u16::from_le_bytes([out[n - 2], out[n - 1]]);
-    fits(n as u64 + u64::from(key_len) + 8, "hash key")?;
-    read_field(r, u64::from(key_len) + 8, "hash key", &mut out)?;
+    let version = u16::from_le_bytes([out[8], out[9]]);
+    if version != VERSION && version != VERSION_SEPARATE_KEY {
+        return Err(format!(
+            "layout version {version}; this ddf reads versions {VERSION_SEPARATE_KEY} and {VERSION}"
+        )
+        .into());
+    }
+    // Layout 1 has a key field (its 2-byte length read with the metadata)
+    // before the snapshot's length; layout 2 the length alone.
+    let (after_meta, max_snap) = if version == VERSION_SEPARATE_KEY {
+        (2, crate::snapshot::MAX_SNAPSHOT_BYTES)
+    } else {
+        (0, MAX_DEDUPER_SNAPSHOT)
+    };
+    fits(14 + u64::from(meta_len) + after_meta, "metadata")?;
+    read_field(r, u64::from(meta_len) + after_meta, "metadata", &mut out)?;
+    if version == VERSION_SEPARATE_KEY {
+        let n = out.len();
+        let key_len = u16::from_le_bytes([out[n - 2], out[n - 1]]);
+        fits(n as u64 + u64::from(key_len), "hash key")?;
+        read_field(r, u64::from(key_len), "hash key", &mut out)?;
+    }
+    fits(out.len() as u64 + 8, "snapshot length")?;
+    read_field(r, 8, "snapshot length", &mut out)?;
     let n = out.len();
     let mut len = [0u8; 8];
     len.copy_from_slice(&out[n - 8..]);
     let snap_len = u64::from_le_bytes(len);
-    if snap_len > crate::snapshot::MAX_SNAPSHOT_BYTES {
+    if snap_len > max_snap {
         return Err(format!(
-            "the filter snapshot declares {snap_len} bytes, more than any filter's state ({} at most)",
-            crate::snapshot::MAX_SNAPSHOT_BYTES
+            "the filter snapshot declares {snap_len} bytes, more than any filter's state ({max_snap} at most)"
         )
         .into());
     }
@@ -359,8 +401,7 @@ mod tests {
         assert!(e.to_string().contains("bad magic"), "{e}");
         // A snapshot length beyond any filter's state, then zeros for ever.
         let meta_len = u32::from_le_bytes(good[10..14].try_into().unwrap()) as usize;
-        let key_len = u16::from_le_bytes(good[14 + meta_len..16 + meta_len].try_into().unwrap());
-        let len_at = 16 + meta_len + usize::from(key_len);
+        let len_at = 14 + meta_len;
         let mut head = good[..len_at + 8].to_vec();
         head[len_at..].copy_from_slice(&u64::MAX.to_le_bytes());
         let mut endless = head.as_slice().chain(std::io::repeat(0));
@@ -377,6 +418,32 @@ mod tests {
         // A file longer than its header declares.
         let e = read_bounded(&mut good.as_slice(), n + 1).unwrap_err();
         assert!(e.to_string().contains("1 stray bytes"), "{e}");
+    }
+
+    /// A state file of layout 1, written by the `ddf` command before
+    /// layout 2 (`printf 'order-1\norder-2\norder-1\norder-3\n' | ddf dedup
+    /// --window 1000 --fpr 0.01 --state state-v1.ddfstate`), still loads, and
+    /// saves again in layout 2 with the same answers.
+    #[test]
+    fn layout_1_files_still_load() {
+        let old = include_bytes!("../tests/data/state-v1.ddfstate");
+        assert_eq!(u16::from_le_bytes([old[8], old[9]]), 1);
+        let n = old.len() as u64;
+        let bytes = read_bounded(&mut old.as_slice(), n).unwrap();
+        let l = decode(&bytes).unwrap();
+        assert_eq!(family(&l.filter), "sliding");
+        assert!(l.meta.contains("\"records_seen\":4"), "{}", l.meta);
+        let seen = crate::Deduper::with_hasher(l.filter.clone(), l.hasher.clone());
+        for k in ["order-1", "order-2", "order-3"] {
+            assert!(seen.contains(k.as_bytes()), "{k}");
+        }
+        assert!(!seen.contains(b"order-4".as_slice()));
+        let again = encode(&l.filter, &l.hasher, &l.meta);
+        assert_eq!(u16::from_le_bytes([again[8], again[9]]), VERSION);
+        let l2 = decode(&again).unwrap();
+        assert_eq!(l2.filter.to_bytes(), l.filter.to_bytes());
+        assert_eq!(l2.hasher.key(), l.hasher.key());
+        assert_eq!(l2.snapshot_kind, l.snapshot_kind);
     }
 
     #[test]
