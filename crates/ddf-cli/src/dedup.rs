@@ -7,9 +7,9 @@
 //! checkpoints are looked at between blocks.
 
 use crate::choose::{self, Choice};
-use crate::cli::{DedupArgs, OnBad};
+use crate::cli::{self, DedupArgs, OnBad};
 use crate::engine::{self, Engine, describe_window};
-use crate::input::{self, Block, Fate, Msg, Parse, Source};
+use crate::input::{self, Block, Fate, Inbox, Msg, Parse, Source};
 use crate::key::{Extractor, KeySpec, TimeSpec};
 use crate::state::{self, Meta};
 use crate::{Fail, progress::Progress};
@@ -124,17 +124,41 @@ impl Run {
 
 /// Runs `ddf dedup`; the exit status on success or signal.
 pub(crate) fn run(args: &DedupArgs) -> Result<u8, Fail> {
-    let choice = choose::choose(&args.plan).map_err(Fail::Usage)?;
-    let sources = Source::from_args(&args.files);
-    let timed = matches!(choice.window, Window::Time(_));
-    let extractor = Extractor {
+    let mut session = open(args)?;
+    let stopped = drive(&mut session);
+    finish(session, stopped)
+}
+
+/// A run between [`open`] and [`finish`].
+struct Session<'a> {
+    args: &'a DedupArgs,
+    choice: Choice,
+    run: Run,
+    hasher: KeyedSipHasher,
+    /// Records seen by the runs before this one (from the state file).
+    records_before: u64,
+    time_source: &'static str,
+    inbox: Inbox,
+    names: Vec<String>,
+    progress: Option<Progress>,
+    sigint: Arc<AtomicBool>,
+    sigterm: Arc<AtomicBool>,
+    started: Instant,
+}
+
+/// How [`drive`] ended: the loop's outcome, and the exit status a signal
+/// asked for.
+struct Stopped {
+    outcome: Result<(), Stop>,
+    signal_exit: Option<u8>,
+}
+
+/// The key and time extractor the flags ask for.
+fn extractor(args: &DedupArgs) -> Result<Extractor, Fail> {
+    Ok(Extractor {
         key: match (&args.field, &args.json) {
-            (Some(n), _) => {
-                if *n == 0 {
-                    return Err(Fail::Usage("--field counts from 1".into()));
-                }
-                KeySpec::Field(*n)
-            }
+            (Some(0), _) => return Err(Fail::Usage("--field counts from 1".into())),
+            (Some(n), _) => KeySpec::Field(*n),
             (None, Some(p)) => KeySpec::Json(p.clone()),
             (None, None) => KeySpec::Whole,
         },
@@ -146,52 +170,62 @@ pub(crate) fn run(args: &DedupArgs) -> Result<u8, Fail> {
         },
         delimiter: args.delimiter,
         unit: args.time_unit,
+    })
+}
+
+/// The filter and hash key: from the state file when it matches the flags,
+/// else new. Also the records seen and the clock of the earlier runs.
+fn filter_and_key(
+    args: &DedupArgs,
+    choice: &Choice,
+) -> Result<(Engine, KeyedSipHasher, u64, Option<u64>), Fail> {
+    let loaded = match &args.state {
+        Some(path) if !args.reset => state::load(path).map_err(Fail::Run)?,
+        _ => None,
     };
+    if let Some(l) = loaded {
+        let (fam, win) = (engine::family(&l.filter), l.filter.window());
+        if fam != choice.family || win != choice.window {
+            return Err(Fail::Run(format!(
+                "state file {} holds a {fam} filter over {}, but the flags ask for a {} \
+                 filter over {}; pass --reset to replace it",
+                args.state
+                    .as_ref()
+                    .map_or(String::new(), |p| p.display().to_string()),
+                describe_window(win),
+                choice.family,
+                describe_window(choice.window),
+            )));
+        }
+        return Ok((l.filter, l.hasher, l.meta.records_seen, l.meta.clock_ms));
+    }
+    let hasher = match args.seed {
+        Some(s) => KeyedSipHasher::with_seed(s),
+        None => KeyedSipHasher::try_new()
+            .map_err(|e| Fail::Run(format!("no OS randomness for the hash key: {e}")))?,
+    };
+    Ok((choice.build().map_err(Fail::Usage)?, hasher, 0, None))
+}
+
+/// Checks the flags, loads or builds the filter, installs the signal
+/// handlers and starts reading.
+fn open(args: &DedupArgs) -> Result<Session<'_>, Fail> {
+    let choice = choose::choose(&args.plan).map_err(Fail::Usage)?;
+    let threads = args.threads.unwrap_or_else(cli::default_threads);
+    let sources = Source::from_args(&args.files);
+    let timed = matches!(choice.window, Window::Time(_));
+    let extractor = extractor(args)?;
     let time_source = match extractor.time {
         TimeSpec::None if timed => "arrival",
         TimeSpec::None => "none",
         TimeSpec::Field(_) => "field",
         TimeSpec::Json(_) => "json",
     };
-
-    // The filter: from the state file when it matches the flags, else new.
-    let mut records_before = 0;
-    let mut clock_ms = None;
-    let loaded = match &args.state {
-        Some(path) if !args.reset => state::load(path).map_err(Fail::Run)?,
-        _ => None,
-    };
-    let (filter, hasher) = match loaded {
-        Some(l) => {
-            let (fam, win) = (engine::family(&l.filter), l.filter.window());
-            if fam != choice.family || win != choice.window {
-                return Err(Fail::Run(format!(
-                    "state file {} holds a {fam} filter over {}, but the flags ask for a {} \
-                     filter over {}; pass --reset to replace it",
-                    args.state
-                        .as_ref()
-                        .map_or(String::new(), |p| p.display().to_string()),
-                    describe_window(win),
-                    choice.family,
-                    describe_window(choice.window),
-                )));
-            }
-            records_before = l.meta.records_seen;
-            clock_ms = l.meta.clock_ms;
-            (l.filter, l.hasher)
-        }
-        None => {
-            let hasher = match args.seed {
-                Some(s) => KeyedSipHasher::with_seed(s),
-                None => KeyedSipHasher::try_new()
-                    .map_err(|e| Fail::Run(format!("no OS randomness for the hash key: {e}")))?,
-            };
-            (choice.build().map_err(Fail::Usage)?, hasher)
-        }
-    };
+    let (filter, hasher, records_before, clock_ms) = filter_and_key(args, &choice)?;
     if args.verbose {
         eprintln!(
-            "ddf: {} filter ({}) over {}: {} memory, predicted FPR {:.3e}, FNR {:.3e}, slack {}",
+            "ddf: {} filter ({}) over {}: {} memory, predicted FPR {:.3e}, FNR {:.3e}, slack {}; \
+             {threads} thread{}",
             engine::family(&filter),
             choice.config,
             describe_window(filter.window()),
@@ -199,6 +233,7 @@ pub(crate) fn run(args: &DedupArgs) -> Result<u8, Fail> {
             choice.fpr,
             choice.fnr,
             filter.slack(),
+            if threads == 1 { "" } else { "s" },
         );
     }
 
@@ -214,7 +249,7 @@ pub(crate) fn run(args: &DedupArgs) -> Result<u8, Fail> {
     }
 
     let show_progress = !args.no_progress && (args.progress || io::stderr().is_terminal());
-    let mut progress = show_progress.then(|| Progress::new(Source::total_bytes(&sources)));
+    let progress = show_progress.then(|| Progress::new(Source::total_bytes(&sources)));
     let names: Vec<String> = sources.iter().map(Source::name).collect();
     let parse = Parse {
         extractor,
@@ -225,9 +260,8 @@ pub(crate) fn run(args: &DedupArgs) -> Result<u8, Fail> {
         fail_on_bad: args.on_bad_record == OnBad::Fail,
     };
     let terminator = parse.terminator;
-    let (rx, back) = input::spawn(sources, parse);
-
-    let mut run = Run {
+    let inbox = input::spawn(sources, parse, threads);
+    let run = Run {
         filter,
         on_bad: args.on_bad_record,
         mode: if args.mark {
@@ -243,93 +277,122 @@ pub(crate) fn run(args: &DedupArgs) -> Result<u8, Fail> {
         out: io::BufWriter::with_capacity(1 << 16, io::stdout().lock()),
         verdicts: Vec::new(),
     };
-    let save = |run: &Run| -> Result<(), Fail> {
-        match &args.state {
-            Some(path) => state::save(
-                path,
-                &run.filter,
-                &hasher,
-                &Meta {
-                    config: choice.config.clone(),
-                    fpr: choice.fpr,
-                    records_seen: records_before + run.counts.records,
-                    clock_ms: run.clock_ms,
-                    time_source: time_source.into(),
-                },
-            )
-            .map_err(Fail::Run),
-            None => Ok(()),
-        }
-    };
+    Ok(Session {
+        args,
+        choice,
+        run,
+        hasher,
+        records_before,
+        time_source,
+        inbox,
+        names,
+        progress,
+        sigint,
+        sigterm,
+        started: Instant::now(),
+    })
+}
 
-    let started = Instant::now();
+impl Session<'_> {
+    /// Saves the state when `--state` is given.
+    fn save(&self) -> Result<(), Fail> {
+        let Some(path) = &self.args.state else {
+            return Ok(());
+        };
+        let meta = Meta {
+            config: self.choice.config.clone(),
+            fpr: self.choice.fpr,
+            records_seen: self.records_before + self.run.counts.records,
+            clock_ms: self.run.clock_ms,
+            time_source: self.time_source.into(),
+        };
+        state::save(path, &self.run.filter, &self.hasher, &meta).map_err(Fail::Run)
+    }
+}
+
+/// Filters the blocks in input order until the input ends, a signal comes
+/// or something fails; saves the state every `--checkpoint`.
+fn drive(s: &mut Session<'_>) -> Result<Stopped, Fail> {
     let mut last_checkpoint = Instant::now();
-    let checkpoint = args.checkpoint.map(Duration::from_millis);
-    let mut signal_exit: Option<u8> = None;
-    let outcome: Result<(), Stop> = loop {
-        if sigint.load(Ordering::Relaxed) {
-            signal_exit = Some(130);
-            break Ok(());
-        }
-        if sigterm.load(Ordering::Relaxed) {
-            signal_exit = Some(143);
-            break Ok(());
+    let checkpoint = s.args.checkpoint.map(Duration::from_millis);
+    loop {
+        for (flag, status) in [(&s.sigint, 130), (&s.sigterm, 143)] {
+            if flag.load(Ordering::Relaxed) {
+                return Ok(Stopped {
+                    outcome: Ok(()),
+                    signal_exit: Some(status),
+                });
+            }
         }
         if let Some(every) = checkpoint
             && last_checkpoint.elapsed() >= every
         {
-            save(&run)?;
+            s.save()?;
             last_checkpoint = Instant::now();
         }
-        if let Some(p) = progress.as_mut() {
-            p.tick(run.counts.records, run.counts.duplicates, run.counts.bytes);
+        let c = s.run.counts;
+        if let Some(p) = s.progress.as_mut() {
+            p.tick(c.records, c.duplicates, c.bytes);
         }
-        let msg = match rx.recv_timeout(POLL) {
-            Ok(m) => m,
-            Err(RecvTimeoutError::Timeout) => {
-                // Idle input: let the reader downstream see what we have.
-                if let Err(e) = run.out.flush() {
-                    break Err(e.into());
-                }
-                continue;
+        let outcome = match s.inbox.recv_timeout(POLL) {
+            Ok(Msg::Block(b)) => {
+                let done = s.run.block(&b);
+                s.inbox.recycle(b);
+                done
             }
-            Err(RecvTimeoutError::Disconnected) => break Ok(()),
+            Ok(Msg::Error { input, error }) => Err(Stop::Fail(format!(
+                "cannot read {}: {error}",
+                s.names[input]
+            ))),
+            // Idle input: let the reader downstream see what we have.
+            Err(RecvTimeoutError::Timeout) => s.run.out.flush().map_err(Stop::from),
+            Err(RecvTimeoutError::Disconnected) => {
+                return Ok(Stopped {
+                    outcome: Ok(()),
+                    signal_exit: None,
+                });
+            }
         };
-        match msg {
-            Msg::Error { input, error } => {
-                break Err(Stop::Fail(format!("cannot read {}: {error}", names[input])));
-            }
-            Msg::Block(b) => {
-                if let Err(e) = run.block(&b) {
-                    break Err(e);
-                }
-                let _ = back.try_send(b);
-            }
+        if let Err(e) = outcome {
+            return Ok(Stopped {
+                outcome: Err(e),
+                signal_exit: None,
+            });
         }
-    };
+    }
+}
+
+/// Flushes the output, saves the state (unless the run failed on input or
+/// output) and writes the summary; the exit status.
+fn finish(mut s: Session<'_>, stopped: Result<Stopped, Fail>) -> Result<u8, Fail> {
+    let Stopped {
+        outcome,
+        signal_exit,
+    } = stopped?;
     // Whatever stopped the loop, the records handled so far were remembered:
     // the state is saved unless the run failed on input or output.
     let flushed = match outcome {
-        Ok(()) => run.out.flush().map_err(Stop::from),
+        Ok(()) => s.run.out.flush().map_err(Stop::from),
         Err(e) => Err(e),
     };
-    if let Some(p) = progress.as_mut() {
-        p.finish(run.counts.records, run.counts.duplicates, run.counts.bytes);
+    let c = s.run.counts;
+    if let Some(p) = s.progress.as_mut() {
+        p.finish(c.records, c.duplicates, c.bytes);
     }
     let status = match flushed {
         Ok(()) | Err(Stop::BrokenPipe) => {
-            save(&run)?;
+            s.save()?;
             signal_exit.unwrap_or(0)
         }
         Err(Stop::Fail(msg)) => {
             // A rerun after fixing the input starts from the old state:
             // saving now would make it call this run's records duplicates.
-            let _ = run.out.flush();
+            let _ = s.run.out.flush();
             return Err(Fail::Run(msg));
         }
     };
-    if args.stats || args.stats_json {
-        report(args, &choice, &run.filter, &run.counts, started.elapsed());
+    if s.args.stats || s.args.stats_json {
+        report(s.args, &s.choice, &s.run.filter, &c, s.started.elapsed());
     }
     Ok(status)
 }
