@@ -11,6 +11,7 @@ use crate::cli::{self, DedupArgs, OnBad};
 use crate::engine::{self, Engine, describe_window};
 use crate::input::{self, Block, Fate, Inbox, Msg, Parse, Source};
 use crate::key::{Extractor, KeySpec, TimeSpec};
+use crate::shards::{self, Pool};
 use crate::state::{self, Meta};
 use crate::{Fail, progress::Progress};
 use ddf::KeyedSipHasher;
@@ -77,9 +78,17 @@ impl From<io::Error> for Stop {
 impl Run {
     /// Observes a block's digests and writes its records.
     fn block(&mut self, b: &Block) -> Result<(), Stop> {
+        let mut verdicts = std::mem::take(&mut self.verdicts);
+        verdicts.clear();
+        engine::observe(&mut self.filter, &b.digests, &b.stamped, &mut verdicts);
+        let written = self.write(b, &verdicts);
+        self.verdicts = verdicts;
+        written
+    }
+
+    /// Writes a block's records given its keys' verdicts.
+    fn write(&mut self, b: &Block, verdicts: &[Verdict]) -> Result<(), Stop> {
         self.counts.bytes += b.new_bytes;
-        self.verdicts.clear();
-        engine::observe(&mut self.filter, &b.digests, &b.stamped, &mut self.verdicts);
         if let Some(t) = b.stamped.iter().map(|&(_, t)| t).max() {
             self.clock_ms = Some(self.clock_ms.map_or(t, |c| c.max(t)));
         }
@@ -87,7 +96,7 @@ impl Run {
             self.counts.records += 1;
             let (write, tag): (bool, &[u8]) = match *fate {
                 Fate::Key(k) => {
-                    let dup = self.verdicts[k] == Verdict::Duplicate;
+                    let dup = verdicts[k] == Verdict::Duplicate;
                     self.counts.duplicates += u64::from(dup);
                     match self.mode {
                         Output::Unique => (!dup, b""),
@@ -139,6 +148,9 @@ struct Session<'a> {
     records_before: u64,
     time_source: &'static str,
     inbox: Inbox,
+    /// The sharded exact filter, when it filters on several threads; then
+    /// `run.filter` is unused.
+    pool: Option<Pool>,
     names: Vec<String>,
     progress: Option<Progress>,
     sigint: Arc<AtomicBool>,
@@ -260,6 +272,20 @@ fn open(args: &DedupArgs) -> Result<Session<'_>, Fail> {
         fail_on_bad: args.on_bad_record == OnBad::Fail,
     };
     let terminator = parse.terminator;
+    let pool = if shards::sharded(&choice, threads, args.state.is_some()) {
+        Some(Pool::start(choice.window, threads, hasher.clone()).map_err(Fail::Run)?)
+    } else {
+        if args.threads.is_some_and(|t| t > 1) {
+            eprintln!(
+                "ddf: note: the {} filter over {} runs on one filtering thread (only the \
+                 exact filter over the whole stream or a time window, without --state, is \
+                 sharded); --threads {threads} splits and hashes",
+                choice.family,
+                describe_window(choice.window)
+            );
+        }
+        None
+    };
     let inbox = input::spawn(sources, parse, threads);
     let run = Run {
         filter,
@@ -285,6 +311,7 @@ fn open(args: &DedupArgs) -> Result<Session<'_>, Fail> {
         records_before,
         time_source,
         inbox,
+        pool,
         names,
         progress,
         sigint,
@@ -294,6 +321,42 @@ fn open(args: &DedupArgs) -> Result<Session<'_>, Fail> {
 }
 
 impl Session<'_> {
+    /// Writes the blocks the pool has filtered: every one sent when `all`,
+    /// else those it can give without idling its workers.
+    fn written(&mut self, all: bool) -> Result<(), Stop> {
+        let Some(pool) = self.pool.as_mut() else {
+            return Ok(());
+        };
+        let mut verdicts = std::mem::take(&mut self.run.verdicts);
+        let mut done = Ok(());
+        while done.is_ok() {
+            match pool.next(all, &mut verdicts) {
+                Ok(Some(b)) => {
+                    done = self.run.write(&b, &verdicts);
+                    self.inbox.recycle(b);
+                }
+                Ok(None) => break,
+                Err(e) => done = Err(Stop::Fail(e)),
+            }
+        }
+        self.run.verdicts = verdicts;
+        done
+    }
+
+    /// What `--stats` says of the filter: family, window, slack, memory.
+    fn facts(&self) -> Facts {
+        let f = &self.run.filter;
+        Facts {
+            family: engine::family(f),
+            window: f.window(),
+            slack: self.pool.as_ref().map_or_else(|| f.slack(), Pool::slack),
+            memory_bits: self
+                .pool
+                .as_ref()
+                .map_or_else(|| f.memory_bits(), Pool::memory_bits),
+        }
+    }
+
     /// Saves the state when `--state` is given.
     fn save(&self) -> Result<(), Fail> {
         let Some(path) = &self.args.state else {
@@ -316,13 +379,15 @@ fn drive(s: &mut Session<'_>) -> Result<Stopped, Fail> {
     let mut last_checkpoint = Instant::now();
     let checkpoint = s.args.checkpoint.map(Duration::from_millis);
     loop {
-        for (flag, status) in [(&s.sigint, 130), (&s.sigterm, 143)] {
-            if flag.load(Ordering::Relaxed) {
-                return Ok(Stopped {
-                    outcome: Ok(()),
-                    signal_exit: Some(status),
-                });
-            }
+        let signalled = [(&s.sigint, 130), (&s.sigterm, 143)]
+            .into_iter()
+            .find_map(|(flag, status)| flag.load(Ordering::Relaxed).then_some(status));
+        if let Some(status) = signalled {
+            // The blocks already given to the filter are written.
+            return Ok(Stopped {
+                outcome: s.written(true),
+                signal_exit: Some(status),
+            });
         }
         if let Some(every) = checkpoint
             && last_checkpoint.elapsed() >= every
@@ -335,20 +400,28 @@ fn drive(s: &mut Session<'_>) -> Result<Stopped, Fail> {
             p.tick(c.records, c.duplicates, c.bytes);
         }
         let outcome = match s.inbox.recv_timeout(POLL) {
-            Ok(Msg::Block(b)) => {
-                let done = s.run.block(&b);
-                s.inbox.recycle(b);
-                done
-            }
+            Ok(Msg::Block(b)) => match s.pool.as_mut() {
+                Some(pool) => {
+                    pool.submit(b);
+                    s.written(false)
+                }
+                None => {
+                    let done = s.run.block(&b);
+                    s.inbox.recycle(b);
+                    done
+                }
+            },
             Ok(Msg::Error { input, error }) => Err(Stop::Fail(format!(
                 "cannot read {}: {error}",
                 s.names[input]
             ))),
             // Idle input: let the reader downstream see what we have.
-            Err(RecvTimeoutError::Timeout) => s.run.out.flush().map_err(Stop::from),
+            Err(RecvTimeoutError::Timeout) => s
+                .written(true)
+                .and_then(|()| s.run.out.flush().map_err(Stop::from)),
             Err(RecvTimeoutError::Disconnected) => {
                 return Ok(Stopped {
-                    outcome: Ok(()),
+                    outcome: s.written(true),
                     signal_exit: None,
                 });
             }
@@ -392,15 +465,23 @@ fn finish(mut s: Session<'_>, stopped: Result<Stopped, Fail>) -> Result<u8, Fail
         }
     };
     if s.args.stats || s.args.stats_json {
-        report(s.args, &s.choice, &s.run.filter, &c, s.started.elapsed());
+        report(s.args, &s.choice, &s.facts(), &c, s.started.elapsed());
     }
     Ok(status)
 }
 
+/// The filter as `--stats` describes it, sharded or not.
+struct Facts {
+    family: &'static str,
+    window: Window,
+    slack: u64,
+    memory_bits: u64,
+}
+
 /// Writes the `--stats` / `--stats-json` summary to stderr.
-fn report(args: &DedupArgs, choice: &Choice, filter: &Engine, c: &Counts, took: Duration) {
+fn report(args: &DedupArgs, choice: &Choice, filter: &Facts, c: &Counts, took: Duration) {
     let secs = took.as_secs_f64().max(1e-9);
-    let memory = filter.memory_bits().div_ceil(8);
+    let memory = filter.memory_bits.div_ceil(8);
     if args.stats_json {
         let v = json!({
             "records": c.records,
@@ -409,10 +490,10 @@ fn report(args: &DedupArgs, choice: &Choice, filter: &Engine, c: &Counts, took: 
             "bad_records": c.bad,
             "bytes": c.bytes,
             "seconds": took.as_secs_f64(),
-            "filter": engine::family(filter),
+            "filter": filter.family,
             "config": choice.config,
-            "window": state::window_json(filter.window()),
-            "slack": filter.slack(),
+            "window": state::window_json(filter.window),
+            "slack": filter.slack,
             "memory_bytes": memory,
             "predicted_fpr": choice.fpr,
             "predicted_fnr": choice.fnr,
@@ -428,8 +509,8 @@ fn report(args: &DedupArgs, choice: &Choice, filter: &Engine, c: &Counts, took: 
             c.duplicates,
             100.0 * c.duplicates as f64 / (c.records.max(1)) as f64,
             c.bad,
-            engine::family(filter),
-            describe_window(filter.window()),
+            filter.family,
+            describe_window(filter.window),
             human_bytes(memory),
             choice.fpr,
             if choice.fnr > 0.0 {
