@@ -52,18 +52,30 @@ pub(crate) const SHARDS: usize = 16;
 /// worker busy while the caller writes the oldest.
 const DEPTH: usize = 3;
 
-/// The keys of one block that one worker filters: `(shard, digest, time)`
-/// in input order, the time unused without a time window.
-type Job = Vec<(u32, Digest, u64)>;
+/// The keys of one block that one worker filters, and their verdicts.
+/// Jobs travel back and forth, so their buffers are reused (a block's
+/// keys are large enough that a fresh buffer would be mapped and faulted
+/// in each time).
+#[derive(Default)]
+struct Job {
+    /// `(shard, digest, time)` in input order, the time unused without a
+    /// time window.
+    keys: Vec<(u32, Digest, u64)>,
+    /// One verdict per key, filled by the worker.
+    answers: Vec<Verdict>,
+}
 
 /// The exact filter as [`SHARDS`] shards filtered by worker threads.
 pub(crate) struct Pool {
     shared: Arc<Shared<Filter, KeyedSipHasher>>,
     to: Vec<SyncSender<Job>>,
-    from: Vec<Receiver<Vec<Verdict>>>,
+    from: Vec<Receiver<Job>>,
     workers: Vec<JoinHandle<()>>,
     /// Blocks sent and not yet collected, with each worker's key indices.
     pending: VecDeque<(Block, Vec<Vec<u32>>)>,
+    /// Used jobs of each worker, and index lists, for reuse.
+    spare_jobs: Vec<Vec<Job>>,
+    spare_idx: Vec<Vec<Vec<u32>>>,
     /// The largest time given so far: later times are clamped up to it.
     latest: Option<u64>,
     timed: bool,
@@ -87,7 +99,7 @@ impl Pool {
         let (mut to, mut from, mut workers) = (Vec::new(), Vec::new(), Vec::new());
         for _ in 0..threads.clamp(1, SHARDS) {
             let (job_tx, job_rx) = sync_channel::<Job>(DEPTH + 1);
-            let (res_tx, res_rx) = sync_channel::<Vec<Verdict>>(DEPTH + 1);
+            let (res_tx, res_rx) = sync_channel::<Job>(DEPTH + 1);
             let shared = Arc::clone(&shared);
             workers.push(thread::spawn(move || {
                 work(&shared, timed, &job_rx, &res_tx);
@@ -95,12 +107,15 @@ impl Pool {
             to.push(job_tx);
             from.push(res_rx);
         }
+        let spare_jobs = (0..workers.len()).map(|_| Vec::new()).collect();
         Ok(Pool {
             shared,
             to,
             from,
             workers,
             pending: VecDeque::new(),
+            spare_jobs,
+            spare_idx: Vec::new(),
             latest: None,
             timed,
         })
@@ -110,12 +125,20 @@ impl Pool {
     /// back from [`next`](Self::next), in block order.
     pub(crate) fn submit(&mut self, b: Block) {
         let t = self.to.len();
-        let mut jobs: Vec<Job> = (0..t).map(|_| Job::new()).collect();
-        let mut idx: Vec<Vec<u32>> = vec![Vec::new(); t];
+        let mut jobs: Vec<Job> = self
+            .spare_jobs
+            .iter_mut()
+            .map(|spare| spare.pop().unwrap_or_default())
+            .collect();
+        let mut idx = self.spare_idx.pop().unwrap_or_else(|| vec![Vec::new(); t]);
+        for (job, idx) in jobs.iter_mut().zip(&mut idx) {
+            job.keys.clear();
+            idx.clear();
+        }
         let shared = &self.shared;
         let mut put = |i: usize, d: Digest, time: u64| {
             let j = shared.shard_of(d);
-            jobs[j % t].push((j as u32, d, time));
+            jobs[j % t].keys.push((j as u32, d, time));
             idx[j % t].push(i as u32);
         };
         if self.timed {
@@ -158,14 +181,16 @@ impl Pool {
         };
         verdicts.clear();
         verdicts.resize(b.digests.len() + b.stamped.len(), Verdict::Unseen);
-        for (rx, idx) in self.from.iter().zip(&idx) {
-            let answers = rx
+        for ((rx, idx), spare) in self.from.iter().zip(&idx).zip(&mut self.spare_jobs) {
+            let job = rx
                 .recv()
                 .map_err(|_| "a filtering thread stopped".to_string())?;
-            for (&i, v) in idx.iter().zip(answers) {
+            for (&i, &v) in idx.iter().zip(&job.answers) {
                 verdicts[i as usize] = v;
             }
+            spare.push(job);
         }
+        self.spare_idx.push(idx);
         Ok(Some(b))
     }
 
@@ -201,23 +226,24 @@ fn work(
     shared: &Shared<Filter, KeyedSipHasher>,
     timed: bool,
     jobs: &Receiver<Job>,
-    results: &SyncSender<Vec<Verdict>>,
+    results: &SyncSender<Job>,
 ) {
     let mut groups: Vec<Vec<u32>> = vec![Vec::new(); SHARDS];
     let (mut digests, mut stamped, mut out) = (Vec::new(), Vec::new(), Vec::new());
-    while let Ok(job) = jobs.recv() {
+    while let Ok(mut job) = jobs.recv() {
         for g in &mut groups {
             g.clear();
         }
-        for (k, &(j, _, _)) in job.iter().enumerate() {
+        for (k, &(j, _, _)) in job.keys.iter().enumerate() {
             groups[j as usize].push(k as u32);
         }
-        let mut answers = vec![Verdict::Unseen; job.len()];
+        job.answers.clear();
+        job.answers.resize(job.keys.len(), Verdict::Unseen);
         for g in groups.iter().filter(|g| !g.is_empty()) {
             digests.clear();
             stamped.clear();
             for &k in g {
-                let (_, d, time) = job[k as usize];
+                let (_, d, time) = job.keys[k as usize];
                 if timed {
                     stamped.push((d, time));
                 } else {
@@ -226,15 +252,15 @@ fn work(
             }
             // The group's shard, through any of its digests; only this
             // worker takes it, so the lock is never contended.
-            let mut f = shared.lock(job[g[0] as usize].1);
+            let mut f = shared.lock(job.keys[g[0] as usize].1);
             out.clear();
             crate::engine::observe(&mut f, &digests, &stamped, &mut out);
             drop(f);
             for (&k, &v) in g.iter().zip(&out) {
-                answers[k as usize] = v;
+                job.answers[k as usize] = v;
             }
         }
-        if results.send(answers).is_err() {
+        if results.send(job).is_err() {
             return;
         }
     }
