@@ -1,10 +1,13 @@
 //! `ddf dedup`: records in, first occurrences out, in order.
 //!
-//! The reader thread ([`input`]) cuts the inputs into records and hashes
-//! their keys; this loop hands each block's digests to the filter's batch
-//! path (`observe_batch`, or `observe_batch_stamped` for a time window, both
-//! of which prefetch) and writes the records in input order. Signals and
-//! checkpoints are looked at between blocks.
+//! [`run`] is three steps: [`open`] checks the flags, loads or builds the
+//! filter and starts reading ([`input`]: blocks of records with their keys'
+//! digests, in input order); [`drive`] hands each block's digests to the
+//! filter's batch path (`observe_batch`, or `observe_batch_stamped` for a
+//! time window, both of which prefetch), or to the sharded exact filter's
+//! workers ([`shards`]), and writes the records in input order, looking at
+//! signals and checkpoints between blocks; [`finish`] flushes, saves the
+//! state and writes the summary.
 
 use crate::choose::{self, Choice};
 use crate::cli::{self, DedupArgs, OnBad};

@@ -1,12 +1,14 @@
-//! Reading, splitting and hashing on their own thread.
+//! Reading, splitting and hashing off the filtering thread.
 //!
-//! A second thread reads the inputs one after the other in large chunks,
-//! cuts each chunk into records, extracts and hashes their keys, and sends
-//! [`Block`]s over a bounded channel. The dedup loop only drives the filter
-//! and writes, so on two cores the reading and hashing of one chunk overlap
-//! with the filtering of the previous one. The loop waits on the channel with
-//! a timeout, so a signal or a checkpoint is handled even while standard
-//! input is idle.
+//! With `--threads 1`, a second thread reads the inputs one after the other
+//! in large chunks, cuts each chunk into records, extracts and hashes their
+//! keys, and sends [`Block`]s over a bounded channel, so on two cores the
+//! reading and hashing of one chunk overlap with the filtering of the
+//! previous one. With more, one thread reads and cuts at the last
+//! terminator of each chunk, and `N` workers split and hash the blocks;
+//! [`Inbox`] hands them to the dedup loop in input order. The loop waits
+//! with a timeout, so a signal or a checkpoint is handled even while
+//! standard input is idle.
 //!
 //! A record that straddles two reads stays in the buffer and the next read
 //! appends to it, so no record is ever copied more than once, however long.

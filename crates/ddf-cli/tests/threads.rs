@@ -65,7 +65,7 @@ fn exact_output_is_the_same_for_every_thread_count() {
         &["--exact", "-f", "1"],
         &["--exact", "--window", "5000", "-f", "1"],
         &["--exact", "--within", "60s", "--time-field", "2", "-f", "1"],
-        &["--exact", "--within", "2s", "-f", "1", "--mark"],
+        &["--exact", "--within", "1h", "-f", "1", "--mark"],
         &["-f", "1", "--duplicates"],
         &["-f", "3", "--mark", "--on-bad-record", "keep"],
     ];
