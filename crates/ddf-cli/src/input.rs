@@ -469,3 +469,96 @@ fn hash(b: &mut Block, parse: &Parse) {
         }
     }
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// A block of `n` records from input `input`, failing after them when
+    /// `fail` is given.
+    fn block(input: usize, n: usize, fail: Option<&str>) -> Block {
+        let mut b = Block::default();
+        b.reset(input);
+        for _ in 0..n {
+            b.recs.push(Rec {
+                start: 0,
+                end: 0,
+                terminated: true,
+                add_terminator: false,
+            });
+        }
+        b.fail = fail.map(String::from);
+        b
+    }
+
+    /// Messages that arrive out of order come out in sequence order, and a
+    /// bad record's line counts the records of the blocks before it.
+    #[test]
+    fn inbox_restores_input_order_and_lines() {
+        let (tx, rx) = sync_channel(8);
+        let (back, _back_rx) = sync_channel(8);
+        let mut inbox = Inbox {
+            rx,
+            next: 0,
+            early: BTreeMap::new(),
+            back,
+            names: vec!["a".into(), "b".into()],
+            lines: vec![0; 2],
+        };
+        tx.send((2, Msg::Block(block(1, 5, None)))).unwrap();
+        tx.send((0, Msg::Block(block(0, 3, None)))).unwrap();
+        tx.send((3, Msg::Block(block(1, 2, Some("no field 2")))))
+            .unwrap();
+        tx.send((1, Msg::Block(block(0, 4, None)))).unwrap();
+        drop(tx);
+        let wait = Duration::from_secs(5);
+        let mut got = Vec::new();
+        while let Ok(Msg::Block(b)) = inbox.recv_timeout(wait) {
+            got.push((b.input, b.recs.len(), b.fail));
+        }
+        assert_eq!(
+            got,
+            [
+                (0, 3, None),
+                (0, 4, None),
+                (1, 5, None),
+                (
+                    1,
+                    2,
+                    Some("b:8: bad record: no field 2 (see --on-bad-record)".into())
+                ),
+            ]
+        );
+        assert!(matches!(
+            inbox.recv_timeout(wait),
+            Err(RecvTimeoutError::Disconnected)
+        ));
+    }
+
+    /// A sequence number not yet come is waited for until the timeout.
+    #[test]
+    fn inbox_times_out_on_a_gap() {
+        let (tx, rx) = sync_channel(8);
+        let (back, _back_rx) = sync_channel(8);
+        let mut inbox = Inbox {
+            rx,
+            next: 0,
+            early: BTreeMap::new(),
+            back,
+            names: vec!["a".into()],
+            lines: vec![0],
+        };
+        tx.send((1, Msg::Block(block(0, 1, None)))).unwrap();
+        assert!(matches!(
+            inbox.recv_timeout(Duration::from_millis(20)),
+            Err(RecvTimeoutError::Timeout)
+        ));
+        tx.send((0, Msg::Block(block(0, 1, None)))).unwrap();
+        for _ in 0..2 {
+            assert!(matches!(
+                inbox.recv_timeout(Duration::from_secs(5)),
+                Ok(Msg::Block(_))
+            ));
+        }
+    }
+}

@@ -285,3 +285,27 @@ fn sigterm_on_several_threads_loses_nothing() {
         }
     }
 }
+
+/// The state file is the same bytes whatever `--threads` wrote it.
+#[test]
+fn state_file_does_not_depend_on_threads() {
+    let input = records(50_000, 20_000, 10);
+    for args in [
+        &["--exact", "-f", "1", "--seed", "5"][..],
+        &[
+            "--window", "30000", "--fpr", "1e-3", "-f", "1", "--seed", "5",
+        ],
+    ] {
+        let dir = tempfile::tempdir().unwrap();
+        let files: Vec<Vec<u8>> = [1, 2, 5]
+            .iter()
+            .map(|&n| {
+                let path = dir.path().join(format!("s{n}.ddf"));
+                let s = path.to_str().unwrap();
+                dedup(n, &[args, &["--state", s]].concat(), &input);
+                std::fs::read(&path).unwrap()
+            })
+            .collect();
+        assert!(files[0] == files[1] && files[1] == files[2], "{args:?}");
+    }
+}
