@@ -261,10 +261,10 @@ pub(crate) struct DedupArgs {
     pub(crate) seed: Option<u64>,
 
     /// Threads that split records and hash keys, beside one reading thread
-    /// (1: one thread reads and hashes, one filters). The exact filter over
-    /// the whole stream or a time window, without --state, also filters on
-    /// N threads; every other filter on one. Output, verdicts and state do
-    /// not depend on N. [default: the cores present, at most 8]
+    /// (1: one thread reads and hashes, one filters). The exact filter
+    /// without --state also filters on N threads; every other filter on
+    /// one. Output, verdicts and state do not depend on N. [default: the
+    /// cores present, at most 8]
     #[arg(long, value_name = "N", value_parser = parse_threads)]
     pub(crate) threads: Option<usize>,
 }

@@ -281,8 +281,8 @@ fn open(args: &DedupArgs) -> Result<Session<'_>, Fail> {
         if args.threads.is_some_and(|t| t > 1) {
             eprintln!(
                 "ddf: note: the {} filter over {} runs on one filtering thread (only the \
-                 exact filter over the whole stream or a time window, without --state, is \
-                 sharded); --threads {threads} splits and hashes",
+                 exact filter without --state is sharded); --threads {threads} splits and \
+                 hashes",
                 choice.family,
                 describe_window(choice.window)
             );

@@ -5,24 +5,34 @@
 //!
 //! A key and all its repeats land in one shard ([`ddf::Shared::shard_of`]),
 //! so each shard answers for its keys as one filter would for its
-//! sub-stream. For the **exact** filter over the whole stream or a time
-//! window, that answer is the same as one filter's for the merged stream:
-//! a set of digests is a union of per-shard sets, and "seen within the
-//! last `t`" depends only on the key's own times, once every record's time
-//! is clamped to the largest time before it in input order (what one
-//! filter does with a time that runs backwards, see [`Pool::submit`]). So
-//! the output is byte for byte that of one thread.
+//! sub-stream. For the **exact** filter, that answer is the same as one
+//! filter's for the merged stream:
+//!
+//! - over the whole stream, a set of digests is the union of the shards'
+//!   sets;
+//! - over a time window, "seen within the last `t`" depends only on the
+//!   key's own times, once every record's time is clamped to the largest
+//!   time before it in input order (what one filter does with a time that
+//!   runs backwards, see [`Pool::submit`]);
+//! - over a count window `w`, each keyed record gets its *position* (its
+//!   index among the keyed records of the run) as its time, and each shard
+//!   is a time window of `w + 1` positions: a repeat at distance `d` is
+//!   within the window exactly when `d ≤ w`, as in one count window, and
+//!   a duplicate refreshes the key in both. The shards together hold at
+//!   most `w + 1` keys (positions are distinct), so the memory reported is
+//!   that of one such window of `w + 1` items (each item carries its
+//!   position, 64 bits more than in the count window), not the sum of the
+//!   shards' caps.
+//!
+//! So the output is byte for byte that of one thread.
 //!
 //! Filtered on one thread instead:
 //!
 //! - every planned filter, whose promises (no missed duplicate within a
 //!   count window, the false-positive bound) are proved for one filter
-//!   over the merged stream; a shard of a count window sees a random share
-//!   of it, and "the last `w` records" is not a fact a shard can know;
-//! - the exact count window: it could be kept per shard over record
-//!   positions, but each shard would then have to be able to hold the
-//!   whole window, and the memory reported and bounded would be `S` times
-//!   the window's;
+//!   over the merged stream and a planned number of items per generation;
+//!   a shard of a count window sees a random share of it, which a planned
+//!   shard could only bound with a probability;
 //! - a run with `--state`: a state file holds one filter (the layout of
 //!   `ddf::state`), and keeps that layout.
 //!
@@ -38,7 +48,7 @@
 //! for it, so the output stays in input order.
 
 use crate::input::Block;
-use ddf::{Digest, Filter, KeyedSipHasher, Shared, Verdict, Window, Windowed};
+use ddf::{Digest, DuplicateFilter, Filter, KeyedSipHasher, Shared, Verdict, Window, Windowed};
 use std::collections::VecDeque;
 use std::sync::Arc;
 use std::sync::mpsc::{Receiver, SyncSender, sync_channel};
@@ -79,23 +89,35 @@ pub(crate) struct Pool {
     /// The largest time given so far: later times are clamped up to it.
     latest: Option<u64>,
     timed: bool,
+    /// The next keyed record's position, for a count window.
+    position: Option<u64>,
+    /// The bound on the shards' state for a count window (module docs).
+    positions_bound: u64,
 }
 
 impl Pool {
-    /// [`SHARDS`] exact filters over `window` (the whole stream or a time
-    /// window), filtered by `threads` workers.
+    /// [`SHARDS`] exact filters over `window`, filtered by `threads`
+    /// workers.
     pub(crate) fn start(
         window: Window,
         threads: usize,
         hasher: KeyedSipHasher,
     ) -> Result<Pool, String> {
+        let shard = || match window {
+            Window::Count(w) => crate::engine::exact_over_positions(w),
+            _ => crate::engine::exact(window),
+        };
         let filters = (0..SHARDS)
-            .map(|_| crate::engine::exact(window))
+            .map(|_| shard())
             .collect::<Result<Vec<_>, _>>()?;
+        let (position, positions_bound) = match window {
+            Window::Count(_) => (Some(0), shard()?.memory_bits()),
+            _ => (None, 0),
+        };
         let shared = Arc::new(
             Shared::from_parts(filters, hasher).map_err(|e| format!("cannot shard: {e}"))?,
         );
-        let timed = matches!(window, Window::Time(_));
+        let timed = !matches!(window, Window::Unbounded);
         let (mut to, mut from, mut workers) = (Vec::new(), Vec::new(), Vec::new());
         for _ in 0..threads.clamp(1, SHARDS) {
             let (job_tx, job_rx) = sync_channel::<Job>(DEPTH + 1);
@@ -118,6 +140,8 @@ impl Pool {
             spare_idx: Vec::new(),
             latest: None,
             timed,
+            position,
+            positions_bound,
         })
     }
 
@@ -141,7 +165,12 @@ impl Pool {
             jobs[j % t].keys.push((j as u32, d, time));
             idx[j % t].push(i as u32);
         };
-        if self.timed {
+        if let Some(position) = self.position.as_mut() {
+            for (i, &d) in b.digests.iter().enumerate() {
+                put(i, d, *position);
+                *position += 1;
+            }
+        } else if self.timed {
             // One filter takes a time earlier than the latest it saw as the
             // latest; a shard only sees its own keys' times, so the clamp
             // to the merged stream's latest time is made here.
@@ -194,9 +223,13 @@ impl Pool {
         Ok(Some(b))
     }
 
-    /// The shards' state bits, summed.
+    /// The shards' state bits: summed, or for a count window the bound on
+    /// all of them (module docs).
     pub(crate) fn memory_bits(&self) -> u64 {
-        self.shared.memory_bits()
+        match self.position {
+            Some(_) => self.positions_bound,
+            None => self.shared.memory_bits(),
+        }
     }
 
     /// The slack, the same in every shard (each has the merged window).
@@ -268,8 +301,5 @@ fn work(
 
 /// Whether the flags' filter is filtered by a [`Pool`] (module docs).
 pub(crate) fn sharded(choice: &crate::choose::Choice, threads: usize, state: bool) -> bool {
-    threads > 1
-        && !state
-        && choice.candidate.is_none()
-        && matches!(choice.window, Window::Unbounded | Window::Time(_))
+    threads > 1 && !state && choice.candidate.is_none()
 }

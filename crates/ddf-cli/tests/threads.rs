@@ -64,6 +64,8 @@ fn exact_output_is_the_same_for_every_thread_count() {
         &[],
         &["--exact", "-f", "1"],
         &["--exact", "--window", "5000", "-f", "1"],
+        &["--exact", "--window", "1", "-f", "1", "--mark"],
+        &["--exact", "--window", "1000000", "-f", "1", "--duplicates"],
         &["--exact", "--within", "60s", "--time-field", "2", "-f", "1"],
         &["--exact", "--within", "1h", "-f", "1", "--mark"],
         &["-f", "1", "--duplicates"],
@@ -76,6 +78,31 @@ fn exact_output_is_the_same_for_every_thread_count() {
             assert!(one == dedup(n, args, &input), "--threads {n} {args:?}");
         }
     }
+}
+
+/// `--stats-json` with the sharded exact count window reports the bound
+/// of one window of `w + 1` timed items, not sixteen of them: at most
+/// twice the one-thread count window's (64 bits of position per item).
+#[test]
+fn sharded_exact_window_memory_is_one_window() {
+    let input = records(20_000, 5_000, 11);
+    let memory = |n: usize| {
+        let flag = format!("--threads={n}");
+        let args = [
+            "dedup",
+            &flag,
+            "--exact",
+            "--window",
+            "100000",
+            "--stats-json",
+        ];
+        let (code, _, err) = run(&args, &input);
+        assert_eq!(code, 0, "{err}");
+        let v: serde_json::Value = serde_json::from_str(err.lines().last().unwrap()).unwrap();
+        v["memory_bytes"].as_u64().unwrap()
+    };
+    let (one, four) = (memory(1), memory(4));
+    assert!(one <= four && four < 2 * one, "{one} {four}");
 }
 
 /// Several inputs, an unterminated last record and NUL terminators keep
