@@ -382,6 +382,8 @@ fn drive(s: &mut Session<'_>) -> Result<Stopped, Fail> {
     let mut last_checkpoint = Instant::now();
     let checkpoint = s.args.checkpoint.map(Duration::from_millis);
     loop {
+        // Relaxed: a flag carries no data to synchronise with; a signal
+        // seen one poll later only delays the stop.
         let signalled = [(&s.sigint, 130), (&s.sigterm, 143)]
             .into_iter()
             .find_map(|(flag, status)| flag.load(Ordering::Relaxed).then_some(status));
