@@ -237,21 +237,6 @@ fn open(args: &DedupArgs) -> Result<Session<'_>, Fail> {
         TimeSpec::Json(_) => "json",
     };
     let (filter, hasher, records_before, clock_ms) = filter_and_key(args, &choice)?;
-    if args.verbose {
-        eprintln!(
-            "ddf: {} filter ({}) over {}: {} memory, predicted FPR {:.3e}, FNR {:.3e}, slack {}; \
-             {threads} thread{}",
-            engine::family(&filter),
-            choice.config,
-            describe_window(filter.window()),
-            human_bytes(filter.memory_bits().div_ceil(8)),
-            choice.fpr,
-            choice.fnr,
-            filter.slack(),
-            if threads == 1 { "" } else { "s" },
-        );
-    }
-
     // Signals only set flags; the loop acts on them between blocks.
     let sigint = Arc::new(AtomicBool::new(false));
     let sigterm = Arc::new(AtomicBool::new(false));
@@ -289,6 +274,28 @@ fn open(args: &DedupArgs) -> Result<Session<'_>, Fail> {
         }
         None
     };
+    if args.verbose {
+        let memory = pool
+            .as_ref()
+            .map_or_else(|| filter.memory_bits(), Pool::memory_bits);
+        eprintln!(
+            "ddf: {} filter ({}) over {}: {} memory, predicted FPR {:.3e}, FNR {:.3e}, slack {}; \
+             {threads} thread{}{}",
+            engine::family(&filter),
+            choice.config,
+            describe_window(filter.window()),
+            human_bytes(memory.div_ceil(8)),
+            choice.fpr,
+            choice.fnr,
+            filter.slack(),
+            if threads == 1 { "" } else { "s" },
+            if pool.is_some() {
+                format!(", {} shards", shards::SHARDS)
+            } else {
+                String::new()
+            },
+        );
+    }
     let inbox = input::spawn(sources, parse, threads);
     let run = Run {
         filter,
