@@ -259,6 +259,40 @@ pub(crate) struct DedupArgs {
     /// A key loaded from --state takes precedence.
     #[arg(long, value_name = "SEED")]
     pub(crate) seed: Option<u64>,
+
+    /// Threads that split records and hash keys, beside one reading thread
+    /// (1: one thread reads and hashes, one filters). The exact filter
+    /// without --state also filters on N threads; every other filter on
+    /// one. Output, verdicts and state do not depend on N. [default: the
+    /// cores present, at most 8]
+    #[arg(long, value_name = "N", value_parser = parse_threads)]
+    pub(crate) threads: Option<usize>,
+}
+
+/// The largest `--threads`: far more than a reader and a filter can feed.
+pub(crate) const MAX_THREADS: usize = 64;
+
+/// The default `--threads`: the cores present, at most
+/// [`DEFAULT_THREADS_CAP`].
+pub(crate) fn default_threads() -> usize {
+    std::thread::available_parallelism()
+        .map_or(1, usize::from)
+        .min(DEFAULT_THREADS_CAP)
+}
+
+/// The cap of the default `--threads`: beyond it the one filtering thread
+/// is the bottleneck and more threads only cost memory.
+pub(crate) const DEFAULT_THREADS_CAP: usize = 8;
+
+/// `--threads`: a whole number from 1 to [`MAX_THREADS`].
+fn parse_threads(s: &str) -> Result<usize, String> {
+    let range = format!("a whole number from 1 to {MAX_THREADS}");
+    let n: usize = s.trim().parse().map_err(|_| range.clone())?;
+    if (1..=MAX_THREADS).contains(&n) {
+        Ok(n)
+    } else {
+        Err(range)
+    }
 }
 
 /// A duration such as `90s`, `1h 30m`, `250ms`, in milliseconds (> 0).

@@ -73,6 +73,17 @@ pub(crate) fn exact(window: Window) -> Result<Filter, String> {
     })?))
 }
 
+/// One shard of the exact count window `w` kept over record positions
+/// (see `shards.rs`): a time window of `w + 1` positions, capped at
+/// `w + 1` items, which it never reaches early (positions are distinct,
+/// so at most `w + 1` of them lie in any span of `w + 1`).
+pub(crate) fn exact_over_positions(w: u64) -> Result<Filter, String> {
+    let span = w.saturating_add(1);
+    ddf::ExactWindow::with_time_span(span, span)
+        .map(Filter::from)
+        .map_err(|e| format!("cannot build the exact filter: {e}"))
+}
+
 /// `w`, `t` or `∞` in words, time windows in the CLI's milliseconds.
 pub(crate) fn describe_window(w: Window) -> String {
     match w {

@@ -1,24 +1,28 @@
-//! Reading, splitting and hashing on their own thread.
+//! Reading, splitting and hashing off the filtering thread.
 //!
-//! A second thread reads the inputs one after the other in large chunks,
-//! cuts each chunk into records, extracts and hashes their keys, and sends
-//! [`Block`]s over a bounded channel. The dedup loop only drives the filter
-//! and writes, so on two cores the reading and hashing of one chunk overlap
-//! with the filtering of the previous one. The loop waits on the channel with
-//! a timeout, so a signal or a checkpoint is handled even while standard
-//! input is idle.
+//! With `--threads 1`, a second thread reads the inputs one after the other
+//! in large chunks, cuts each chunk into records, extracts and hashes their
+//! keys, and sends [`Block`]s over a bounded channel, so on two cores the
+//! reading and hashing of one chunk overlap with the filtering of the
+//! previous one. With more, one thread reads and cuts at the last
+//! terminator of each chunk, and `N` workers split and hash the blocks;
+//! [`Inbox`] hands them to the dedup loop in input order. The loop waits
+//! with a timeout, so a signal or a checkpoint is handled even while
+//! standard input is idle.
 //!
 //! A record that straddles two reads stays in the buffer and the next read
 //! appends to it, so no record is ever copied more than once, however long.
 
 use crate::key::{Extractor, TimeSpec};
 use ddf::{Digest, KeyedSipHasher};
+use std::collections::BTreeMap;
 use std::fs::File;
 use std::io::{self, Read};
 use std::path::PathBuf;
-use std::sync::mpsc::{Receiver, SyncSender, sync_channel};
+use std::sync::mpsc::{Receiver, RecvTimeoutError, SyncSender, sync_channel};
+use std::sync::{Arc, Mutex};
 use std::thread;
-use std::time::{SystemTime, UNIX_EPOCH};
+use std::time::{Duration, Instant, SystemTime, UNIX_EPOCH};
 
 /// Bytes per read: large enough that a read and a block are cheap next to
 /// hashing their records, small enough that the blocks in flight add little
@@ -121,9 +125,13 @@ pub(crate) struct Block {
     pub(crate) digests: Vec<Digest>,
     /// Digests with their times (milliseconds), for a time window.
     pub(crate) stamped: Vec<(Digest, u64)>,
-    /// The error that stopped reading after the last record of the block
-    /// (`--on-bad-record fail`), naming input and line.
+    /// Why the record after the last one of the block is bad, which
+    /// stopped reading (`--on-bad-record fail`); [`Inbox`] adds the input's
+    /// name and the line.
     pub(crate) fail: Option<String>,
+    /// Whether the input ended with this block (set by the reader when
+    /// splitting and hashing run on other threads).
+    ended: bool,
 }
 
 impl Block {
@@ -142,6 +150,7 @@ impl Block {
         self.digests.clear();
         self.stamped.clear();
         self.fail = None;
+        self.ended = false;
     }
 }
 
@@ -160,80 +169,238 @@ fn now_ms() -> u64 {
         .map_or(0, |d| d.as_millis() as u64)
 }
 
-/// Starts the reader thread. Used blocks come back through the returned
-/// sender, so reading does not allocate once the first blocks circulate.
-pub(crate) fn spawn(sources: Vec<Source>, parse: Parse) -> (Receiver<Msg>, SyncSender<Block>) {
-    let (tx, rx) = sync_channel::<Msg>(IN_FLIGHT);
-    let (back_tx, back_rx) = sync_channel::<Block>(IN_FLIGHT + 2);
-    thread::spawn(move || {
-        let names: Vec<String> = sources.iter().map(Source::name).collect();
-        for (input, source) in sources.iter().enumerate() {
-            let mut reader: Box<dyn Read> = match source {
-                Source::Stdin => Box::new(io::stdin().lock()),
-                Source::File(p) => match File::open(p) {
-                    Ok(f) => Box::new(f),
-                    Err(error) => {
-                        let _ = tx.send(Msg::Error { input, error });
+/// Blocks and read errors in input order, whatever thread made them.
+///
+/// Every message carries its sequence number; one that arrives before its
+/// turn waits here. The blocks in flight are bounded (a pool, see
+/// [`spawn`]), so this buffer is too.
+pub(crate) struct Inbox {
+    rx: Receiver<(u64, Msg)>,
+    next: u64,
+    early: BTreeMap<u64, Msg>,
+    back: SyncSender<Block>,
+    names: Vec<String>,
+    /// Records delivered so far from each input: the line of a bad record.
+    lines: Vec<u64>,
+}
+
+impl Inbox {
+    /// The next message in input order, or `Timeout` when none came within
+    /// `wait`, or `Disconnected` when the inputs are done.
+    pub(crate) fn recv_timeout(&mut self, wait: Duration) -> Result<Msg, RecvTimeoutError> {
+        let deadline = Instant::now() + wait;
+        loop {
+            if let Some(m) = self.early.remove(&self.next) {
+                return Ok(self.deliver(m));
+            }
+            let left = deadline.saturating_duration_since(Instant::now());
+            let (seq, m) = self.rx.recv_timeout(left)?;
+            if seq == self.next {
+                return Ok(self.deliver(m));
+            }
+            self.early.insert(seq, m);
+        }
+    }
+
+    /// Gives a used block back to the reader.
+    pub(crate) fn recycle(&self, b: Block) {
+        let _ = self.back.try_send(b);
+    }
+
+    /// Counts the block's records and names the input and line of its bad
+    /// record.
+    fn deliver(&mut self, mut m: Msg) -> Msg {
+        self.next += 1;
+        if let Msg::Block(b) = &mut m {
+            let line = &mut self.lines[b.input];
+            if let Some(why) = b.fail.take() {
+                b.fail = Some(format!(
+                    "{}:{}: bad record: {why} (see --on-bad-record)",
+                    self.names[b.input],
+                    *line + b.recs.len() as u64 + 1
+                ));
+            }
+            *line += b.recs.len() as u64;
+        }
+        m
+    }
+}
+
+/// Starts reading. With `threads == 1`, one thread reads, splits and
+/// hashes (the pipeline of one filtering thread beside one reader). With
+/// more, one thread reads and cuts the input at the last terminator of
+/// each chunk, and `threads` workers split and hash the blocks, whichever
+/// is free taking the next; [`Inbox`] puts them back in order. Used blocks
+/// come back through [`Inbox::recycle`], so reading does not allocate once
+/// the first blocks circulate, and with several workers the reader waits
+/// for a used block once `pool` blocks exist, which bounds the memory in
+/// flight.
+pub(crate) fn spawn(sources: Vec<Source>, parse: Parse, threads: usize) -> Inbox {
+    let names: Vec<String> = sources.iter().map(Source::name).collect();
+    let inputs = sources.len();
+    let threads = threads.max(1);
+    let pool = if threads == 1 {
+        usize::MAX
+    } else {
+        2 * threads + IN_FLIGHT + 2
+    };
+    let (tx, rx) = sync_channel::<(u64, Msg)>(IN_FLIGHT + threads - 1);
+    let (back_tx, back_rx) = sync_channel::<Block>(pool.min(4 * threads + IN_FLIGHT + 2));
+    if threads == 1 {
+        let tx = tx.clone();
+        thread::spawn(move || {
+            let mut seq = 0;
+            read_inputs(
+                &sources,
+                parse.terminator,
+                || Some(back_rx.try_recv().unwrap_or_default()),
+                |mut m| {
+                    let mut stop = false;
+                    if let Msg::Block(b) = &mut m {
+                        let last = b.input + 1 == inputs;
+                        process(b, &parse, last);
+                        stop = b.fail.is_some();
+                    }
+                    seq += 1;
+                    tx.send((seq - 1, m)).is_ok() && !stop
+                },
+            );
+        });
+    } else {
+        let (work_tx, work_rx) = sync_channel::<(u64, Block)>(threads);
+        let work_rx = Arc::new(Mutex::new(work_rx));
+        for _ in 0..threads {
+            let (work_rx, tx, parse) = (Arc::clone(&work_rx), tx.clone(), parse.clone());
+            thread::spawn(move || {
+                loop {
+                    // The lock is held only while waiting for the next
+                    // block, never while working on one.
+                    let next = match work_rx.lock() {
+                        Ok(rx) => rx.recv(),
+                        Err(_) => return,
+                    };
+                    let Ok((seq, mut b)) = next else { return };
+                    let last = b.input + 1 == inputs;
+                    process(&mut b, &parse, last);
+                    if tx.send((seq, Msg::Block(b))).is_err() {
                         return;
                     }
-                },
-            };
-            let last_input = input + 1 == sources.len();
-            let mut line: u64 = 0;
-            // The partial record at the end of the last read.
-            let mut tail: Vec<u8> = Vec::new();
-            loop {
-                let mut b = back_rx.try_recv().unwrap_or_default();
-                b.reset(input);
-                b.buf.append(&mut tail);
-                // Read until the buffer holds a whole record or the input ends.
-                let mut scanned = 0;
-                let ended = loop {
-                    let old = b.buf.len();
-                    b.buf.resize(old + CHUNK, 0);
-                    let n = match read_some(&mut reader, &mut b.buf[old..]) {
-                        Ok(n) => n,
-                        Err(error) => {
-                            let _ = tx.send(Msg::Error { input, error });
-                            return;
-                        }
-                    };
-                    b.buf.truncate(old + n);
-                    b.new_bytes += n as u64;
-                    if n == 0 {
-                        break true;
-                    }
-                    if memchr::memchr(parse.terminator, &b.buf[scanned..]).is_some() {
-                        break false;
-                    }
-                    scanned = b.buf.len();
-                };
-                let whole = split(&mut b, parse.terminator, parse.strip_cr);
-                if ended {
-                    if whole < b.buf.len() {
-                        b.recs.push(Rec {
-                            start: whole,
-                            end: b.buf.len(),
-                            terminated: false,
-                            add_terminator: !last_input,
-                        });
-                    }
-                } else {
-                    tail.extend_from_slice(&b.buf[whole..]);
-                    b.buf.truncate(whole);
                 }
-                hash(&mut b, &parse, &names[input], &mut line);
-                let stop = b.fail.is_some();
-                if tx.send(Msg::Block(b)).is_err() || stop {
+            });
+        }
+        let terminator = parse.terminator;
+        let tx = tx.clone();
+        thread::spawn(move || {
+            let (mut seq, mut made) = (0u64, 0usize);
+            read_inputs(
+                &sources,
+                terminator,
+                || {
+                    if made < pool {
+                        made += 1;
+                        Some(back_rx.try_recv().unwrap_or_default())
+                    } else {
+                        back_rx.recv().ok()
+                    }
+                },
+                |m| {
+                    seq += 1;
+                    match m {
+                        Msg::Block(b) => work_tx.send((seq - 1, b)).is_ok(),
+                        error => tx.send((seq - 1, error)).is_ok(),
+                    }
+                },
+            );
+        });
+    }
+    drop(tx);
+    Inbox {
+        rx,
+        next: 0,
+        early: BTreeMap::new(),
+        back: back_tx,
+        lines: vec![0; names.len()],
+        names,
+    }
+}
+
+/// Reads the inputs one after the other into blocks of whole records (the
+/// last record of an input may lack its terminator) and hands each to
+/// `send`, unsplit, until `send` returns false. `fresh` gives an empty
+/// block, or `None` to stop.
+fn read_inputs(
+    sources: &[Source],
+    terminator: u8,
+    mut fresh: impl FnMut() -> Option<Block>,
+    mut send: impl FnMut(Msg) -> bool,
+) {
+    for (input, source) in sources.iter().enumerate() {
+        let mut reader: Box<dyn Read> = match source {
+            Source::Stdin => Box::new(io::stdin().lock()),
+            Source::File(p) => match File::open(p) {
+                Ok(f) => Box::new(f),
+                Err(error) => {
+                    send(Msg::Error { input, error });
                     return;
                 }
-                if ended {
-                    break;
+            },
+        };
+        // The partial record at the end of the last read.
+        let mut tail: Vec<u8> = Vec::new();
+        loop {
+            let Some(mut b) = fresh() else { return };
+            b.reset(input);
+            b.buf.append(&mut tail);
+            // Read until the buffer holds a whole record or the input ends.
+            let mut scanned = 0;
+            let ended = loop {
+                let old = b.buf.len();
+                b.buf.resize(old + CHUNK, 0);
+                let n = match read_some(&mut reader, &mut b.buf[old..]) {
+                    Ok(n) => n,
+                    Err(error) => {
+                        send(Msg::Error { input, error });
+                        return;
+                    }
+                };
+                b.buf.truncate(old + n);
+                b.new_bytes += n as u64;
+                if n == 0 {
+                    break true;
                 }
+                if memchr::memchr(terminator, &b.buf[scanned..]).is_some() {
+                    break false;
+                }
+                scanned = b.buf.len();
+            };
+            if !ended {
+                // The loop above stopped at a terminator, so there is one.
+                let whole = memchr::memrchr(terminator, &b.buf).map_or(0, |i| i + 1);
+                tail.extend_from_slice(&b.buf[whole..]);
+                b.buf.truncate(whole);
+            }
+            b.ended = ended;
+            if !send(Msg::Block(b)) || ended {
+                break;
             }
         }
-    });
-    (rx, back_tx)
+    }
+}
+
+/// Splits a block from [`read_inputs`] into records and hashes their keys.
+fn process(b: &mut Block, parse: &Parse, last_input: bool) {
+    let whole = split(b, parse.terminator, parse.strip_cr);
+    if whole < b.buf.len() {
+        // Only the last block of an input has bytes after its last
+        // terminator: its unterminated last record.
+        b.recs.push(Rec {
+            start: whole,
+            end: b.buf.len(),
+            terminated: false,
+            add_terminator: !last_input,
+        });
+    }
+    hash(b, parse);
 }
 
 /// One read, retried when interrupted by a signal.
@@ -270,7 +437,7 @@ fn split(b: &mut Block, terminator: u8, strip_cr: bool) -> usize {
 /// Extracts and hashes the key (and time) of every record of the block.
 /// Under `--on-bad-record fail`, the first bad record ends the block (it and
 /// what follows are dropped) and sets `fail`.
-fn hash(b: &mut Block, parse: &Parse, name: &str, line: &mut u64) {
+fn hash(b: &mut Block, parse: &Parse) {
     let arrival = (parse.timed && matches!(parse.extractor.time, TimeSpec::None)).then(now_ms);
     let Block {
         buf,
@@ -282,7 +449,6 @@ fn hash(b: &mut Block, parse: &Parse, name: &str, line: &mut u64) {
         ..
     } = b;
     for (i, r) in recs.iter().enumerate() {
-        *line += 1;
         match parse.extractor.extract(&buf[r.start..r.end]) {
             Ok(x) => {
                 let d = ddf::hash::digest(&parse.hasher, &*x.key);
@@ -295,13 +461,104 @@ fn hash(b: &mut Block, parse: &Parse, name: &str, line: &mut u64) {
                 }
             }
             Err(why) if parse.fail_on_bad => {
-                *fail = Some(format!(
-                    "{name}:{line}: bad record: {why} (see --on-bad-record)"
-                ));
+                *fail = Some(why);
                 recs.truncate(i);
                 return;
             }
             Err(_) => fates.push(Fate::Bad),
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// A block of `n` records from input `input`, failing after them when
+    /// `fail` is given.
+    fn block(input: usize, n: usize, fail: Option<&str>) -> Block {
+        let mut b = Block::default();
+        b.reset(input);
+        for _ in 0..n {
+            b.recs.push(Rec {
+                start: 0,
+                end: 0,
+                terminated: true,
+                add_terminator: false,
+            });
+        }
+        b.fail = fail.map(String::from);
+        b
+    }
+
+    /// Messages that arrive out of order come out in sequence order, and a
+    /// bad record's line counts the records of the blocks before it.
+    #[test]
+    fn inbox_restores_input_order_and_lines() {
+        let (tx, rx) = sync_channel(8);
+        let (back, _back_rx) = sync_channel(8);
+        let mut inbox = Inbox {
+            rx,
+            next: 0,
+            early: BTreeMap::new(),
+            back,
+            names: vec!["a".into(), "b".into()],
+            lines: vec![0; 2],
+        };
+        tx.send((2, Msg::Block(block(1, 5, None)))).unwrap();
+        tx.send((0, Msg::Block(block(0, 3, None)))).unwrap();
+        tx.send((3, Msg::Block(block(1, 2, Some("no field 2")))))
+            .unwrap();
+        tx.send((1, Msg::Block(block(0, 4, None)))).unwrap();
+        drop(tx);
+        let wait = Duration::from_secs(5);
+        let mut got = Vec::new();
+        while let Ok(Msg::Block(b)) = inbox.recv_timeout(wait) {
+            got.push((b.input, b.recs.len(), b.fail));
+        }
+        assert_eq!(
+            got,
+            [
+                (0, 3, None),
+                (0, 4, None),
+                (1, 5, None),
+                (
+                    1,
+                    2,
+                    Some("b:8: bad record: no field 2 (see --on-bad-record)".into())
+                ),
+            ]
+        );
+        assert!(matches!(
+            inbox.recv_timeout(wait),
+            Err(RecvTimeoutError::Disconnected)
+        ));
+    }
+
+    /// A sequence number not yet come is waited for until the timeout.
+    #[test]
+    fn inbox_times_out_on_a_gap() {
+        let (tx, rx) = sync_channel(8);
+        let (back, _back_rx) = sync_channel(8);
+        let mut inbox = Inbox {
+            rx,
+            next: 0,
+            early: BTreeMap::new(),
+            back,
+            names: vec!["a".into()],
+            lines: vec![0],
+        };
+        tx.send((1, Msg::Block(block(0, 1, None)))).unwrap();
+        assert!(matches!(
+            inbox.recv_timeout(Duration::from_millis(20)),
+            Err(RecvTimeoutError::Timeout)
+        ));
+        tx.send((0, Msg::Block(block(0, 1, None)))).unwrap();
+        for _ in 0..2 {
+            assert!(matches!(
+                inbox.recv_timeout(Duration::from_secs(5)),
+                Ok(Msg::Block(_))
+            ));
         }
     }
 }

@@ -14,6 +14,7 @@ mod input;
 mod key;
 mod progress;
 mod report;
+mod shards;
 mod state;
 
 use clap::Parser;
