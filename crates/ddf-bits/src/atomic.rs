@@ -195,6 +195,55 @@ impl<W: AtomicWord> AtomicBitArray<W> {
         set_bit(&self.words[(i / 64) as usize], (i % 64) as u32)
     }
 
+    /// Bit `j` set when bit `positions[j]` is (at most 64 positions). The
+    /// words are read one after another with no write between them, so
+    /// their cache misses overlap; with [`set_unknown`](Self::set_unknown)
+    /// this splits [`set`](Self::set) over many bits into all the reads,
+    /// then the writes.
+    ///
+    /// # Panics
+    /// If a position is out of range or there are more than 64.
+    #[inline]
+    #[must_use]
+    pub fn get_mask(&self, positions: &[u64]) -> u64 {
+        assert!(positions.len() <= 64, "at most 64 positions");
+        let mut mask = 0;
+        for (j, &i) in positions.iter().enumerate() {
+            mask |= u64::from(self.get(i)) << j;
+        }
+        mask
+    }
+
+    /// Sets bit `positions[j]` for every `j` whose bit in `known` is clear
+    /// (at most 64 positions), and returns `known` with bit `j` added where
+    /// the `fetch_or` found that bit already set. A bit `known` says is set
+    /// is not written: as in [`set`](Self::set), a read that found it set
+    /// (here an earlier [`get_mask`](Self::get_mask)) stands for the write.
+    ///
+    /// A `fetch_or` is a locked instruction on x86, which lets no later
+    /// read start before it completes; reading every word first
+    /// ([`get_mask`](Self::get_mask)) and then writing the missing bits
+    /// waits for one memory latency, where [`set`](Self::set) bit by bit
+    /// waits for one per bit.
+    ///
+    /// # Panics
+    /// If a position is out of range or there are more than 64.
+    #[inline]
+    pub fn set_unknown(&self, positions: &[u64], known: u64) -> u64 {
+        assert!(positions.len() <= 64, "at most 64 positions");
+        let mut found = known;
+        for (j, &i) in positions.iter().enumerate() {
+            if known >> j & 1 == 0 {
+                self.check_index(i);
+                let mask = 1u64 << (i % 64);
+                // Relaxed: see the type's documentation.
+                let old = self.words[(i / 64) as usize].fetch_or(mask, Ordering::Relaxed);
+                found |= u64::from(old & mask != 0) << j;
+            }
+        }
+        found
+    }
+
     /// Sets bits `start..start + len` to 0: whole words by a store, the
     /// partial words at either end by a `fetch_and`, so a bit set at the same
     /// time outside the range is never lost.
@@ -286,6 +335,37 @@ mod tests {
         assert_eq!(a.to_bit_array(), b);
         let back = AtomicBitArray::<AtomicU64>::from_bit_array(&b);
         assert_eq!(back.to_bit_array(), b);
+    }
+
+    #[test]
+    fn masks_read_and_set_as_bit_by_bit() {
+        let a = AtomicBitArray::<AtomicU64>::new(1000).unwrap();
+        let mut b = BitArray::new(1000).unwrap();
+        for i in (0..1000).step_by(3) {
+            a.set(i);
+            b.set(i);
+        }
+        // Two positions in one word, and one repeated.
+        let positions = [0, 1, 2, 64, 65, 999, 998, 500, 500];
+        let known = a.get_mask(&positions);
+        let expect: u64 = positions
+            .iter()
+            .enumerate()
+            .map(|(j, &i)| u64::from(b.get(i)) << j)
+            .sum();
+        assert_eq!(known, expect);
+        // With nothing known, the fetch_ors report what was set.
+        let c = AtomicBitArray::<AtomicU64>::from_bit_array(&b);
+        assert_eq!(c.set_unknown(&positions, 0), expect | 1 << 8);
+        let found = a.set_unknown(&positions, known);
+        // The repeated clear position: the second write finds the first's bit.
+        assert_eq!(found, expect | 1 << 8);
+        for &i in &positions {
+            b.set(i);
+        }
+        assert_eq!(a.to_bit_array(), b);
+        assert_eq!(c.to_bit_array(), b);
+        assert_eq!(a.get_mask(&positions), (1 << positions.len()) - 1);
     }
 
     #[test]

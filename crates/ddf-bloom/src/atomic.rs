@@ -74,13 +74,27 @@ impl AtomicPartitionedBloom {
     }
 
     /// Tests and sets each slice's bit; `Duplicate` if all were set.
+    ///
+    /// Every slice's word is read before any is written
+    /// ([`AtomicBitArray::get_mask`], then
+    /// [`set_unknown`](AtomicBitArray::set_unknown) for the bits found
+    /// clear): a `fetch_or` lets no later read start before it completes,
+    /// so reading and writing slice by slice would wait for the `k` cache
+    /// misses one after another.
     #[inline]
     pub fn observe(&self, digest: Digest) -> Verdict {
-        let mut seen = true;
-        for p in positions(self.slices, self.slice_bits, digest) {
-            seen &= self.bits.set(p);
+        let mut at = [0u64; crate::MAX_SLICES as usize];
+        let k = self.slices as usize;
+        for (slot, p) in at
+            .iter_mut()
+            .zip(positions(self.slices, self.slice_bits, digest))
+        {
+            *slot = p;
         }
-        Verdict::from_seen(seen)
+        let at = &at[..k];
+        let found = self.bits.set_unknown(at, self.bits.get_mask(at));
+        // `k ≤ 64` slices, so the mask of all of them is `k` low bits.
+        Verdict::from_seen(found == u64::MAX >> (64 - k))
     }
 
     /// Records `digest`.
