@@ -116,6 +116,30 @@ pub(crate) trait AtomicSegments: Send + Sync {
         }
         mask
     }
+    /// Records the item in the `k ≤ 64` physical segments from `first`
+    /// (wrapping at `cubic.len()`) and returns `query()`, which runs
+    /// between the reads and the writes of that insertion where the
+    /// segments split them (see `AtomicSlices`), else before it.
+    #[inline]
+    fn insert_around(
+        &self,
+        h: ItemProbes,
+        cubic: &[u64],
+        first: usize,
+        k: usize,
+        query: impl FnOnce() -> bool,
+    ) -> bool {
+        let seen = query();
+        let mut seg = first;
+        for _ in 0..k {
+            self.set(seg, h.at(seg, cubic));
+            seg += 1;
+            if seg == cubic.len() {
+                seg = 0;
+            }
+        }
+        seen
+    }
     /// A cache hint for segment `seg`'s position of probe `x`.
     fn prefetch(&self, seg: usize, x: u64);
     /// Empties physical segment `seg` (others may be setting bits in it
@@ -403,8 +427,15 @@ impl<S: AtomicSegments, P: Platform> AtomicCore<S, P> {
             Some(tau) => self.enter_timed(now, tau),
         };
         let base = Self::base_of(word);
-        let seen = self.detect(h, base, 0);
-        self.set_item(h, base);
+        let k = self.k as usize;
+        let seen = if k <= 64 {
+            self.segs
+                .insert_around(h, &self.cubic, base, k, || self.detect(h, base, 0))
+        } else {
+            let seen = self.detect(h, base, 0);
+            self.set_item(h, base);
+            seen
+        };
         self.count(stripe, now);
         seen
     }
