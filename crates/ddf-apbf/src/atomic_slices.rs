@@ -75,20 +75,23 @@ impl<W: AtomicWord> AtomicSegments for AtomicSlices<W> {
         k: usize,
         query: impl FnOnce() -> bool,
     ) -> bool {
-        let mut at = [0u64; 64];
         let (n, m) = (cubic.len(), self.m);
-        let mut seg = first;
-        for slot in &mut at[..k] {
-            *slot = seg as u64 * m + Digest::new(h.at(seg, cubic)).reduce(m);
-            seg += 1;
-            if seg == n {
-                seg = 0;
-            }
-        }
-        let at = &at[..k];
-        let known = self.bits.get_mask(at);
+        // The item's positions in the `k` segments from `first`, wrapping
+        // (worked out twice: cheaper than a buffer to keep them in).
+        let positions = || {
+            let mut seg = first;
+            (0..k).map(move |_| {
+                let pos = seg as u64 * m + Digest::new(h.at(seg, cubic)).reduce(m);
+                seg += 1;
+                if seg == n {
+                    seg = 0;
+                }
+                pos
+            })
+        };
+        let known = self.bits.get_mask(positions());
         let seen = query();
-        self.bits.set_unknown(at, known);
+        self.bits.set_missing(positions(), known);
         seen
     }
 

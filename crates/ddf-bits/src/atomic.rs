@@ -195,9 +195,9 @@ impl<W: AtomicWord> AtomicBitArray<W> {
         set_bit(&self.words[(i / 64) as usize], (i % 64) as u32)
     }
 
-    /// Bit `j` set when bit `positions[j]` is (at most 64 positions). The
+    /// Bit `j` set when the `j`-th of `positions` is (at most 64). The
     /// words are read one after another with no write between them, so
-    /// their cache misses overlap; with [`set_unknown`](Self::set_unknown)
+    /// their cache misses overlap; with [`set_missing`](Self::set_missing)
     /// this splits [`set`](Self::set) over many bits into all the reads,
     /// then the writes.
     ///
@@ -205,43 +205,40 @@ impl<W: AtomicWord> AtomicBitArray<W> {
     /// If a position is out of range or there are more than 64.
     #[inline]
     #[must_use]
-    pub fn get_mask(&self, positions: &[u64]) -> u64 {
-        assert!(positions.len() <= 64, "at most 64 positions");
+    pub fn get_mask(&self, positions: impl IntoIterator<Item = u64>) -> u64 {
         let mut mask = 0;
-        for (j, &i) in positions.iter().enumerate() {
+        for (j, i) in positions.into_iter().enumerate() {
+            assert!(j < 64, "at most 64 positions");
             mask |= u64::from(self.get(i)) << j;
         }
         mask
     }
 
-    /// Sets bit `positions[j]` for every `j` whose bit in `known` is clear
-    /// (at most 64 positions), and returns `known` with bit `j` added where
-    /// the `fetch_or` found that bit already set. A bit `known` says is set
+    /// Sets the `j`-th of `positions` (at most 64) by a `fetch_or` for
+    /// every `j` whose bit in `known` is clear. A bit `known` says is set
     /// is not written: as in [`set`](Self::set), a read that found it set
     /// (here an earlier [`get_mask`](Self::get_mask)) stands for the write.
     ///
     /// A `fetch_or` is a locked instruction on x86, which lets no later
-    /// read start before it completes; reading every word first
-    /// ([`get_mask`](Self::get_mask)) and then writing the missing bits
-    /// waits for one memory latency, where [`set`](Self::set) bit by bit
-    /// waits for one per bit.
+    /// read start before it completes: reading every word first
+    /// ([`get_mask`](Self::get_mask)) and then writing the clear bits
+    /// waits for about one memory latency, where [`set`](Self::set) bit by
+    /// bit waits for one per bit. The old values are not returned, so the
+    /// write is a plain `lock or` (a `fetch_or` whose result is used
+    /// compiles to a compare-exchange loop).
     ///
     /// # Panics
     /// If a position is out of range or there are more than 64.
     #[inline]
-    pub fn set_unknown(&self, positions: &[u64], known: u64) -> u64 {
-        assert!(positions.len() <= 64, "at most 64 positions");
-        let mut found = known;
-        for (j, &i) in positions.iter().enumerate() {
+    pub fn set_missing(&self, positions: impl IntoIterator<Item = u64>, known: u64) {
+        for (j, i) in positions.into_iter().enumerate() {
+            assert!(j < 64, "at most 64 positions");
             if known >> j & 1 == 0 {
                 self.check_index(i);
-                let mask = 1u64 << (i % 64);
                 // Relaxed: see the type's documentation.
-                let old = self.words[(i / 64) as usize].fetch_or(mask, Ordering::Relaxed);
-                found |= u64::from(old & mask != 0) << j;
+                self.words[(i / 64) as usize].fetch_or(1 << (i % 64), Ordering::Relaxed);
             }
         }
-        found
     }
 
     /// Sets bits `start..start + len` to 0: whole words by a store, the
@@ -347,25 +344,34 @@ mod tests {
         }
         // Two positions in one word, and one repeated.
         let positions = [0, 1, 2, 64, 65, 999, 998, 500, 500];
-        let known = a.get_mask(&positions);
+        let known = a.get_mask(positions);
         let expect: u64 = positions
             .iter()
             .enumerate()
             .map(|(j, &i)| u64::from(b.get(i)) << j)
             .sum();
         assert_eq!(known, expect);
-        // With nothing known, the fetch_ors report what was set.
+        a.set_missing(positions, known);
+        // Nothing known: every position is written.
         let c = AtomicBitArray::<AtomicU64>::from_bit_array(&b);
-        assert_eq!(c.set_unknown(&positions, 0), expect | 1 << 8);
-        let found = a.set_unknown(&positions, known);
-        // The repeated clear position: the second write finds the first's bit.
-        assert_eq!(found, expect | 1 << 8);
-        for &i in &positions {
+        c.set_missing(positions, 0);
+        for i in positions {
             b.set(i);
         }
         assert_eq!(a.to_bit_array(), b);
         assert_eq!(c.to_bit_array(), b);
-        assert_eq!(a.get_mask(&positions), (1 << positions.len()) - 1);
+        assert_eq!(a.get_mask(positions), (1 << positions.len()) - 1);
+        // A bit `known` calls set is not written.
+        let d = AtomicBitArray::<AtomicU64>::new(100).unwrap();
+        d.set_missing([5, 6], 0b10);
+        assert!(d.get(5) && !d.get(6));
+    }
+
+    #[test]
+    #[should_panic(expected = "at most 64 positions")]
+    fn more_than_64_positions_panic() {
+        let a = AtomicBitArray::<AtomicU64>::new(100).unwrap();
+        let _ = a.get_mask(0..65);
     }
 
     #[test]

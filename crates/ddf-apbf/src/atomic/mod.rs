@@ -70,8 +70,12 @@
 //!
 //! Bit words are `Relaxed` (see `ddf_bits::AtomicBitArray`): a word's
 //! modification order keeps a set bit until a later clear, and the epoch
-//! word orders clears against sets. Each other access carries its reason
-//! at the line.
+//! word orders clears against sets. An insertion reads its `k` words
+//! before the query and writes only the bits it found clear after it
+//! (`AtomicSegments::insert_around`): every such read comes after the
+//! epoch's Acquire load, so a bit it finds set was set after the clears of
+//! that epoch and stays until shift `e + l + 1`, as a bit it set would.
+//! Each other access carries its reason at the line.
 
 use crate::core::{CACHED_BITS, ItemProbes};
 use crate::core::{RUN_STEPS, algorithm_1, cubic_terms, rotate_within, run_steps};
