@@ -195,6 +195,52 @@ impl<W: AtomicWord> AtomicBitArray<W> {
         set_bit(&self.words[(i / 64) as usize], (i % 64) as u32)
     }
 
+    /// Bit `j` set when the `j`-th of `positions` is (at most 64). The
+    /// words are read one after another with no write between them, so
+    /// their cache misses overlap; with [`set_missing`](Self::set_missing)
+    /// this splits [`set`](Self::set) over many bits into all the reads,
+    /// then the writes.
+    ///
+    /// # Panics
+    /// If a position is out of range or there are more than 64.
+    #[inline]
+    #[must_use]
+    pub fn get_mask(&self, positions: impl IntoIterator<Item = u64>) -> u64 {
+        let mut mask = 0;
+        for (j, i) in positions.into_iter().enumerate() {
+            assert!(j < 64, "at most 64 positions");
+            mask |= u64::from(self.get(i)) << j;
+        }
+        mask
+    }
+
+    /// Sets the `j`-th of `positions` (at most 64) by a `fetch_or` for
+    /// every `j` whose bit in `known` is clear. A bit `known` says is set
+    /// is not written: as in [`set`](Self::set), a read that found it set
+    /// (here an earlier [`get_mask`](Self::get_mask)) stands for the write.
+    ///
+    /// A `fetch_or` is a locked instruction on x86, which lets no later
+    /// read start before it completes: reading every word first
+    /// ([`get_mask`](Self::get_mask)) and then writing the clear bits
+    /// waits for about one memory latency, where [`set`](Self::set) bit by
+    /// bit waits for one per bit. The old values are not returned, so the
+    /// write is a plain `lock or` (a `fetch_or` whose result is used
+    /// compiles to a compare-exchange loop).
+    ///
+    /// # Panics
+    /// If a position is out of range or there are more than 64.
+    #[inline]
+    pub fn set_missing(&self, positions: impl IntoIterator<Item = u64>, known: u64) {
+        for (j, i) in positions.into_iter().enumerate() {
+            assert!(j < 64, "at most 64 positions");
+            if known >> j & 1 == 0 {
+                self.check_index(i);
+                // Relaxed: see the type's documentation.
+                self.words[(i / 64) as usize].fetch_or(1 << (i % 64), Ordering::Relaxed);
+            }
+        }
+    }
+
     /// Sets bits `start..start + len` to 0: whole words by a store, the
     /// partial words at either end by a `fetch_and`, so a bit set at the same
     /// time outside the range is never lost.
@@ -286,6 +332,46 @@ mod tests {
         assert_eq!(a.to_bit_array(), b);
         let back = AtomicBitArray::<AtomicU64>::from_bit_array(&b);
         assert_eq!(back.to_bit_array(), b);
+    }
+
+    #[test]
+    fn masks_read_and_set_as_bit_by_bit() {
+        let a = AtomicBitArray::<AtomicU64>::new(1000).unwrap();
+        let mut b = BitArray::new(1000).unwrap();
+        for i in (0..1000).step_by(3) {
+            a.set(i);
+            b.set(i);
+        }
+        // Two positions in one word, and one repeated.
+        let positions = [0, 1, 2, 64, 65, 999, 998, 500, 500];
+        let known = a.get_mask(positions);
+        let expect: u64 = positions
+            .iter()
+            .enumerate()
+            .map(|(j, &i)| u64::from(b.get(i)) << j)
+            .sum();
+        assert_eq!(known, expect);
+        a.set_missing(positions, known);
+        // Nothing known: every position is written.
+        let c = AtomicBitArray::<AtomicU64>::from_bit_array(&b);
+        c.set_missing(positions, 0);
+        for i in positions {
+            b.set(i);
+        }
+        assert_eq!(a.to_bit_array(), b);
+        assert_eq!(c.to_bit_array(), b);
+        assert_eq!(a.get_mask(positions), (1 << positions.len()) - 1);
+        // A bit `known` calls set is not written.
+        let d = AtomicBitArray::<AtomicU64>::new(100).unwrap();
+        d.set_missing([5, 6], 0b10);
+        assert!(d.get(5) && !d.get(6));
+    }
+
+    #[test]
+    #[should_panic(expected = "at most 64 positions")]
+    fn more_than_64_positions_panic() {
+        let a = AtomicBitArray::<AtomicU64>::new(100).unwrap();
+        let _ = a.get_mask(0..65);
     }
 
     #[test]

@@ -17,7 +17,7 @@ use std::fmt;
 /// (the same thread, or any synchronisation) is reported, always; the
 /// false-positive rate is the single-threaded one for the same items. Two
 /// `observe` calls of one item racing each other may both answer
-/// `Unseen` (each tests a slice before the other sets it). An operation
+/// `Unseen` (each reads the slices before the other sets them). An operation
 /// writes only the words of its `k` bits, and only those not yet set.
 ///
 /// ```
@@ -74,13 +74,21 @@ impl AtomicPartitionedBloom {
     }
 
     /// Tests and sets each slice's bit; `Duplicate` if all were set.
+    ///
+    /// Every slice's word is read before any is written
+    /// ([`AtomicBitArray::get_mask`], then
+    /// [`set_missing`](AtomicBitArray::set_missing) for the bits found
+    /// clear): a `fetch_or` lets no later read start before it completes,
+    /// so reading and writing slice by slice waited for the `k` cache
+    /// misses one after another. The verdict is that of the reads, as
+    /// `contains` would give it just before the insertion.
     #[inline]
     pub fn observe(&self, digest: Digest) -> Verdict {
-        let mut seen = true;
-        for p in positions(self.slices, self.slice_bits, digest) {
-            seen &= self.bits.set(p);
-        }
-        Verdict::from_seen(seen)
+        let (k, m) = (self.slices, self.slice_bits);
+        let known = self.bits.get_mask(positions(k, m, digest));
+        self.bits.set_missing(positions(k, m, digest), known);
+        // `k ≤ 64` slices, so the mask of all of them is `k` low bits.
+        Verdict::from_seen(known == u64::MAX >> (64 - k))
     }
 
     /// Records `digest`.

@@ -165,6 +165,38 @@ pub fn bench_pair<F: DuplicateFilter + Clone>(
     group.finish();
 }
 
+/// Alternates `rounds` times between `a` and `b`, each a block of work
+/// that returns how many operations it did (in the order a, b then b, a,
+/// so neither always runs on a cache the other just warmed), and returns
+/// the least wall-clock ns per operation of each over its blocks. Blocks
+/// of a few milliseconds mostly run without a pause, and the least time
+/// is one that ran undisturbed: the thread's CPU time (see the module
+/// documentation) is read at scheduler ticks, too coarse for such
+/// blocks. Side by side, both meet the same interference from other
+/// processes, so their ratio is read from one run.
+pub fn alternate(
+    rounds: usize,
+    mut a: impl FnMut() -> u64,
+    mut b: impl FnMut() -> u64,
+) -> (f64, f64) {
+    let per_op = |f: &mut dyn FnMut() -> u64| {
+        let start = Instant::now();
+        let ops = f();
+        start.elapsed().as_nanos() as f64 / ops.max(1) as f64
+    };
+    let (mut x, mut y) = (f64::INFINITY, f64::INFINITY);
+    for r in 0..rounds.max(1) {
+        if r % 2 == 0 {
+            x = x.min(per_op(&mut a));
+            y = y.min(per_op(&mut b));
+        } else {
+            y = y.min(per_op(&mut b));
+            x = x.min(per_op(&mut a));
+        }
+    }
+    (x, y)
+}
+
 /// The median of `xs` (not empty).
 fn median(xs: &mut [f64]) -> f64 {
     xs.sort_by(f64::total_cmp);
@@ -221,5 +253,23 @@ mod tests {
         let (x, y) = a.interleaved(&mut b, 3, 1);
         assert!(x >= 0.0 && y >= 0.0);
         assert_eq!(a.filter().0, b.filter().0);
+    }
+
+    #[test]
+    fn alternate_runs_each_side_every_round() {
+        let (mut na, mut nb) = (0, 0);
+        let (x, y) = alternate(
+            4,
+            || {
+                na += 1;
+                10
+            },
+            || {
+                nb += 1;
+                20
+            },
+        );
+        assert_eq!((na, nb), (4, 4));
+        assert!(x >= 0.0 && y >= 0.0);
     }
 }

@@ -70,8 +70,12 @@
 //!
 //! Bit words are `Relaxed` (see `ddf_bits::AtomicBitArray`): a word's
 //! modification order keeps a set bit until a later clear, and the epoch
-//! word orders clears against sets. Each other access carries its reason
-//! at the line.
+//! word orders clears against sets. An insertion reads its `k` words
+//! before the query and writes only the bits it found clear after it
+//! (`AtomicSegments::insert_around`): every such read comes after the
+//! epoch's Acquire load, so a bit it finds set was set after the clears of
+//! that epoch and stays until shift `e + l + 1`, as a bit it set would.
+//! Each other access carries its reason at the line.
 
 use crate::core::{CACHED_BITS, ItemProbes};
 use crate::core::{RUN_STEPS, algorithm_1, cubic_terms, rotate_within, run_steps};
@@ -115,6 +119,30 @@ pub(crate) trait AtomicSegments: Send + Sync {
             mask |= u64::from(self.test(p, h.with_cubic(p, t))) << p;
         }
         mask
+    }
+    /// Records the item in the `k ≤ 64` physical segments from `first`
+    /// (wrapping at `cubic.len()`) and returns `query()`, which runs
+    /// between the reads and the writes of that insertion where the
+    /// segments split them (see `AtomicSlices`), else before it.
+    #[inline]
+    fn insert_around(
+        &self,
+        h: ItemProbes,
+        cubic: &[u64],
+        first: usize,
+        k: usize,
+        query: impl FnOnce() -> bool,
+    ) -> bool {
+        let seen = query();
+        let mut seg = first;
+        for _ in 0..k {
+            self.set(seg, h.at(seg, cubic));
+            seg += 1;
+            if seg == cubic.len() {
+                seg = 0;
+            }
+        }
+        seen
     }
     /// A cache hint for segment `seg`'s position of probe `x`.
     fn prefetch(&self, seg: usize, x: u64);
@@ -403,8 +431,15 @@ impl<S: AtomicSegments, P: Platform> AtomicCore<S, P> {
             Some(tau) => self.enter_timed(now, tau),
         };
         let base = Self::base_of(word);
-        let seen = self.detect(h, base, 0);
-        self.set_item(h, base);
+        let k = self.k as usize;
+        let seen = if k <= 64 {
+            self.segs
+                .insert_around(h, &self.cubic, base, k, || self.detect(h, base, 0))
+        } else {
+            let seen = self.detect(h, base, 0);
+            self.set_item(h, base);
+            seen
+        };
         self.count(stripe, now);
         seen
     }
