@@ -9,22 +9,22 @@ use std::fmt;
 /// One 64-byte cache line, aligned, so a 512-bit block is one line.
 #[derive(Clone, Copy, PartialEq, Eq, Default)]
 #[repr(C, align(64))]
-struct Line([u64; 8]);
+pub(crate) struct Line(pub(crate) [u64; 8]);
 
 /// `k + l` segments of `blocks` blocks of `B` bits, each block `b` parts.
 #[derive(Clone, PartialEq, Eq)]
 pub(crate) struct Blocks {
-    lines: Vec<Line>,
+    pub(crate) lines: Vec<Line>,
     /// Words of state, `(k + l)·blocks·B/64`; the last line may have more.
-    words: u64,
+    pub(crate) words: u64,
     /// Blocks per segment.
-    blocks: u64,
+    pub(crate) blocks: u64,
     /// `B` in words: 1 (64-bit blocks) or 8 (512-bit blocks).
-    block_words: u64,
+    pub(crate) block_words: u64,
     /// `b`, bits set per item in a block.
-    b: u32,
+    pub(crate) b: u32,
     /// `log₂(B/b)`, the bits that pick a position within a part.
-    part_shift: u32,
+    pub(crate) part_shift: u32,
     /// `(B, b)` when the part loop has an unrolled form; derived, not state.
     shape: Shape,
 }
@@ -47,8 +47,7 @@ impl Blocks {
     /// one multiplication gives both (`Digest::split`).
     #[inline(always)]
     fn locate(&self, seg: usize, x: u64) -> (u64, u64) {
-        let (block, rest) = Digest::new(x).split(self.blocks);
-        (seg as u64 * self.blocks + block, rest.get())
+        locate_block(self.blocks, seg, x)
     }
 
     /// Sets the item's bits in the block that `locate` found.
@@ -102,13 +101,8 @@ impl Blocks {
     /// Computed on the fly, with no array of masks, so nothing waits on a
     /// store to memory.
     #[inline]
-    fn parts(&self, mut bits: u64) -> impl Iterator<Item = (usize, u64)> + use<> {
-        let s = self.part_shift;
-        (0..u64::from(self.b)).map(move |q| {
-            let pos = (q << s) + (bits >> (64 - s));
-            bits <<= s;
-            ((pos / 64) as usize, 1u64 << (pos % 64))
-        })
+    fn parts(&self, bits: u64) -> impl Iterator<Item = (usize, u64)> + use<> {
+        block_parts(bits, self.b, self.part_shift)
     }
 
     /// [`Segments::observe_unshifted`] for a shape with an unrolled form:
@@ -164,6 +158,25 @@ impl Blocks {
         })
         .0
     }
+}
+
+/// [`Blocks::locate`] for segments of `blocks` blocks.
+#[inline(always)]
+pub(crate) fn locate_block(blocks: u64, seg: usize, x: u64) -> (u64, u64) {
+    let (block, rest) = Digest::new(x).split(blocks);
+    (seg as u64 * blocks + block, rest.get())
+}
+
+/// The item's bit in each of the `b` parts of `2^s` bits of a block, from
+/// `bits` (the probe's rest, read from the top down): (word within the
+/// block, mask).
+#[inline(always)]
+pub(crate) fn block_parts(mut bits: u64, b: u32, s: u32) -> impl Iterator<Item = (usize, u64)> {
+    (0..u64::from(b)).map(move |q| {
+        let pos = (q << s) + (bits >> (64 - s));
+        bits <<= s;
+        ((pos / 64) as usize, 1u64 << (pos % 64))
+    })
 }
 
 /// The item's block and part bits (as [`Blocks::locate`]) in logical segment
@@ -452,7 +465,7 @@ pub(crate) fn blocks_for_generation(g: u64, k: u32, block_bits: u32, bits_per_bl
 /// ```
 #[derive(Clone, PartialEq, Eq)]
 pub struct Apbbf {
-    core: AgeCore<Blocks>,
+    pub(crate) core: AgeCore<Blocks>,
 }
 
 impl Apbbf {
