@@ -138,7 +138,7 @@ impl Sealed for Apbf {
 /// would overfill the generation being closed (the waits, below).
 ///
 /// Same parameters, layout and snapshot bytes as [`Apbf`]
-/// ([`Snapshot::to_bytes`] writes the `Apbf` kind, and
+/// ([`Snapshot::to_bytes`](ddf_core::Snapshot::to_bytes) writes the `Apbf` kind, and
 /// [`from`](From::from) / [`into_inner`](Atomic::into_inner) convert).
 ///
 /// # What holds under concurrency
