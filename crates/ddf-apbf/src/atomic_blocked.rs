@@ -5,7 +5,7 @@ use crate::Apbbf;
 use crate::atomic::{AtomicCore, AtomicSegments, Platform, Std};
 use crate::atomic_filter::sealed::Sealed;
 use crate::atomic_filter::{Atomic, position_of, restore_position};
-use crate::blocked::{block_parts, locate_block};
+use crate::blocked::{InWord, Shape, block_parts, line_part, locate_block};
 use ddf_bits::AtomicWord;
 use ddf_core::ParamError;
 use std::fmt;
@@ -30,6 +30,8 @@ pub struct AtomicBlocks<W> {
     b: u32,
     /// `log₂(B/b)`, the bits that pick a position within a part.
     part_shift: u32,
+    /// `(B, b)` when the part loop has an unrolled form, as in `Blocks`.
+    shape: Shape,
 }
 
 impl<W> fmt::Debug for AtomicBlocks<W> {
@@ -57,6 +59,7 @@ impl<W: AtomicWord> AtomicBlocks<W> {
             block_words: segs.block_words,
             b: segs.b,
             part_shift: segs.part_shift,
+            shape: Shape::of((segs.block_words * 64) as u32, segs.b),
         }
     }
 
@@ -81,6 +84,73 @@ impl<W: AtomicWord> AtomicBlocks<W> {
     fn word_mask(&self, bits: u64) -> u64 {
         block_parts(bits, self.b, self.part_shift).fold(0, |m, (_, bit)| m | bit)
     }
+
+    /// Whether every bit of `mask` is set in one-word block `block`.
+    #[inline(always)]
+    fn word_test(&self, block: u64, mask: u64) -> bool {
+        // Relaxed (every load here): see `ddf_bits::AtomicBitArray`; the
+        // epoch word orders clears against sets.
+        self.word(block).load(Ordering::Relaxed) & mask == mask
+    }
+
+    /// The test of a one-line block of `P` parts of `2^S ≥ 64` bits (a
+    /// word of the line per part), branch-free as `Blocks`' kernel: a
+    /// branch per part would be mispredicted on a filling block.
+    #[inline(always)]
+    fn line_test<const P: u32, const S: u32>(&self, block: u64, bits: u64) -> bool {
+        let line = &self.lines[block as usize].0;
+        (0..P).fold(1, |all, q| {
+            let (w, r) = line_part::<S>(bits, q);
+            all & (line[w].load(Ordering::Relaxed) >> r)
+        }) & 1
+            != 0
+    }
+
+    /// The setting of a one-line block of `P` parts of `2^S ≥ 64` bits: each
+    /// part's bit is in a word of its own, so one `fetch_or` per part.
+    #[inline(always)]
+    fn line_set<const P: u32, const S: u32>(&self, block: u64, bits: u64) -> bool {
+        let line = &self.lines[block as usize].0;
+        (0..P).fold(true, |all, q| {
+            let (w, r) = line_part::<S>(bits, q);
+            ddf_bits::set_bits(&line[w], 1 << r) & all
+        })
+    }
+
+    /// `test` for a shape without an unrolled form, out of line as in
+    /// `Blocks`.
+    #[inline(never)]
+    #[cold]
+    fn test_other(&self, block: u64, bits: u64) -> bool {
+        if self.block_words == 1 {
+            return self.word_test(block, self.word_mask(bits));
+        }
+        let line = &self.lines[block as usize].0;
+        block_parts(bits, self.b, self.part_shift).fold(0, |missing, (w, bit)| {
+            missing | (bit & !line[w].load(Ordering::Relaxed))
+        }) == 0
+    }
+
+    /// `set` for a shape without an unrolled form: the item's bits merged
+    /// per word of the block, one `fetch_or` per word.
+    #[inline(never)]
+    #[cold]
+    fn set_other(&self, block: u64, bits: u64) -> bool {
+        if self.block_words == 1 {
+            return ddf_bits::set_bits(self.word(block), self.word_mask(bits));
+        }
+        let mut masks = [0u64; 8];
+        for (w, bit) in block_parts(bits, self.b, self.part_shift) {
+            masks[w] |= bit;
+        }
+        let line = &self.lines[block as usize].0;
+        line.iter()
+            .zip(&masks)
+            .filter(|(_, m)| **m != 0)
+            .fold(true, |all, (word, &mask)| {
+                ddf_bits::set_bits(word, mask) & all
+            })
+    }
 }
 
 impl<W: AtomicWord> AtomicSegments for AtomicBlocks<W> {
@@ -88,18 +158,16 @@ impl<W: AtomicWord> AtomicSegments for AtomicBlocks<W> {
     /// fewer blocks than testing every segment.
     const ALL_AT_ONCE: bool = false;
 
+    /// The shape's unrolled test, as `Blocks::test` chooses it.
     #[inline(always)]
     fn test(&self, seg: usize, x: u64) -> bool {
         let (block, bits) = locate_block(self.blocks, seg, x);
-        // Relaxed (both loads): see `ddf_bits::AtomicBitArray`; the epoch
-        // word orders clears against sets.
-        if self.block_words == 1 {
-            let mask = self.word_mask(bits);
-            self.word(block).load(Ordering::Relaxed) & mask == mask
-        } else {
-            let line = &self.lines[block as usize].0;
-            block_parts(bits, self.b, self.part_shift)
-                .all(|(w, bit)| line[w].load(Ordering::Relaxed) & bit != 0)
+        match self.shape {
+            Shape::Word4 => self.word_test(block, InWord::<4, 4>::mask(bits)),
+            Shape::Word8 => self.word_test(block, InWord::<8, 3>::mask(bits)),
+            Shape::Line4 => self.line_test::<4, 7>(block, bits),
+            Shape::Line8 => self.line_test::<8, 6>(block, bits),
+            Shape::Other => self.test_other(block, bits),
         }
     }
 
@@ -108,20 +176,13 @@ impl<W: AtomicWord> AtomicSegments for AtomicBlocks<W> {
     #[inline(always)]
     fn set(&self, seg: usize, x: u64) {
         let (block, bits) = locate_block(self.blocks, seg, x);
-        if self.block_words == 1 {
-            ddf_bits::set_bits(self.word(block), self.word_mask(bits));
-        } else {
-            let mut masks = [0u64; 8];
-            for (w, bit) in block_parts(bits, self.b, self.part_shift) {
-                masks[w] |= bit;
-            }
-            let line = &self.lines[block as usize].0;
-            for (word, &mask) in line.iter().zip(&masks) {
-                if mask != 0 {
-                    ddf_bits::set_bits(word, mask);
-                }
-            }
-        }
+        match self.shape {
+            Shape::Word4 => ddf_bits::set_bits(self.word(block), InWord::<4, 4>::mask(bits)),
+            Shape::Word8 => ddf_bits::set_bits(self.word(block), InWord::<8, 3>::mask(bits)),
+            Shape::Line4 => self.line_set::<4, 7>(block, bits),
+            Shape::Line8 => self.line_set::<8, 6>(block, bits),
+            Shape::Other => self.set_other(block, bits),
+        };
     }
 
     #[inline]

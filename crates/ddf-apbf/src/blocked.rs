@@ -196,7 +196,7 @@ fn locate_logical(h: ItemProbes, cubic: &[u64], base: usize, blocks: u64, i: usi
 /// The common block shapes, whose part loops are unrolled with `b` and
 /// `log₂(B/b)` known at compile time; `Other` runs the general loop.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
-enum Shape {
+pub(crate) enum Shape {
     /// `B = 64, b = 4`.
     Word4,
     /// `B = 64, b = 8`.
@@ -209,7 +209,7 @@ enum Shape {
 }
 
 impl Shape {
-    fn of(block_bits: u32, b: u32) -> Self {
+    pub(crate) fn of(block_bits: u32, b: u32) -> Self {
         match (block_bits, b) {
             (64, 4) => Shape::Word4,
             (64, 8) => Shape::Word8,
@@ -234,7 +234,7 @@ trait Kernel {
 
 /// One-word blocks (`B = 64`) of `P` parts of `2^S` bits: the item is one
 /// mask of `P` bits.
-struct InWord<const P: u32, const S: u32>;
+pub(crate) struct InWord<const P: u32, const S: u32>;
 
 /// One-line blocks (`B = 512`) of `P` parts of `2^S ≥ 64` bits: each part
 /// is `2^(S−6)` whole words, so the item has one bit in one word of each.
@@ -253,7 +253,7 @@ fn part<const S: u32>(bits: u64, q: u32) -> (usize, u64) {
 /// their top `S − 6` pick the word within the part and the low 6 the bit,
 /// which a shift by the unmasked value takes mod 64.
 #[inline(always)]
-fn line_part<const S: u32>(bits: u64, q: u32) -> (usize, u64) {
+pub(crate) fn line_part<const S: u32>(bits: u64, q: u32) -> (usize, u64) {
     let r = bits >> (64 - S * (q + 1));
     let word = ((q as usize) << (S - 6)) + ((r >> 6) as usize & ((1 << (S - 6)) - 1));
     (word, r & 63)
@@ -262,7 +262,7 @@ fn line_part<const S: u32>(bits: u64, q: u32) -> (usize, u64) {
 impl<const P: u32, const S: u32> InWord<P, S> {
     /// The item's mask in its word.
     #[inline(always)]
-    fn mask(bits: u64) -> u64 {
+    pub(crate) fn mask(bits: u64) -> u64 {
         (0..P).fold(0, |m, q| m | part::<S>(bits, q).1)
     }
 }
