@@ -80,7 +80,8 @@ impl<T> Hashed<T> {
 /// Makes `Hashed<$t>` a [`Concurrent`] subject, for a type whose method
 /// `$observe(&self, Digest) -> Verdict` is safe from many threads. A
 /// lock-free filter joins with one such line and one `Subject::new` in
-/// [`subjects`] (as `AtomicApbf` and `AtomicPartitionedBloom` do).
+/// [`subjects`] (as `AtomicApbf`, `AtomicApbbf` and
+/// `AtomicPartitionedBloom` do).
 macro_rules! digest_observer {
     ($t:ty, $observe:ident) => {
         impl Concurrent for Hashed<$t> {
@@ -96,6 +97,7 @@ macro_rules! digest_observer {
 digest_observer!(Shared<Filter>, observe_digest);
 // The lock-free filters: `observe(&self, Digest)`.
 digest_observer!(ddf::AtomicApbf, observe);
+digest_observer!(ddf_apbf::AtomicApbbf, observe);
 digest_observer!(ddf::AtomicPartitionedBloom, observe);
 
 /// `ddf::Shared`: `observe_many` batches.
@@ -272,6 +274,15 @@ fn subjects(w: u64, held: u64) -> Result<Vec<Subject>, String> {
         true,
         move || {
             let f = ddf::AtomicApbf::with_window(w, FPR).map_err(|e| e.to_string())?;
+            Ok(Box::new(Hashed::new(f)))
+        },
+    ));
+    s.push(Subject::new(
+        "`AtomicApbbf` (lock-free)",
+        false,
+        true,
+        move || {
+            let f = ddf_apbf::AtomicApbbf::with_window(w, FPR).map_err(|e| e.to_string())?;
             Ok(Box::new(Hashed::new(f)))
         },
     ));

@@ -1,10 +1,10 @@
-//! One thread on `AtomicApbf` against `Apbf`: `observe` of distinct `u64`
-//! keys at window 2^20 (a few MiB of state) and 2^26 (far beyond the
-//! caches), fp 10^-3, in steady state. Digests come from
-//! [`Digest::mixed`] (a few instructions), not SipHash, so the filters'
-//! own work is what is compared. First the two alternate in one process,
-//! each on its own copy of the same state and keys, and the least time
-//! per key of each and their ratio are printed
+//! One thread on `AtomicApbf` against `Apbf`, and on `AtomicApbbf` against
+//! `Apbbf`: `observe` of distinct `u64` keys at window 2^20 (a few MiB of
+//! state) and 2^26 (far beyond the caches), fp 10^-3, in steady state.
+//! Digests come from [`Digest::mixed`] (a few instructions), not SipHash,
+//! so the filters' own work is what is compared. First the two of a pair
+//! alternate in one process, each on its own copy of the same state and
+//! keys, and the least time per key of each and their ratio are printed
 //! (`atomic-apbf/…/alternating`); then criterion times each.
 //!
 //! ```text
@@ -12,7 +12,9 @@
 //! ```
 
 use criterion::{Criterion, Throughput, criterion_group, criterion_main};
-use ddf_apbf::{Apbf, AtomicApbf, Digest, DuplicateFilter, Verdict};
+use ddf_apbf::{
+    Apbbf, Apbf, Atomic, AtomicForm, Digest, DuplicateFilter, Verdict, Window, Windowed,
+};
 use std::hint::black_box;
 
 /// Operations per timed block: a few milliseconds, so that many blocks
@@ -32,11 +34,19 @@ fn block(next: &mut u64, mut observe: impl FnMut(Digest) -> Verdict) -> u64 {
     OPS
 }
 
-fn bench(c: &mut Criterion) {
+/// `F::observe` against `Atomic<F>::observe` on the same steady state.
+fn pair<F>(c: &mut Criterion, family: &str, make: impl Fn(u64) -> F)
+where
+    F: AtomicForm + DuplicateFilter + Windowed + Clone,
+{
     for (name, window) in [("w2^20", 1u64 << 20), ("w2^26", 1 << 26)] {
-        let mut plain = Apbf::with_window(window, 1e-3).expect("valid parameters");
-        // Steady state: k + l + 1 generations of distinct keys.
-        let steady = u64::from(plain.k() + plain.l() + 1) * plain.generation();
+        let mut plain = make(window);
+        let Window::Count(w) = plain.window() else {
+            unreachable!("a count window")
+        };
+        // Steady state: past the window and twice the slack `k·g`, so at
+        // least `k + l + 1` generations of distinct keys.
+        let steady = w + 2 * plain.slack();
         let mut verdicts = Vec::with_capacity(4096);
         for start in (0..steady).step_by(4096) {
             let keys: Vec<Digest> = (start..steady.min(start + 4096))
@@ -45,7 +55,7 @@ fn bench(c: &mut Criterion) {
             verdicts.clear();
             plain.observe_batch(&keys, &mut verdicts);
         }
-        let atomic = AtomicApbf::from(plain.clone());
+        let atomic = Atomic::from(plain.clone());
         let (mut next_plain, mut next_atomic) = (steady, steady);
         let (p, a) = ddf_core::speed::alternate(
             ROUNDS,
@@ -53,22 +63,30 @@ fn bench(c: &mut Criterion) {
             || block(&mut next_atomic, |d| atomic.observe(d)),
         );
         println!(
-            "atomic-apbf/{name}/alternating: Apbf {p:.1} ns, AtomicApbf {a:.1} ns, \
-             ratio {:.3} (k = {}, {} MiB)",
+            "atomic-{family}/{name}/alternating: plain {p:.1} ns, lock-free {a:.1} ns, \
+             ratio {:.3} ({} MiB)",
             a / p,
-            plain.k(),
             plain.memory_bits() >> 23,
         );
-        let mut group = c.benchmark_group(format!("atomic-apbf/{name}"));
+        let mut group = c.benchmark_group(format!("atomic-{family}/{name}"));
         group.throughput(Throughput::Elements(OPS));
-        group.bench_function("Apbf::observe", |b| {
+        group.bench_function("single-threaded observe", |b| {
             b.iter(|| block(&mut next_plain, |d| plain.observe(d)))
         });
-        group.bench_function("AtomicApbf::observe", |b| {
+        group.bench_function("lock-free observe", |b| {
             b.iter(|| block(&mut next_atomic, |d| atomic.observe(d)))
         });
         group.finish();
     }
+}
+
+fn bench(c: &mut Criterion) {
+    pair(c, "apbf", |w| {
+        Apbf::with_window(w, 1e-3).expect("valid parameters")
+    });
+    pair(c, "apbbf", |w| {
+        Apbbf::with_window(w, 1e-3).expect("valid parameters")
+    });
 }
 
 criterion_group!(benches, bench);

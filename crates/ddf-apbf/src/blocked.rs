@@ -9,22 +9,22 @@ use std::fmt;
 /// One 64-byte cache line, aligned, so a 512-bit block is one line.
 #[derive(Clone, Copy, PartialEq, Eq, Default)]
 #[repr(C, align(64))]
-struct Line([u64; 8]);
+pub(crate) struct Line(pub(crate) [u64; 8]);
 
 /// `k + l` segments of `blocks` blocks of `B` bits, each block `b` parts.
 #[derive(Clone, PartialEq, Eq)]
 pub(crate) struct Blocks {
-    lines: Vec<Line>,
+    pub(crate) lines: Vec<Line>,
     /// Words of state, `(k + l)·blocks·B/64`; the last line may have more.
-    words: u64,
+    pub(crate) words: u64,
     /// Blocks per segment.
-    blocks: u64,
+    pub(crate) blocks: u64,
     /// `B` in words: 1 (64-bit blocks) or 8 (512-bit blocks).
-    block_words: u64,
+    pub(crate) block_words: u64,
     /// `b`, bits set per item in a block.
-    b: u32,
+    pub(crate) b: u32,
     /// `log₂(B/b)`, the bits that pick a position within a part.
-    part_shift: u32,
+    pub(crate) part_shift: u32,
     /// `(B, b)` when the part loop has an unrolled form; derived, not state.
     shape: Shape,
 }
@@ -47,8 +47,7 @@ impl Blocks {
     /// one multiplication gives both (`Digest::split`).
     #[inline(always)]
     fn locate(&self, seg: usize, x: u64) -> (u64, u64) {
-        let (block, rest) = Digest::new(x).split(self.blocks);
-        (seg as u64 * self.blocks + block, rest.get())
+        locate_block(self.blocks, seg, x)
     }
 
     /// Sets the item's bits in the block that `locate` found.
@@ -102,13 +101,8 @@ impl Blocks {
     /// Computed on the fly, with no array of masks, so nothing waits on a
     /// store to memory.
     #[inline]
-    fn parts(&self, mut bits: u64) -> impl Iterator<Item = (usize, u64)> + use<> {
-        let s = self.part_shift;
-        (0..u64::from(self.b)).map(move |q| {
-            let pos = (q << s) + (bits >> (64 - s));
-            bits <<= s;
-            ((pos / 64) as usize, 1u64 << (pos % 64))
-        })
+    fn parts(&self, bits: u64) -> impl Iterator<Item = (usize, u64)> + use<> {
+        block_parts(bits, self.b, self.part_shift)
     }
 
     /// [`Segments::observe_unshifted`] for a shape with an unrolled form:
@@ -166,6 +160,25 @@ impl Blocks {
     }
 }
 
+/// [`Blocks::locate`] for segments of `blocks` blocks.
+#[inline(always)]
+pub(crate) fn locate_block(blocks: u64, seg: usize, x: u64) -> (u64, u64) {
+    let (block, rest) = Digest::new(x).split(blocks);
+    (seg as u64 * blocks + block, rest.get())
+}
+
+/// The item's bit in each of the `b` parts of `2^s` bits of a block, from
+/// `bits` (the probe's rest, read from the top down): (word within the
+/// block, mask).
+#[inline(always)]
+pub(crate) fn block_parts(mut bits: u64, b: u32, s: u32) -> impl Iterator<Item = (usize, u64)> {
+    (0..u64::from(b)).map(move |q| {
+        let pos = (q << s) + (bits >> (64 - s));
+        bits <<= s;
+        ((pos / 64) as usize, 1u64 << (pos % 64))
+    })
+}
+
 /// The item's block and part bits (as [`Blocks::locate`]) in logical segment
 /// `i < n` when logical segment 0 is physical `base` (`n = cubic.len()`).
 #[inline(always)]
@@ -183,7 +196,7 @@ fn locate_logical(h: ItemProbes, cubic: &[u64], base: usize, blocks: u64, i: usi
 /// The common block shapes, whose part loops are unrolled with `b` and
 /// `log₂(B/b)` known at compile time; `Other` runs the general loop.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
-enum Shape {
+pub(crate) enum Shape {
     /// `B = 64, b = 4`.
     Word4,
     /// `B = 64, b = 8`.
@@ -196,7 +209,7 @@ enum Shape {
 }
 
 impl Shape {
-    fn of(block_bits: u32, b: u32) -> Self {
+    pub(crate) fn of(block_bits: u32, b: u32) -> Self {
         match (block_bits, b) {
             (64, 4) => Shape::Word4,
             (64, 8) => Shape::Word8,
@@ -221,7 +234,7 @@ trait Kernel {
 
 /// One-word blocks (`B = 64`) of `P` parts of `2^S` bits: the item is one
 /// mask of `P` bits.
-struct InWord<const P: u32, const S: u32>;
+pub(crate) struct InWord<const P: u32, const S: u32>;
 
 /// One-line blocks (`B = 512`) of `P` parts of `2^S ≥ 64` bits: each part
 /// is `2^(S−6)` whole words, so the item has one bit in one word of each.
@@ -240,7 +253,7 @@ fn part<const S: u32>(bits: u64, q: u32) -> (usize, u64) {
 /// their top `S − 6` pick the word within the part and the low 6 the bit,
 /// which a shift by the unmasked value takes mod 64.
 #[inline(always)]
-fn line_part<const S: u32>(bits: u64, q: u32) -> (usize, u64) {
+pub(crate) fn line_part<const S: u32>(bits: u64, q: u32) -> (usize, u64) {
     let r = bits >> (64 - S * (q + 1));
     let word = ((q as usize) << (S - 6)) + ((r >> 6) as usize & ((1 << (S - 6)) - 1));
     (word, r & 63)
@@ -249,7 +262,7 @@ fn line_part<const S: u32>(bits: u64, q: u32) -> (usize, u64) {
 impl<const P: u32, const S: u32> InWord<P, S> {
     /// The item's mask in its word.
     #[inline(always)]
-    fn mask(bits: u64) -> u64 {
+    pub(crate) fn mask(bits: u64) -> u64 {
         (0..P).fold(0, |m, q| m | part::<S>(bits, q).1)
     }
 }
@@ -452,7 +465,7 @@ pub(crate) fn blocks_for_generation(g: u64, k: u32, block_bits: u32, bits_per_bl
 /// ```
 #[derive(Clone, PartialEq, Eq)]
 pub struct Apbbf {
-    core: AgeCore<Blocks>,
+    pub(crate) core: AgeCore<Blocks>,
 }
 
 impl Apbbf {

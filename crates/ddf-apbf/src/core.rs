@@ -97,7 +97,7 @@ pub(crate) trait Segments: Clone + PartialEq + Eq {
 /// worked out per access (two multiplications and a division by 6 saved on
 /// each of the query's dependent steps).
 #[derive(Debug, Clone, Copy)]
-pub(crate) struct ItemProbes {
+pub struct ItemProbes {
     a: u64,
     b: u64,
 }

@@ -12,12 +12,16 @@ pub use ddf_core::{
 };
 
 mod atomic;
+mod atomic_blocked;
+mod atomic_filter;
 mod atomic_slices;
 mod blocked;
 mod core;
 mod sizing;
 mod slices;
 
+pub use atomic_blocked::AtomicApbbf;
+pub use atomic_filter::{Atomic, AtomicForm};
 pub use atomic_slices::AtomicApbf;
 pub use blocked::Apbbf;
 pub use core::MAX_SEGMENTS;

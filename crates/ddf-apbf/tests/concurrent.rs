@@ -1,7 +1,11 @@
-//! `AtomicApbf` under threads against a brute-force truth over the recorded
-//! merged order, and with one thread against `Apbf`.
+//! `AtomicApbf` and `AtomicApbbf` under threads against a brute-force truth
+//! over the recorded merged order, and with one thread against `Apbf` and
+//! `Apbbf`.
 
-use ddf_apbf::{Apbf, AtomicApbf, Digest, DuplicateFilter, Snapshot, TimedFilter, Verdict};
+use ddf_apbf::{
+    Apbbf, Apbf, Atomic, AtomicApbbf, AtomicApbf, AtomicForm, Digest, DuplicateFilter, Snapshot,
+    TimedFilter, Verdict,
+};
 use ddf_hash::SplitMix64;
 use std::collections::HashMap;
 use std::sync::atomic::{AtomicU64, Ordering};
@@ -20,8 +24,8 @@ struct Op {
 
 /// Runs `threads` threads, each observing `per_thread` keys drawn from
 /// `keys` with its own seed; `time_of(ticket)` stamps each operation.
-fn drive(
-    f: &AtomicApbf,
+fn drive<F: AtomicForm>(
+    f: &Atomic<F>,
     threads: u64,
     per_thread: usize,
     keys: u64,
@@ -113,15 +117,14 @@ fn check_misses(ops: &[Op], allowed: impl Fn(&Op, &Op, u64) -> bool) -> (usize, 
     (checked, misses)
 }
 
-#[test]
-fn eight_threads_count_window_no_false_negative() {
-    // g = ⌊4500·ln 2/3⌋ = 1,039: c = 2.
-    let f = AtomicApbf::new(3, 4, 4_500).unwrap();
+/// Eight threads on `f` (whose `c > 1`) over keys repeating at every
+/// distance around the window: no miss the count window does not allow.
+fn eight_threads_count_window<F: AtomicForm>(f: &Atomic<F>) {
     let (g, l, c) = (f.generation(), u64::from(f.l()), f.chunk());
     assert!(c > 1, "the shape exercises striped counting (c = {c})");
     let threads = 8;
     // Keys over about the window: repeats at every distance around it.
-    let ops = drive(&f, threads, 20_000, l * g * 3 / 2, false, 1);
+    let ops = drive(f, threads, 20_000, l * g * 3 / 2, false, 1);
     let (checked, misses) = check_misses(&ops, |_, _, span| span + c * threads >= l * g);
     assert!(checked > 50_000, "only {checked} repeats checked");
     // Repeats past the window are forgotten: the check had misses to judge.
@@ -129,15 +132,14 @@ fn eight_threads_count_window_no_false_negative() {
     assert!(f.shifts() >= (threads * 20_000 / g) / 2);
 }
 
-#[test]
-fn eight_threads_time_window_no_false_negative() {
-    // g = 1,039 and 50 insertions per time unit at τ = 10: 500 per
-    // period, so no generation closes early by count.
-    let f = AtomicApbf::new(3, 4, 4_500).unwrap().timed(40).unwrap();
+/// Eight threads on timed `f` at 50 insertions per time unit, below `g`
+/// per period: no miss the time window does not allow.
+fn eight_threads_time_window<F: AtomicForm>(f: &Atomic<F>) {
     let tau = f.period().unwrap();
+    assert!(50 * tau < f.generation(), "no generation closes early");
     let l = u64::from(f.l());
     // Two tickets per operation: 100 tickets per time unit.
-    let ops = drive(&f, 8, 10_000, 4_000, true, 100);
+    let ops = drive(f, 8, 10_000, 4_000, true, 100);
     assert_eq!(f.generations_closed_early(), 0);
     // Latest time of any operation begun before each ticket.
     let mut latest_by_start: Vec<(u64, u64)> = Vec::with_capacity(ops.len());
@@ -155,6 +157,34 @@ fn eight_threads_time_window_no_false_negative() {
     });
     assert!(checked > 20_000, "only {checked} repeats checked");
     assert!(misses > 100, "only {misses} misses");
+}
+
+#[test]
+fn eight_threads_count_window_no_false_negative() {
+    // g = ⌊4500·ln 2/3⌋ = 1,039: c = 2.
+    eight_threads_count_window(&AtomicApbf::new(3, 4, 4_500).unwrap());
+}
+
+#[test]
+fn eight_threads_time_window_no_false_negative() {
+    // g = 1,039 and 50 insertions per time unit at τ = 10: 500 per
+    // period, so no generation closes early by count.
+    eight_threads_time_window(&AtomicApbf::new(3, 4, 4_500).unwrap().timed(40).unwrap());
+}
+
+#[test]
+fn apbbf_eight_threads_count_window_no_false_negative() {
+    // One-line blocks of 8 parts: g ≥ 1,000, so c = 2; and one-word blocks.
+    for (bb, b) in [(512, 8), (64, 4)] {
+        eight_threads_count_window(&AtomicApbbf::with_window_shape(4_000, 3, 4, bb, b).unwrap());
+    }
+}
+
+#[test]
+fn apbbf_eight_threads_time_window_no_false_negative() {
+    // g ≥ 1,000 and 500 insertions per period of τ = 10.
+    let f = AtomicApbbf::with_window_shape(4_000, 3, 4, 512, 4).unwrap();
+    eight_threads_time_window(&f.timed(40).unwrap());
 }
 
 /// With one thread and `c = 1` (`g < 512`) the verdicts are `Apbf`'s but
@@ -227,4 +257,71 @@ fn clear_forgets_everything() {
         f.to_bytes(),
         AtomicApbf::with_window(1_000, 0.01).unwrap().to_bytes()
     );
+}
+
+/// As `one_thread_gives_apbf_verdicts_but_at_shifts`, for the blocked
+/// filter over every block shape with an unrolled single-threaded kernel
+/// and one without (`B = 512, b = 2`).
+#[test]
+fn one_thread_gives_apbbf_verdicts_but_at_shifts() {
+    for (k, l, blocks, bb, b) in [
+        (3u32, 4u32, 4u64, 512u32, 4u32),
+        (2, 9, 3, 64, 4),
+        (5, 5, 2, 512, 8),
+        (4, 6, 9, 64, 8),
+        (3, 3, 2, 512, 2),
+    ] {
+        let mut plain = Apbbf::new(k, l, blocks, bb, b).unwrap();
+        let atomic = AtomicApbbf::from(plain.clone());
+        assert_eq!(atomic.chunk(), 1);
+        let mut rng = SplitMix64::new(u64::from(k * 1000 + l));
+        let keys = u64::from(l) * plain.generation() * 2;
+        let mut boundary_differences = 0;
+        for i in 0..20_000u64 {
+            let d = Digest::mixed(rng.next_u64() % keys);
+            let (a, p) = (atomic.observe(d), plain.observe(d));
+            if a != p {
+                assert_eq!(plain.generation_fill(), 1, "B {bb} b {b} step {i}");
+                assert_eq!((a, p), (Verdict::Unseen, Verdict::Duplicate));
+                boundary_differences += 1;
+            }
+            if plain.generation_fill() < plain.generation() {
+                let q = Digest::mixed(rng.next_u64() % keys);
+                assert_eq!(atomic.contains(q), plain.contains(q), "step {i}");
+            }
+        }
+        assert!(boundary_differences < 20_000 / plain.generation() + 1);
+        if plain.generation_fill() < plain.generation() {
+            assert_eq!(atomic.to_bytes(), plain.to_bytes());
+        }
+    }
+}
+
+#[test]
+fn snapshots_are_apbbf_bytes_both_ways() {
+    let mut plain = Apbbf::new(3, 5, 7, 512, 8).unwrap();
+    for i in 0..2_000 {
+        plain.insert(Digest::mixed(i));
+    }
+    let atomic = AtomicApbbf::from(plain.clone());
+    assert!(plain.generation_fill() > 0 && plain.generation_fill() < plain.generation());
+    assert_eq!(atomic.to_bytes(), plain.to_bytes());
+    assert_eq!(atomic.to_apbbf(), plain);
+    let loaded = AtomicApbbf::from_bytes(&plain.to_bytes()).unwrap();
+    assert_eq!(loaded.into_inner(), plain);
+    // The APBF's bytes are another kind.
+    assert!(AtomicApbbf::from_bytes(&Apbf::new(3, 5, 100).unwrap().to_bytes()).is_err());
+    let timed = AtomicApbbf::new(3, 5, 7, 64, 4).unwrap().timed(60).unwrap();
+    for i in 0..500 {
+        timed.insert_at(Digest::mixed(i), i / 10);
+    }
+    let again = Apbbf::from_bytes(&timed.to_bytes()).unwrap();
+    assert_eq!(again.period(), timed.period());
+    assert_eq!(
+        AtomicApbbf::from(again.clone()).to_bytes(),
+        timed.to_bytes()
+    );
+    for i in 400..500 {
+        assert!(again.contains(Digest::mixed(i)), "{i}");
+    }
 }

@@ -1,6 +1,6 @@
 //! The shared contract for the plain and blocked filters, by count and by time.
 
-use ddf_apbf::{Apbbf, Apbf, AtomicApbf};
+use ddf_apbf::{Apbbf, Apbf, Atomic, AtomicApbbf, AtomicApbf, AtomicForm};
 use ddf_core::conformance;
 use ddf_core::testing::{Conformance, Promise};
 
@@ -63,32 +63,60 @@ conformance!(
         .promise(Promise::LastInsertions(6 * 346))
         .budget_bits(20_000)
 );
+// The lock-free APBBF, the same shapes as the APBBF's (g < 512: c = 1).
+conformance!(
+    atomic_apbbf_word,
+    AtomicApbbf::new(2, 5, 40, 64, 4).unwrap(),
+    Conformance::default()
+        .promise(Promise::LastInsertions(5 * 214))
+        .budget_bits(7 * 40 * 64)
+);
+conformance!(
+    atomic_apbbf_line,
+    AtomicApbbf::new(3, 5, 8, 512, 8)
+        .unwrap()
+        .timed(1_000)
+        .unwrap(),
+    Conformance::default()
+        .promise(Promise::LastInsertions(5 * 117))
+        .budget_bits(8 * 8 * 512)
+);
+
 /// `timed_conformance!` but its steps-back clause: with threads the filter
 /// keeps no latest time (a word every timed insertion would write), so a
 /// step back is clamped and counted only when it falls before the current
-/// generation's opening (`AtomicApbf`'s `clock_regressions`).
-mod atomic_apbf_timed_clock {
+/// generation's opening (`Atomic`'s `clock_regressions`).
+mod atomic_timed_clock {
     use super::*;
     use ddf_core::testing as t;
 
-    fn make() -> AtomicApbf {
-        AtomicApbf::new(4, 6, 2_000).unwrap().timed(100).unwrap()
+    /// The timed checks but steps back, for the filter `make` builds.
+    fn timed_checks<F: AtomicForm>(make: fn() -> Atomic<F>, step: u64) {
+        let c = Conformance::default();
+        t::timed_observe_is_contains_then_insert(make, &c, step);
+        t::timed_snapshot_round_trips(make, &c, step);
+        t::timed_batches_are_one_by_one(make, &c, step);
+        t::timed_burst_keeps_memory(make, &c);
     }
 
     #[test]
-    fn observe_at_is_contains_at_then_insert_at() {
-        t::timed_observe_is_contains_then_insert(make, &Conformance::default(), 20);
+    fn atomic_apbf() {
+        timed_checks(
+            || AtomicApbf::new(4, 6, 2_000).unwrap().timed(100).unwrap(),
+            20,
+        );
     }
+
     #[test]
-    fn timed_snapshot_round_trips() {
-        t::timed_snapshot_round_trips(make, &Conformance::default(), 20);
-    }
-    #[test]
-    fn timed_batches_are_one_by_one() {
-        t::timed_batches_are_one_by_one(make, &Conformance::default(), 20);
-    }
-    #[test]
-    fn timed_burst_keeps_memory() {
-        t::timed_burst_keeps_memory(make, &Conformance::default());
+    fn atomic_apbbf() {
+        timed_checks(
+            || {
+                AtomicApbbf::new(3, 5, 8, 512, 8)
+                    .unwrap()
+                    .timed(1_000)
+                    .unwrap()
+            },
+            200,
+        );
     }
 }

@@ -304,11 +304,27 @@ impl<W: AtomicWord> AtomicBitArray<W> {
 /// [`AtomicBitArray::set`]). Relaxed: the bit orders nothing else.
 #[inline(always)]
 pub fn set_bit<W: AtomicWord>(word: &W, bit: u32) -> bool {
-    let mask = 1u64 << bit;
-    if word.load(Ordering::Relaxed) & mask != 0 {
+    set_bits(word, 1u64 << bit)
+}
+
+/// Sets the bits of `mask` in `word` with one `fetch_or`, returning whether
+/// all of them were set already: a `Relaxed` load first, and no write when
+/// they are (see [`AtomicBitArray::set`]). Relaxed: the bits order nothing
+/// else.
+///
+/// ```
+/// use std::sync::atomic::{AtomicU64, Ordering};
+/// let w = AtomicU64::new(0b0001);
+/// assert!(!ddf_bits::set_bits(&w, 0b0101));
+/// assert!(ddf_bits::set_bits(&w, 0b0100));
+/// assert_eq!(w.load(Ordering::Relaxed), 0b0101);
+/// ```
+#[inline(always)]
+pub fn set_bits<W: AtomicWord>(word: &W, mask: u64) -> bool {
+    if word.load(Ordering::Relaxed) & mask == mask {
         return true;
     }
-    word.fetch_or(mask, Ordering::Relaxed) & mask != 0
+    word.fetch_or(mask, Ordering::Relaxed) & mask == mask
 }
 
 impl<W: AtomicWord> From<&BitArray> for AtomicBitArray<W> {

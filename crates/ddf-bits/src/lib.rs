@@ -15,7 +15,7 @@ pub mod prefetch;
 mod rows;
 mod swar;
 
-pub use atomic::{AtomicBitArray, AtomicWord, set_bit};
+pub use atomic::{AtomicBitArray, AtomicWord, set_bit, set_bits};
 pub use bit_array::BitArray;
 pub use linear::{LinearTable, MAX_CELLS_LOG2, MaxLoad, Probe, TableCell};
 pub use packed::{Iter, MAX_CELL_BITS, PackedArray};

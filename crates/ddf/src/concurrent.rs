@@ -1,6 +1,6 @@
 //! Planned filters that many threads share with no lock: the families whose
 //! state is bits that insertions only set (the age-partitioned Bloom
-//! filter), built from a planner [`Candidate`].
+//! filters, plain and blocked), built from a planner [`Candidate`].
 
 use crate::Filter;
 use crate::{Candidate, Config};
@@ -17,6 +17,9 @@ pub enum ConcurrentFilter {
     /// A lock-free APBF ([`ddf_apbf::AtomicApbf`]).
     #[cfg(feature = "apbf")]
     Apbf(ddf_apbf::AtomicApbf),
+    /// A lock-free APBBF ([`ddf_apbf::AtomicApbbf`]).
+    #[cfg(feature = "apbf")]
+    Apbbf(ddf_apbf::AtomicApbbf),
 }
 
 impl ConcurrentFilter {
@@ -26,6 +29,8 @@ impl ConcurrentFilter {
         match self {
             #[cfg(feature = "apbf")]
             ConcurrentFilter::Apbf(f) => f.contains(digest),
+            #[cfg(feature = "apbf")]
+            ConcurrentFilter::Apbbf(f) => f.contains(digest),
         }
     }
 
@@ -35,6 +40,8 @@ impl ConcurrentFilter {
         match self {
             #[cfg(feature = "apbf")]
             ConcurrentFilter::Apbf(f) => f.contains_at(digest, now),
+            #[cfg(feature = "apbf")]
+            ConcurrentFilter::Apbbf(f) => f.contains_at(digest, now),
         }
     }
 
@@ -44,6 +51,8 @@ impl ConcurrentFilter {
         match self {
             #[cfg(feature = "apbf")]
             ConcurrentFilter::Apbf(f) => f.observe(digest),
+            #[cfg(feature = "apbf")]
+            ConcurrentFilter::Apbbf(f) => f.observe(digest),
         }
     }
 
@@ -53,6 +62,8 @@ impl ConcurrentFilter {
         match self {
             #[cfg(feature = "apbf")]
             ConcurrentFilter::Apbf(f) => f.observe_at(digest, now),
+            #[cfg(feature = "apbf")]
+            ConcurrentFilter::Apbbf(f) => f.observe_at(digest, now),
         }
     }
 
@@ -61,6 +72,8 @@ impl ConcurrentFilter {
         match self {
             #[cfg(feature = "apbf")]
             ConcurrentFilter::Apbf(f) => ddf_core::DuplicateFilter::memory_bits(f),
+            #[cfg(feature = "apbf")]
+            ConcurrentFilter::Apbbf(f) => ddf_core::DuplicateFilter::memory_bits(f),
         }
     }
 
@@ -70,6 +83,8 @@ impl ConcurrentFilter {
         match self {
             #[cfg(feature = "apbf")]
             ConcurrentFilter::Apbf(f) => f.into_inner().into(),
+            #[cfg(feature = "apbf")]
+            ConcurrentFilter::Apbbf(f) => f.into_inner().into(),
         }
     }
 }
@@ -109,7 +124,7 @@ impl From<ParamError> for ConcurrentBuildError {
 
 impl Candidate {
     /// Builds the candidate as a [`ConcurrentFilter`] when its family has a
-    /// lock-free form (the APBF), with the parameters
+    /// lock-free form (the APBF and the APBBF), with the parameters
     /// [`build`](Self::build) would use; other families give
     /// [`ConcurrentBuildError::NotConcurrent`].
     ///
@@ -133,7 +148,10 @@ impl Candidate {
     /// });
     /// assert_eq!(f.observe(Digest::mixed(2 << 32 | 5)), Verdict::Duplicate);
     /// // A family with no lock-free form says so.
-    /// let exact = candidates.iter().find(|c| c.family() != "APBF").expect("planned");
+    /// let exact = candidates
+    ///     .iter()
+    ///     .find(|c| !["APBF", "APBBF"].contains(&c.family()))
+    ///     .expect("planned");
     /// assert!(exact.build_concurrent().is_err());
     /// # Ok::<(), Box<dyn std::error::Error>>(())
     /// ```
@@ -152,10 +170,65 @@ impl Candidate {
                     None => f,
                 }))
             }
+            #[cfg(feature = "apbf")]
+            Config::Apbbf {
+                k,
+                l,
+                blocks,
+                block_bits,
+                bits_per_block,
+                time_span,
+            } => {
+                let f = ddf_apbf::AtomicApbbf::new(k, l, blocks, block_bits, bits_per_block)?;
+                Ok(ConcurrentFilter::Apbbf(match time_span {
+                    Some(t) => f.timed(t)?,
+                    None => f,
+                }))
+            }
             #[allow(unreachable_patterns)]
             _ => Err(ConcurrentBuildError::NotConcurrent {
                 family: self.family(),
             }),
+        }
+    }
+}
+
+#[cfg(all(test, feature = "apbf"))]
+mod tests {
+    use crate::{Requirements, plan};
+    use ddf_core::{Digest, DuplicateFilter, TimedFilter, Verdict};
+
+    /// Each lock-free family is built with the parameters `build` uses: its
+    /// state, taken back, has the bytes of the single-threaded build, count
+    /// and time windows alike.
+    #[test]
+    fn both_age_partitioned_families_build_concurrent() {
+        let count = Requirements::count(100_000)
+            .target_fpr(0.01)
+            .max_slack(u64::MAX);
+        let timed = Requirements::time(600, 100.0)
+            .target_fpr(0.01)
+            .max_slack(u64::MAX);
+        for req in [count, timed] {
+            let candidates = plan(&req).unwrap();
+            for family in ["APBF", "APBBF"] {
+                let c = candidates
+                    .iter()
+                    .find(|c| c.family() == family)
+                    .unwrap_or_else(|| panic!("{family} planned for {req:?}"));
+                let f = c.build_concurrent().unwrap();
+                match (&f, family) {
+                    (super::ConcurrentFilter::Apbf(_), "APBF")
+                    | (super::ConcurrentFilter::Apbbf(_), "APBBF") => {}
+                    _ => panic!("{family} built as {f:?}"),
+                }
+                assert_eq!(f.observe_at(Digest::mixed(1), 5), Verdict::Unseen);
+                assert!(f.contains_at(Digest::mixed(1), 5));
+                let mut single = c.build().unwrap();
+                single.observe_at(Digest::mixed(1), 5);
+                assert_eq!(f.memory_bits(), single.memory_bits());
+                assert_eq!(f.into_filter().to_bytes(), single.to_bytes(), "{family}");
+            }
         }
     }
 }

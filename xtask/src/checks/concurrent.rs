@@ -5,15 +5,18 @@
 
 use crate::outcome::Outcome;
 use crate::verify::{Check, Ctx};
-use ddf_apbf::AtomicApbf;
+use ddf_apbf::{Apbbf, Apbf, Atomic, AtomicForm};
 use ddf_core::{Digest, TimedFilter, Verdict};
 use ddf_hash::SplitMix64;
 use ddf_theory::apbf::{false_positive, steady_fill_ratios};
+use ddf_theory::blocked_bloom::blocked_fp;
 use std::collections::HashMap;
 use std::sync::atomic::{AtomicU64, Ordering};
 
-const PROMISE: &str =
+const APBF_PROMISE: &str =
     "ddf_apbf::AtomicApbf concurrency promise (src/atomic/mod.rs); APBF paper §5.3";
+const APBBF_PROMISE: &str =
+    "ddf_apbf::AtomicApbbf concurrency promise (src/atomic/mod.rs); APBF paper §5.3, §6";
 
 /// Threads driven at once.
 const THREADS: u64 = 8;
@@ -22,20 +25,101 @@ pub(crate) fn checks() -> Vec<Check> {
     vec![
         Check {
             id: "concurrent/apbf-no-fn-count-window",
-            paper: PROMISE,
-            run: no_fn_count,
+            paper: APBF_PROMISE,
+            run: no_fn_count::<Apbf>,
         },
         Check {
             id: "concurrent/apbf-no-fn-time-window",
-            paper: PROMISE,
-            run: no_fn_time,
+            paper: APBF_PROMISE,
+            run: no_fn_time::<Apbf>,
         },
         Check {
             id: "concurrent/apbf-fpr-at-most-single-thread-bound",
-            paper: PROMISE,
-            run: fpr,
+            paper: APBF_PROMISE,
+            run: fpr::<Apbf>,
+        },
+        Check {
+            id: "concurrent/apbbf-no-fn-count-window",
+            paper: APBBF_PROMISE,
+            run: no_fn_count::<Apbbf>,
+        },
+        Check {
+            id: "concurrent/apbbf-no-fn-time-window",
+            paper: APBBF_PROMISE,
+            run: no_fn_time::<Apbbf>,
+        },
+        Check {
+            id: "concurrent/apbbf-fpr-at-most-single-thread-bound",
+            paper: APBBF_PROMISE,
+            run: fpr::<Apbbf>,
         },
     ]
+}
+
+/// A filter family whose lock-free form the checks drive: the filter under
+/// test (window 20,000, generations large enough that threads count in
+/// chunks, `c > 1`) and its single-threaded false-positive bound.
+trait Subject: AtomicForm + Sized {
+    /// The lock-free filter under test, window 20,000.
+    fn make() -> Atomic<Self>;
+    /// The single-threaded worst-point bound of `f`'s shape with
+    /// generations of `g` items.
+    fn fpr_bound(f: &Atomic<Self>, g: f64) -> f64;
+    /// The shape, for the note.
+    fn shape(f: &Atomic<Self>) -> String;
+}
+
+impl Subject for Apbf {
+    /// At 1 %: `k = 10, l = 24`.
+    fn make() -> Atomic<Self> {
+        Atomic::<Apbf>::with_window(20_000, 0.01).expect("valid parameters")
+    }
+
+    /// APBF §5.3: `F(k, l)` at the steady fill just before a shift.
+    fn fpr_bound(f: &Atomic<Self>, g: f64) -> f64 {
+        let (k, l, m) = (f.k() as usize, f.l() as usize, f.slice_bits() as f64);
+        false_positive(k, &steady_fill_ratios(k, l, m, g, g))
+    }
+
+    fn shape(f: &Atomic<Self>) -> String {
+        format!("k = {}, l = {}, m = {}", f.k(), f.l(), f.slice_bits())
+    }
+}
+
+impl Subject for Apbbf {
+    /// The APBF paper's §6 shape `k = 3, l = 8, B = 512, b = 4` (its
+    /// `with_window(20_000, 0.01)` has `g = 500`, counted one by one).
+    fn make() -> Atomic<Self> {
+        Atomic::<Apbbf>::with_window_shape(20_000, 3, 8, 512, 4).expect("valid parameters")
+    }
+
+    /// APBF §6: `F(k, l)` over the blocked segments' rates, segment `i`
+    /// holding `min(i + 1, k)` generations of `g` items over its blocks.
+    fn fpr_bound(f: &Atomic<Self>, g: f64) -> f64 {
+        let (k, l) = (f.k() as usize, f.l() as usize);
+        let r: Vec<f64> = (0..k + l)
+            .map(|i| {
+                let items = (i + 1).min(k) as f64 * g;
+                blocked_fp(
+                    items / f.blocks() as f64,
+                    f.block_bits(),
+                    f.bits_per_block(),
+                )
+            })
+            .collect();
+        false_positive(k, &r)
+    }
+
+    fn shape(f: &Atomic<Self>) -> String {
+        format!(
+            "k = {}, l = {}, B = {}, b = {}, {} blocks",
+            f.k(),
+            f.l(),
+            f.block_bits(),
+            f.bits_per_block(),
+            f.blocks()
+        )
+    }
 }
 
 /// One operation as its thread saw it, between two tickets of the
@@ -53,7 +137,13 @@ struct Op {
 /// `THREADS` threads observing `per_thread` keys each, drawn from `keys`
 /// (seeded per thread); a timed run stamps an operation with its start
 /// ticket divided by `ticks_per_time`.
-fn drive(f: &AtomicApbf, seed: u64, per_thread: u64, keys: u64, timed: Option<u64>) -> Vec<Op> {
+fn drive<F: AtomicForm>(
+    f: &Atomic<F>,
+    seed: u64,
+    per_thread: u64,
+    keys: u64,
+    timed: Option<u64>,
+) -> Vec<Op> {
     let ticket = AtomicU64::new(0);
     let mut all = Vec::new();
     std::thread::scope(|s| {
@@ -131,11 +221,12 @@ fn violations(ops: &[Op], allowed: impl Fn(&Op, &Op, u64) -> bool) -> (u64, u64,
 
 /// Count window: a repeat is reported unless at least `l·g − c·T`
 /// insertions completed between its previous observe's start and its end.
-fn no_fn_count(ctx: &Ctx) -> Outcome {
+fn no_fn_count<F: Subject>(ctx: &Ctx) -> Outcome {
     let per_thread = ctx.pick(50_000, 200_000);
     let runs = ctx.per_seed(1201, 1, 2, |seed| {
-        let f = AtomicApbf::with_window(20_000, 0.01).expect("valid parameters");
+        let f = F::make();
         let (l, g, c) = (u64::from(f.l()), f.generation(), f.chunk());
+        assert!(c > 1, "threads count in chunks");
         let ops = drive(&f, seed, per_thread, 30_000, None);
         violations(&ops, |_, _, span| span + c * THREADS >= l * g)
     });
@@ -144,18 +235,22 @@ fn no_fn_count(ctx: &Ctx) -> Outcome {
 
 /// Time window: a repeat is reported unless an operation at a time of at
 /// least `t + l·τ` began before it ended (no generation closes early:
-/// 500 insertions per period against `g ≥ 800`).
-fn no_fn_time(ctx: &Ctx) -> Outcome {
+/// 500 insertions per period against `g > 500`, asserted).
+fn no_fn_time<F: Subject>(ctx: &Ctx) -> Outcome {
     let per_thread = ctx.pick(50_000, 200_000);
     let runs = ctx.per_seed(1202, 1, 2, |seed| {
-        // τ = ⌈240/24⌉ = 10 time units; 2 tickets per operation and 100
-        // tickets per time unit: 500 insertions per period.
-        let f = AtomicApbf::with_window(20_000, 0.01)
-            .and_then(|f| f.timed(240))
-            .expect("valid parameters");
-        let (l, tau) = (u64::from(f.l()), f.period().expect("timed"));
-        assert!(f.generation() > 500);
-        let ops = drive(&f, seed, per_thread, 12_000, Some(100));
+        // A span of `10·l`: τ = 10 time units; 2 tickets per operation and
+        // 100 tickets per time unit: 500 insertions per period, and keys
+        // over one window of them (12,000 for the APBF's l = 24).
+        let f = F::make();
+        let l = u64::from(f.l());
+        let f = f.timed(10 * l).expect("valid parameters");
+        let tau = f.period().expect("timed");
+        assert!(
+            tau == 10 && f.generation() > 500,
+            "τ = 10 and more than a period's 500 insertions per generation"
+        );
+        let ops = drive(&f, seed, per_thread, 500 * l, Some(100));
         let mut latest = Vec::with_capacity(ops.len());
         let mut max = 0;
         for o in &ops {
@@ -176,7 +271,7 @@ fn no_fn_time(ctx: &Ctx) -> Outcome {
         }
         out
     });
-    summarise(&runs, "time window 240 units, τ = 10")
+    summarise(&runs, "time window 10·l units, τ = 10")
 }
 
 fn summarise(runs: &[(u64, u64, u64)], what: &str) -> Outcome {
@@ -193,17 +288,16 @@ fn summarise(runs: &[(u64, u64, u64)], what: &str) -> Outcome {
 /// measured after `k + l` generations, against the single-threaded
 /// worst-point bound with generations of `g + (c + 1)·T` (what a thread
 /// may insert into a full generation before its flush waits, see
-/// `AtomicApbf`).
-fn fpr(ctx: &Ctx) -> Outcome {
+/// `ddf_apbf::Atomic`).
+fn fpr<F: Subject>(ctx: &Ctx) -> Outcome {
     let per_thread = ctx.pick(60_000, 250_000);
-    let f0 = AtomicApbf::with_window(20_000, 0.01).expect("valid parameters");
-    let (k, l, m, g, c) = (f0.k(), f0.l(), f0.slice_bits(), f0.generation(), f0.chunk());
+    let f0 = F::make();
+    let (k, l, g, c) = (f0.k(), f0.l(), f0.generation(), f0.chunk());
     let grown = (g + (c + 1) * THREADS) as f64;
-    let r = steady_fill_ratios(k as usize, l as usize, m as f64, grown, grown);
-    let bound = false_positive(k as usize, &r);
+    let bound = F::fpr_bound(&f0, grown);
     let warmup = u64::from(k + l) * g;
     let runs = ctx.per_seed(1203, 1, 2, |seed| {
-        let f = AtomicApbf::with_window(20_000, 0.01).expect("valid parameters");
+        let f = F::make();
         let salt = ddf_hash::mix64(seed);
         let ticket = AtomicU64::new(0);
         let counts: Vec<(u64, u64)> = std::thread::scope(|s| {
@@ -235,6 +329,7 @@ fn fpr(ctx: &Ctx) -> Outcome {
     });
     let (fp, unseen) = runs.iter().fold((0, 0), |a, b| (a.0 + b.0, a.1 + b.1));
     Outcome::binomial_at_most(bound, fp, unseen).note(format!(
-        "{THREADS} threads, k = {k}, l = {l}, g = {g}, c = {c}: bound at g + (c + 1)·T = {grown}"
+        "{THREADS} threads, {}, g = {g}, c = {c}: bound at g + (c + 1)·T = {grown}",
+        F::shape(&f0)
     ))
 }

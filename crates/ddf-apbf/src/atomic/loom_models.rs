@@ -5,9 +5,10 @@
 //! everything the threads share goes through loom's types, which the
 //! [`Platform`] parameter arranges.
 
-use super::{AtomicCore, BUSY, Platform, Position};
-use crate::Apbf;
+use super::{AtomicCore, AtomicSegments, BUSY, Platform, Position};
+use crate::atomic_blocked::{AtomicBlocks, BlocksCore};
 use crate::atomic_slices::{AtomicSlices, SlicesCore};
+use crate::{Apbbf, Apbf};
 use ddf_bits::{AtomicBitArray, AtomicWord};
 use ddf_core::Digest;
 use loom::sync::Arc;
@@ -72,6 +73,27 @@ fn core(k: u32, l: u32, m: u64, tau: Option<u64>) -> SlicesCore<Loom> {
     AtomicCore::new(segs, k, l, g, tau, at)
 }
 
+/// A core over loom's words with the blocks of `Apbbf::new(k, l, 1, B, b)`
+/// (one block per segment) and generations of one insertion, so that every
+/// insertion shifts.
+fn blocks_core(k: u32, l: u32, block_bits: u32, b: u32) -> BlocksCore<Loom> {
+    let plain = Apbbf::new(k, l, 1, block_bits, b).unwrap();
+    let at = Position {
+        base: 0,
+        in_generation: 0,
+        clock: None,
+        closed_early: 0,
+    };
+    AtomicCore::new(
+        AtomicBlocks::from_blocks(&plain.core.segs),
+        k,
+        l,
+        1,
+        None,
+        at,
+    )
+}
+
 /// The checker's tickets: insertions started and completed, the latest
 /// time any operation began with, all `SeqCst` (the checker's own order,
 /// not the filter's).
@@ -90,7 +112,13 @@ impl Tickets {
         }
     }
 
-    fn insert(&self, c: &SlicesCore<Loom>, d: Digest, now: Option<u64>, stripe: usize) {
+    fn insert<S: AtomicSegments>(
+        &self,
+        c: &AtomicCore<S, Loom>,
+        d: Digest,
+        now: Option<u64>,
+        stripe: usize,
+    ) {
         if let Some(t) = now {
             self.latest_time.fetch_max(t, Ordering::SeqCst);
         }
@@ -238,5 +266,35 @@ fn a_full_generation_waits_for_a_descheduled_shifter() {
         other.join().unwrap();
         // Every insertion then closed its generation.
         assert_eq!(c.shifts(), 3);
+    });
+}
+
+/// The blocked layout: two threads each observe then query their own item
+/// while the other's insertion shifts (`g = 1`), `k = 2` blocks per item of
+/// 512 bits with `b = 2` parts of 256 bits, so an insertion sets two words
+/// per block (a `fetch_or` each) while a shift may empty the block's
+/// segment word by word.
+#[test]
+fn count_window_over_blocks() {
+    model(2, || {
+        let c = Arc::new(blocks_core(2, 2, 512, 2));
+        let t = Arc::new(Tickets::new());
+        let run = |c: &BlocksCore<Loom>, t: &Tickets, item: u64, stripe: usize| {
+            let d = Digest::mixed(item);
+            let done_before = t.completed.load(Ordering::SeqCst);
+            t.insert(c, d, None, stripe);
+            let found = c.contains(d, None);
+            let started_by_end = t.started.load(Ordering::SeqCst);
+            let window = u64::from(c.l) * c.generation;
+            assert!(found || started_by_end - done_before >= window);
+        };
+        let (c2, t2) = (c.clone(), t.clone());
+        let other = loom::thread::spawn(move || run(&c2, &t2, 20, 1));
+        run(&c, &t, 10, 0);
+        other.join().unwrap();
+        // Two insertions, window 2: both are still reported.
+        assert!(c.contains(Digest::mixed(10), None));
+        assert!(c.contains(Digest::mixed(20), None));
+        assert!((1..=2).contains(&c.shifts()), "{} shifts", c.shifts());
     });
 }

@@ -84,7 +84,7 @@ use std::sync::atomic::{AtomicU64, AtomicUsize, Ordering};
 
 /// The atomic word type and the wait of the protocol, so that the same code
 /// runs over `std` and, in tests, over a model checker.
-pub(crate) trait Platform: 'static {
+pub trait Platform: 'static {
     type Word: AtomicWord;
     /// Waits a moment for another thread's shift (a time-window insertion
     /// that found a period passed while a shift runs).
@@ -94,7 +94,7 @@ pub(crate) trait Platform: 'static {
 /// The real platform: `std` atomics, and a yield to the scheduler while
 /// another thread shifts (it may have been descheduled holding `BUSY`).
 #[derive(Debug)]
-pub(crate) struct Std;
+pub struct Std;
 
 impl Platform for Std {
     type Word = AtomicU64;
@@ -104,7 +104,7 @@ impl Platform for Std {
 }
 
 /// How the segments of a lock-free filter store items.
-pub(crate) trait AtomicSegments: Send + Sync {
+pub trait AtomicSegments: Send + Sync {
     /// As `Segments::ALL_AT_ONCE`.
     const ALL_AT_ONCE: bool;
     /// Whether physical segment `seg` holds the item whose probe there is `x`.
@@ -195,7 +195,7 @@ pub(crate) fn chunk_for(g: u64) -> u64 {
 }
 
 /// The shared state of `AtomicApbf` and `AtomicApbbf`.
-pub(crate) struct AtomicCore<S, P: Platform> {
+pub struct AtomicCore<S, P: Platform> {
     pub(crate) segs: S,
     pub(crate) k: u32,
     pub(crate) l: u32,
@@ -222,6 +222,18 @@ pub(crate) struct AtomicCore<S, P: Platform> {
     /// Generations closed by count before their period passed.
     closed_early: P::Word,
     stripes: Box<[Padded<P::Word>]>,
+}
+
+impl<S: std::fmt::Debug, P: Platform> std::fmt::Debug for AtomicCore<S, P> {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("AtomicCore")
+            .field("segs", &self.segs)
+            .field("k", &self.k)
+            .field("l", &self.l)
+            .field("generation", &self.generation)
+            .field("period", &self.period)
+            .finish_non_exhaustive()
+    }
 }
 
 /// What the single-threaded core holds besides the segments, to build an
