@@ -22,70 +22,53 @@ pub enum ConcurrentFilter {
     Apbbf(ddf_apbf::AtomicApbbf),
 }
 
+/// Forwards a call to the variant's type (with the `apbf` feature off the
+/// enum has no variant and the match none).
+macro_rules! each {
+    ($scrutinee:expr, $($f:ident)+ => $call:expr) => {
+        match $scrutinee {
+            #[cfg(feature = "apbf")]
+            ConcurrentFilter::Apbf($($f)+) => $call,
+            #[cfg(feature = "apbf")]
+            ConcurrentFilter::Apbbf($($f)+) => $call,
+        }
+    };
+}
+
 impl ConcurrentFilter {
     /// Whether `digest` is reported.
     #[inline]
     pub fn contains(&self, digest: Digest) -> bool {
-        match self {
-            #[cfg(feature = "apbf")]
-            ConcurrentFilter::Apbf(f) => f.contains(digest),
-            #[cfg(feature = "apbf")]
-            ConcurrentFilter::Apbbf(f) => f.contains(digest),
-        }
+        each!(*self, ref f => f.contains(digest))
     }
 
     /// Whether `digest` is reported at time `now` (ignored by count windows).
     #[inline]
     pub fn contains_at(&self, digest: Digest, now: u64) -> bool {
-        match self {
-            #[cfg(feature = "apbf")]
-            ConcurrentFilter::Apbf(f) => f.contains_at(digest, now),
-            #[cfg(feature = "apbf")]
-            ConcurrentFilter::Apbbf(f) => f.contains_at(digest, now),
-        }
+        each!(*self, ref f => f.contains_at(digest, now))
     }
 
     /// The query then the insertion of `digest`.
     #[inline]
     pub fn observe(&self, digest: Digest) -> Verdict {
-        match self {
-            #[cfg(feature = "apbf")]
-            ConcurrentFilter::Apbf(f) => f.observe(digest),
-            #[cfg(feature = "apbf")]
-            ConcurrentFilter::Apbbf(f) => f.observe(digest),
-        }
+        each!(*self, ref f => f.observe(digest))
     }
 
     /// As [`observe`](Self::observe) at time `now` (ignored by count windows).
     #[inline]
     pub fn observe_at(&self, digest: Digest, now: u64) -> Verdict {
-        match self {
-            #[cfg(feature = "apbf")]
-            ConcurrentFilter::Apbf(f) => f.observe_at(digest, now),
-            #[cfg(feature = "apbf")]
-            ConcurrentFilter::Apbbf(f) => f.observe_at(digest, now),
-        }
+        each!(*self, ref f => f.observe_at(digest, now))
     }
 
     /// State bits, as the single-threaded filter counts them.
     pub fn memory_bits(&self) -> u64 {
-        match self {
-            #[cfg(feature = "apbf")]
-            ConcurrentFilter::Apbf(f) => ddf_core::DuplicateFilter::memory_bits(f),
-            #[cfg(feature = "apbf")]
-            ConcurrentFilter::Apbbf(f) => ddf_core::DuplicateFilter::memory_bits(f),
-        }
+        each!(*self, ref f => ddf_core::DuplicateFilter::memory_bits(f))
     }
 
     /// The single-threaded filter with this state (its snapshot bytes are
     /// this filter's).
     pub fn into_filter(self) -> Filter {
-        match self {
-            #[cfg(feature = "apbf")]
-            ConcurrentFilter::Apbf(f) => f.into_inner().into(),
-            #[cfg(feature = "apbf")]
-            ConcurrentFilter::Apbbf(f) => f.into_inner().into(),
-        }
+        each!(self, f => f.into_inner().into())
     }
 }
 

@@ -112,7 +112,7 @@ pub use ddf_bloom::{
 #[cfg(feature = "apbf")]
 pub use ddf_apbf as apbf;
 #[cfg(feature = "apbf")]
-pub use ddf_apbf::{Apbbf, Apbf, AtomicApbf};
+pub use ddf_apbf::{Apbbf, Apbf, AtomicApbbf, AtomicApbf};
 
 /// Short Hash Filters: SHF and Compact SHF (the `ddf-shf` crate).
 #[cfg(feature = "shf")]
