@@ -491,20 +491,27 @@ mod tests {
         b
     }
 
-    /// Messages that arrive out of order come out in sequence order, and a
-    /// bad record's line counts the records of the blocks before it.
-    #[test]
-    fn inbox_restores_input_order_and_lines() {
+    /// An inbox over inputs named `names`, the sender of its messages, and
+    /// the receiver of the blocks it sends back (kept open by the caller).
+    fn inbox_over(names: &[&str]) -> (SyncSender<(u64, Msg)>, Inbox, Receiver<Block>) {
         let (tx, rx) = sync_channel(8);
-        let (back, _back_rx) = sync_channel(8);
-        let mut inbox = Inbox {
+        let (back, back_rx) = sync_channel(8);
+        let inbox = Inbox {
             rx,
             next: 0,
             early: BTreeMap::new(),
             back,
-            names: vec!["a".into(), "b".into()],
-            lines: vec![0; 2],
+            names: names.iter().map(|n| n.to_string()).collect(),
+            lines: vec![0; names.len()],
         };
+        (tx, inbox, back_rx)
+    }
+
+    /// Messages that arrive out of order come out in sequence order, and a
+    /// bad record's line counts the records of the blocks before it.
+    #[test]
+    fn inbox_restores_input_order_and_lines() {
+        let (tx, mut inbox, _back) = inbox_over(&["a", "b"]);
         tx.send((2, Msg::Block(block(1, 5, None)))).unwrap();
         tx.send((0, Msg::Block(block(0, 3, None)))).unwrap();
         tx.send((3, Msg::Block(block(1, 2, Some("no field 2")))))
@@ -538,16 +545,7 @@ mod tests {
     /// A sequence number not yet come is waited for until the timeout.
     #[test]
     fn inbox_times_out_on_a_gap() {
-        let (tx, rx) = sync_channel(8);
-        let (back, _back_rx) = sync_channel(8);
-        let mut inbox = Inbox {
-            rx,
-            next: 0,
-            early: BTreeMap::new(),
-            back,
-            names: vec!["a".into()],
-            lines: vec![0],
-        };
+        let (tx, mut inbox, _back) = inbox_over(&["a"]);
         tx.send((1, Msg::Block(block(0, 1, None)))).unwrap();
         assert!(matches!(
             inbox.recv_timeout(Duration::from_millis(20)),

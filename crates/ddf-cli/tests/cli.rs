@@ -1,28 +1,12 @@
 //! Integration tests: run the real `ddf` binary.
 
-use assert_cmd::Command;
 use proptest::prelude::*;
 use std::io::{BufRead, BufReader, Write};
 use std::path::Path;
 use std::process::Stdio;
 
-fn ddf() -> Command {
-    Command::cargo_bin("ddf").expect("the ddf binary is built")
-}
-
-/// Runs `ddf ARGS` on `input`; returns (status, stdout, stderr).
-fn run(args: &[&str], input: &[u8]) -> (i32, Vec<u8>, String) {
-    let out = ddf()
-        .args(args)
-        .write_stdin(input.to_vec())
-        .output()
-        .unwrap();
-    (
-        out.status.code().unwrap_or(-1),
-        out.stdout,
-        String::from_utf8_lossy(&out.stderr).into_owned(),
-    )
-}
+mod common;
+use common::{ddf, run};
 
 fn dedup(args: &[&str], input: &[u8]) -> Vec<u8> {
     let mut all = vec!["dedup"];

@@ -1,28 +1,12 @@
 //! `ddf dedup --threads`: the real binary, run on inputs of many blocks
 //! (a block is about 128 KiB), compared across thread counts.
 
-use assert_cmd::Command;
 use std::io::{BufRead, BufReader, Write};
 use std::path::Path;
 use std::process::Stdio;
 
-fn ddf() -> Command {
-    Command::cargo_bin("ddf").expect("the ddf binary is built")
-}
-
-/// Runs `ddf ARGS` on `input`; returns (status, stdout, stderr).
-fn run(args: &[&str], input: &[u8]) -> (i32, Vec<u8>, String) {
-    let out = ddf()
-        .args(args)
-        .write_stdin(input.to_vec())
-        .output()
-        .unwrap();
-    (
-        out.status.code().unwrap_or(-1),
-        out.stdout,
-        String::from_utf8_lossy(&out.stderr).into_owned(),
-    )
-}
+mod common;
+use common::run;
 
 /// `ddf dedup --threads N ARGS` on `input`; its output, after checking it
 /// succeeded.
