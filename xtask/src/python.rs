@@ -310,6 +310,10 @@ pub(crate) fn bench(args: &[String]) -> Result<bool, String> {
                         n
                     };
                     let out = Command::new(&python)
+                        // numpy's OpenBLAS starts worker threads that spin; no
+                        // subject uses BLAS, and on two cores they took 12 % of
+                        // the samples of a `perf record` of `observe_many`.
+                        .env("OPENBLAS_NUM_THREADS", "1")
                         .arg(&script)
                         .arg(&keys_file)
                         .arg(m.to_string())

@@ -75,9 +75,20 @@ const DIGITS: &[u8; 200] = b"\
 6061626364656667686970717273747576777879\
 8081828384858687888990919293949596979899";
 
-/// `v` in decimal, written at the end of `buf`.
+/// `v` in decimal, written at the end of `buf`. Eight digits at a time:
+/// each group's digits come from independent divisions, so a 20-digit key
+/// waits on two dependent 64-bit divisions instead of ten (the batch path
+/// formats every integer key, and this was a tenth of its time).
 pub(crate) fn decimal_u64(mut v: u64, buf: &mut [u8; 20]) -> &[u8] {
     let mut i = buf.len();
+    while v >= 100_000_000 {
+        let group = (v % 100_000_000) as u32;
+        v /= 100_000_000;
+        i -= 8;
+        eight_digits(group, &mut buf[i..i + 8]);
+    }
+    // At most eight digits left, in a u32.
+    let mut v = v as u32;
     while v >= 100 {
         let d = (v % 100) as usize * 2;
         v /= 100;
@@ -93,6 +104,17 @@ pub(crate) fn decimal_u64(mut v: u64, buf: &mut [u8; 20]) -> &[u8] {
         buf[i] = b'0' + v as u8;
     }
     &buf[i..]
+}
+
+/// `n < 10^8` as exactly eight digits, leading zeros included.
+#[inline]
+fn eight_digits(n: u32, out: &mut [u8]) {
+    let (high, low) = (n / 10_000, n % 10_000);
+    let pairs = [high / 100, high % 100, low / 100, low % 100];
+    for (slot, pair) in out.chunks_exact_mut(2).zip(pairs) {
+        let d = pair as usize * 2;
+        slot.copy_from_slice(&DIGITS[d..d + 2]);
+    }
 }
 
 /// The decimal text of a magnitude given as little-endian bytes, with a

@@ -101,6 +101,23 @@ def test_numpy_arrays_match_lists() -> None:
         assert list(got) == [b.observe(x) for x in items], array.dtype
 
 
+def test_batched_ints_are_their_decimal_text() -> None:
+    # Every digit count and the group boundaries of the batch formatter.
+    edges = {0, 1, 2**63 - 1, 2**63, 2**64 - 1}
+    for d in range(1, 20):
+        edges |= {10**d - 1, 10**d, 10**d + 1}
+    rng = np.random.default_rng(9)
+    unsigned = np.array(sorted(edges), dtype=np.uint64)
+    unsigned = np.concatenate([unsigned, rng.integers(0, 2**64 - 1, size=300, dtype=np.uint64)])
+    signed = np.concatenate([-unsigned[unsigned < 2**63].astype(np.int64), np.array([-(2**63)])])
+    for array in (unsigned, signed):
+        seen = fresh()
+        seen.observe_many(array)
+        for x in array.tolist():
+            assert str(x) in seen, x
+            assert str(x) + "x" not in seen, x
+
+
 def test_bad_batches() -> None:
     seen = fresh()
     with pytest.raises(TypeError, match="float64"):
