@@ -25,7 +25,8 @@ commands:
            workspace (`cargo test --workspace`; further arguments go to it),
            then the Python package's (`test-python`)
   setup    install the Debian packages the tests need when missing
-           (redis-server, libclang-dev; apt-get as root, else says what to run)
+           (redis-server, libclang-dev, python3-venv; apt-get as root, else
+           says what to run)
   verify   check theory against simulation for every filter
            --quick            CI-sized streams (a few minutes on 2 cores)
            --only SUBSTRING   run only checks whose id contains SUBSTRING

@@ -21,7 +21,7 @@ struct Need {
     present: fn() -> bool,
 }
 
-const NEEDS: [Need; 2] = [
+const NEEDS: [Need; 3] = [
     Need {
         package: "redis-server",
         why: "ddf-redis's tests start real redis-server processes",
@@ -32,7 +32,24 @@ const NEEDS: [Need; 2] = [
         why: "redis-module generates its bindings with libclang at build time",
         present: libclang_present,
     },
+    Need {
+        package: "python3-venv",
+        why: "the Python package's tests run in a virtual environment, which \
+              Debian's python3 cannot make without it",
+        present: venv_present,
+    },
 ];
+
+/// Whether the Python the tests use (`$PYTHON`, else `python3`) can make a
+/// virtual environment with pip: Debian ships `ensurepip` apart, in
+/// `python3-venv`, and `python3 -m venv` fails without it.
+fn venv_present() -> bool {
+    let python = std::env::var("PYTHON").unwrap_or_else(|_| "python3".into());
+    Command::new(python)
+        .args(["-c", "import ensurepip, venv"])
+        .output()
+        .is_ok_and(|o| o.status.success())
+}
 
 fn redis_server_present() -> bool {
     on_path("redis-server")
@@ -108,7 +125,7 @@ fn is_root() -> bool {
 pub(crate) fn setup() -> Result<bool, String> {
     let missing: Vec<&Need> = NEEDS.iter().filter(|n| !(n.present)()).collect();
     if missing.is_empty() {
-        eprintln!("setup: redis-server and libclang present");
+        eprintln!("setup: redis-server, libclang and Python's venv present");
         return Ok(true);
     }
     let packages: Vec<&str> = missing.iter().map(|n| n.package).collect();
