@@ -7,26 +7,19 @@
 //! variant's own snapshot and loads whatever kind it holds. When
 //! `Candidate::build()` returns a `Filter`, [`build`] becomes that call.
 
-use ddf::{Candidate, Digest, DuplicateFilter, Filter, Requirements, TimedFilter, Verdict, Window};
+use crate::input::Keys;
+use ddf::{Candidate, DuplicateFilter, Filter, Requirements, TimedFilter, Verdict, Window};
 
 /// The filter the CLI drives: any family, loaded from any snapshot.
 pub(crate) type Engine = Filter;
 
-/// Drives a filter over one block: the batch path over `digests` for a
-/// window of records (or the whole stream), the stamped batch path over
-/// `stamped` (digests with their times) for a window of time. One of the
-/// two is empty.
-pub(crate) fn observe(
-    f: &mut Filter,
-    digests: &[Digest],
-    stamped: &[(Digest, u64)],
-    verdicts: &mut Vec<Verdict>,
-) {
-    if !digests.is_empty() {
-        DuplicateFilter::observe_batch(f, digests, verdicts);
-    }
-    if !stamped.is_empty() {
-        TimedFilter::observe_batch_stamped(f, stamped, verdicts);
+/// Drives a filter over one block's keys: the batch path over digests for
+/// a window of records (or the whole stream), the stamped batch path over
+/// digests with their times for a window of time.
+pub(crate) fn observe(f: &mut Filter, keys: &Keys, verdicts: &mut Vec<Verdict>) {
+    match keys {
+        Keys::Digests(digests) => DuplicateFilter::observe_batch(f, digests, verdicts),
+        Keys::Stamped(stamped) => TimedFilter::observe_batch_stamped(f, stamped, verdicts),
     }
 }
 

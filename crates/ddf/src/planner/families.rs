@@ -5,7 +5,7 @@
 //! queue's (`crate::queued`). No family rule lives here: every check and
 //! prediction is the family crate's (or `ddf-theory`'s).
 
-use super::{Candidate, Need};
+use super::{Candidate, Need, Span};
 use crate::Config;
 use ddf_core::ParamError;
 
@@ -27,18 +27,18 @@ pub(crate) fn why(e: ParamError) -> String {
 
 /// The count window, for families the planner sizes by insertions only.
 pub(crate) fn count_only(need: &Need) -> Result<u64, String> {
-    if need.unbounded {
-        Err("answers for a window; the stream is unbounded".into())
-    } else if need.time.is_some() {
-        Err("planned for count windows only; a time window was asked for".into())
-    } else {
-        Ok(need.items)
+    match need.span {
+        Span::Count(w) => Ok(w),
+        Span::Time { .. } => {
+            Err("planned for count windows only; a time window was asked for".into())
+        }
+        Span::Unbounded => Err("answers for a window; the stream is unbounded".into()),
     }
 }
 
 /// Count or time windows, not the whole stream.
 pub(crate) fn windowed(need: &Need) -> Result<(), String> {
-    if need.unbounded {
+    if need.span == Span::Unbounded {
         Err("answers for a window; the stream is unbounded".into())
     } else {
         Ok(())
@@ -47,7 +47,7 @@ pub(crate) fn windowed(need: &Need) -> Result<(), String> {
 
 /// The whole stream only: these filters never forget.
 pub(crate) fn unbounded_only(need: &Need) -> Result<(), String> {
-    if need.unbounded {
+    if need.span == Span::Unbounded {
         Ok(())
     } else {
         Err("never forgets, so reports every item older than the window".into())
@@ -57,7 +57,7 @@ pub(crate) fn unbounded_only(need: &Need) -> Result<(), String> {
 /// An unbounded stream with no count of distinct items: the families that
 /// forget are rated at saturation.
 pub(crate) fn saturated_only(need: &Need) -> Result<(), String> {
-    if !need.unbounded {
+    if need.span != Span::Unbounded {
         Err("forgets by eviction, not by age: planned for the whole stream only".into())
     } else if need.distinct.is_some() {
         Err("predicted at saturation only: planned when distinct_items is not given".into())
@@ -78,7 +78,7 @@ pub(crate) fn saturated(
     let budget = need.budget.ok_or(
         "an unbounded stream without distinct_items is planned in fixed memory (memory_budget)",
     )?;
-    let fpr = need.target.unwrap_or(super::SATURATED_FPR);
+    let fpr = need.target().unwrap_or(super::SATURATED_FPR);
     let (config, p) = size(budget, fpr).map_err(why)?;
     Ok(Candidate::new(config, p, None, need.seed).at_saturation())
 }
@@ -176,9 +176,18 @@ pub(crate) mod apbf {
     /// The insertions one of `l` window generations must hold: `⌈w/l⌉` for a
     /// count window, the arrivals of one time slice `⌈t/l⌉` for a time window.
     fn generation_of(need: &Need, l: u32) -> u64 {
-        match need.time {
-            Some((span, rate)) => arrivals_per(span, u64::from(l), rate).1,
-            None => need.items.div_ceil(u64::from(l)),
+        match need.span {
+            Span::Time { span, rate } => arrivals_per(span, u64::from(l), rate).1,
+            _ => need.items().div_ceil(u64::from(l)),
+        }
+    }
+
+    /// The window in its own unit (insertions or time units) and, for a
+    /// time window, its span `t`.
+    fn window_of(need: &Need) -> (u64, Option<u64>) {
+        match need.span {
+            Span::Time { span, .. } => (span, Some(span)),
+            _ => (need.items(), None),
         }
     }
 
@@ -188,17 +197,17 @@ pub(crate) mod apbf {
         windowed(need)?;
         use ddf_apbf::Apbf;
         let (k, l, m) = Apbf::parameters_for(need.goal, |l| generation_of(need, l)).map_err(why)?;
-        let p = match need.time {
-            Some((span, _)) => Apbf::sizing_timed(k, l, m, span),
+        let (window, time_span) = window_of(need);
+        let p = match time_span {
+            Some(span) => Apbf::sizing_timed(k, l, m, span),
             None => Apbf::sizing(k, l, m),
         }
         .map_err(why)?;
-        let window = need.time.map_or(need.items, |(span, _)| span);
         let config = Config::Apbf {
             k,
             l,
             slice_bits: m,
-            time_span: need.time.map(|(t, _)| t),
+            time_span,
         };
         Ok(Candidate::new(config, p, Some(window), need.seed))
     }
@@ -210,19 +219,19 @@ pub(crate) mod apbf {
         use ddf_apbf::Apbbf;
         let s = Apbbf::parameters_for(need.goal, |l| generation_of(need, l)).map_err(why)?;
         let (k, l, blocks, bb, b) = (s.k, s.l, s.blocks, s.block_bits, s.bits_per_block);
-        let p = match need.time {
-            Some((span, _)) => Apbbf::sizing_timed(k, l, blocks, bb, b, span),
+        let (window, time_span) = window_of(need);
+        let p = match time_span {
+            Some(span) => Apbbf::sizing_timed(k, l, blocks, bb, b, span),
             None => Apbbf::sizing(k, l, blocks, bb, b),
         }
         .map_err(why)?;
-        let window = need.time.map_or(need.items, |(span, _)| span);
         let config = Config::Apbbf {
             k,
             l,
             blocks,
             block_bits: bb,
             bits_per_block: b,
-            time_span: need.time.map(|(t, _)| t),
+            time_span,
         };
         Ok(Candidate::new(config, p, Some(window), need.seed))
     }
@@ -242,9 +251,9 @@ pub(crate) mod sliding {
             u64::MAX => Slack::LeastSpace,
             s => Slack::AtMost(s),
         };
-        let (window, capacity) = match need.time {
-            Some((span, _)) => (span, Some(need.items)),
-            None => (need.items, None),
+        let (window, capacity) = match need.span {
+            Span::Time { span, .. } => (span, Some(need.items())),
+            _ => (need.items(), None),
         };
         let epsilon =
             SlidingBloom::parameters_for(need.goal, window, slack, capacity).map_err(why)?;
@@ -342,7 +351,7 @@ pub(crate) mod qht {
         }
         let budget = budget(need)?;
         let n = distinct(need)?;
-        let (rows, k, s) = Qht::parameters_within(budget, n, need.target).map_err(why)?;
+        let (rows, k, s) = Qht::parameters_within(budget, n, need.target()).map_err(why)?;
         let p = Qht::sizing(rows, k, s, n).map_err(why)?;
         let config = Config::Qht {
             rows,

@@ -134,7 +134,7 @@ pub(crate) fn candidate(need: &Need) -> Result<Candidate, String> {
     let w = eligible(need)?;
     let budget = budget(need)?;
     let target = need
-        .target
+        .target()
         .ok_or("sized for a target within a budget (target_fpr and memory_budget)")?;
     rule(w, target, budget, need.distinct, need.seed)
 }
