@@ -112,8 +112,7 @@ pub(crate) mod untimed_batch {
 /// Whether a variant of `mode` reads the snapshot body of kind `kind`.
 macro_rules! picks {
     (queued, $ty:ty, $kind:expr, $body:expr) => {
-        $kind == snapshot::kind::QUEUE
-            && ddf_queue::subfilter_kind($body)? == <$ty>::SUBFILTER_KIND
+        $kind == snapshot::kind::QUEUE && ddf_queue::subfilter_kind($body)? == <$ty>::SUBFILTER_KIND
     };
     ($mode:ident, $ty:ty, $kind:expr, $body:expr) => {
         $kind == <$ty as Snapshot>::KIND

@@ -7,7 +7,6 @@
 
 use crate::planner::Need;
 
-
 /// Windows up to which the queued candidates are planned: their theory sums
 /// over the `c` insertions of each subfilter for every `L` compared, about
 /// 0.6 s of planning per 2^20 window items in a release build (`ddf plan

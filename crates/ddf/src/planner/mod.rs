@@ -147,8 +147,8 @@ impl Requirements {
     /// In a fixed budget only filters that forget can follow an unbounded
     /// stream, and they miss. With [`distinct_items`](Self::distinct_items)
     /// their rates are predicted for a uniform stream over that many items;
-    /// without it, at saturation (QHT, QHTD, QQHTD, SQF, the streaming
-    /// cuckoo filter, Stable Bloom and A2, ranked by the worst case: a
+    /// without it, at saturation (the families that forget by eviction,
+    /// whose adapters the [registry](crate::registry) lists, ranked by the worst case: a
     /// stream of ever-new items, where `FPR + FNR` is about 1 and the
     /// shape sets the split; [`Candidate::saturated`] says so, the target
     /// rate is `target_fpr`, else 1 %).

@@ -7,8 +7,7 @@ use super::*;
 fn arrivals_per(span: u64, parts: u64, rate: f64) -> (u64, u64) {
     let slice = span.div_ceil(parts.max(1));
     let mean = slice as f64 * rate;
-    let cap =
-        ddf_theory::stream::poisson_arrival_bound(mean, crate::planner::ARRIVAL_TAIL).ceil();
+    let cap = ddf_theory::stream::poisson_arrival_bound(mean, crate::planner::ARRIVAL_TAIL).ceil();
     (slice, (cap as u64).max(1))
 }
 

@@ -7,20 +7,20 @@
 
 use super::{Candidate, Need, Span};
 
-#[cfg(feature = "exact")]
-pub(crate) mod exact;
-#[cfg(feature = "shf")]
-pub(crate) mod shf;
 #[cfg(feature = "apbf")]
 pub(crate) mod apbf;
-#[cfg(feature = "sliding")]
-pub(crate) mod sliding;
 #[cfg(feature = "bloom")]
 pub(crate) mod bloom;
-#[cfg(feature = "qht")]
-pub(crate) mod qht;
 #[cfg(feature = "cuckoo")]
 pub(crate) mod cuckoo;
+#[cfg(feature = "exact")]
+pub(crate) mod exact;
+#[cfg(feature = "qht")]
+pub(crate) mod qht;
+#[cfg(feature = "shf")]
+pub(crate) mod shf;
+#[cfg(feature = "sliding")]
+pub(crate) mod sliding;
 use crate::Config;
 use ddf_core::ParamError;
 

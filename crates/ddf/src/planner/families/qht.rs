@@ -168,7 +168,7 @@ pub fn queued_qht(window: u64, fpr: f64) -> Result<Queue<Qht>, ParamError> {
                 format!(
                     "a rate a queue of QHTs reaches for both false positives and false \
                      negatives in less than the {exact} bits of the exact window of {w} \
-                     items (ddf::ExactWindow, which makes no errors)"
+                     items (the exact window, which makes no errors)"
                 ),
             ));
         }

@@ -15,8 +15,7 @@ pub(crate) fn candidate(need: &Need) -> Result<Candidate, String> {
         Span::Time { span, .. } => (span, Some(need.items())),
         _ => (need.items(), None),
     };
-    let epsilon =
-        SlidingBloom::parameters_for(need.goal, window, slack, capacity).map_err(why)?;
+    let epsilon = SlidingBloom::parameters_for(need.goal, window, slack, capacity).map_err(why)?;
     let p = match capacity {
         Some(c) => SlidingBloom::sizing_timed(window, slack, c, epsilon),
         None => SlidingBloom::sizing(window, slack, epsilon),
