@@ -9,8 +9,8 @@
 //! - for a family the planner builds: its slug ([`Family`], the names state
 //!   files record and `ddf dedup --filter` / `DDF.RESERVE … FILTER` /
 //!   `ddf.Dedup(family=…)` accept), the planner's adapter
-//!   (`planner/families.rs`, which calls the family crate's own parameter
-//!   chooser and sizing), and its [`Config`] variant with the constructor it
+//!   (`planner/families/<crate>.rs`, which calls the family crate's own
+//!   parameter chooser and sizing), and its [`Config`] variant with the constructor it
 //!   names.
 //!
 //! From these the `families!` macro below writes the [`Filter`] enum and its

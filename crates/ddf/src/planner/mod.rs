@@ -6,8 +6,8 @@
 //! and accesses from `ddf-theory`, and a parameter chooser for a target or a
 //! budget. The planner turns [`Requirements`] into the units those functions
 //! take (`mod.rs`), asks every family of the [registry](crate::registry)
-//! through its adapter (`families.rs`, and `crate::queued` for the queued
-//! families), keeps the candidates that meet every requirement and ranks
+//! through its adapter (`families/`, one file per family crate; the rules
+//! of any queue in `crate::queued`), keeps the candidates that meet every requirement and ranks
 //! them (`rank.rs`), and says per family why none qualified when none did
 //! ([`PlanError`]).
 //! [`Candidate`] (`candidate.rs`) and [`Config`](crate::Config) (the registry's)

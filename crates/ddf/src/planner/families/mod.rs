@@ -1,9 +1,11 @@
-//! One adapter per family: the requirements in the family's units, its own
-//! parameter chooser and sizing function, and the [`Candidate`] — or, in
-//! words, why the family has none. The list of families is the
-//! [registry](crate::registry)'s; the queued families' adapters are the
-//! queue's (`crate::queued`). No family rule lives here: every check and
-//! prediction is the family crate's (or `ddf-theory`'s).
+//! One adapter per family, in a file per family crate: the requirements in
+//! the family's units, its own parameter chooser and sizing function, and
+//! the [`Candidate`] — or, in words, why the family has none. A queued
+//! family's adapter is its subfilter family's (`bloom.rs`, `qht.rs`), with
+//! the rules of any queue in `crate::queued`. The list of families is the
+//! [registry](crate::registry)'s. No family rule lives here: every check
+//! and prediction is the family crate's (or `ddf-theory`'s); this module
+//! holds the helpers the adapters share.
 
 use super::{Candidate, Need, Span};
 
