@@ -284,7 +284,7 @@ mod tests {
             .iter()
             .find(|c| Family::of(&c.config) == Family::Sliding)
             .expect("a sliding Bloom candidate");
-        let filter: Inner = sliding.build().expect("valid parameters").into();
+        let filter: Inner = sliding.build().expect("valid parameters");
         let meta = Meta {
             family: "sliding Bloom".into(),
             config: "test".into(),
