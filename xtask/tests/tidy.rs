@@ -789,3 +789,77 @@ fn no_source_file_over_a_thousand_lines() {
         .collect();
     assert!(long.is_empty(), "split by topic:\n{}", long.join("\n"));
 }
+
+/// Whether `text` holds `word` between non-identifier characters.
+fn holds_word(text: &str, word: &str) -> bool {
+    let ident = |c: char| c.is_ascii_alphanumeric() || c == '_';
+    text.match_indices(word).any(|(at, _)| {
+        !text[..at].chars().next_back().is_some_and(ident)
+            && !text[at + word.len()..].chars().next().is_some_and(ident)
+    })
+}
+
+/// A family's type is named in at most three source files of the facade,
+/// the command and the Redis module together (tests aside): the registry,
+/// the facade's re-export and the family's adapter
+/// (`planner/families/<crate>.rs`). Everything else reaches the family
+/// through the registry (`Filter`, `Config`, `Family`, a plan). The one
+/// exception is `concurrent.rs`, the lock-free form of the APBF family:
+/// `ConcurrentFilter` holds its atomic types and builds them from the
+/// APBF's `Config`, a second filter enum that the registry does not
+/// write while one family alone has a lock-free type.
+#[test]
+fn each_family_type_is_named_in_at_most_three_files() {
+    const ALSO: &[(&str, &str)] = &[
+        ("Apbf", "crates/ddf/src/concurrent.rs"),
+        ("Apbbf", "crates/ddf/src/concurrent.rs"),
+    ];
+    let mut sources = Vec::new();
+    for dir in [
+        "crates/ddf/src",
+        "crates/ddf-cli/src",
+        "crates/ddf-redis/src",
+    ] {
+        files(&root().join(dir), "rs", &mut sources);
+    }
+    let sources: Vec<(String, String)> = sources
+        .iter()
+        .filter(|p| !p.components().any(|c| c.as_os_str() == "tests"))
+        .map(|p| {
+            let rel = p.strip_prefix(root()).unwrap_or(p);
+            (rel.display().to_string(), read(p))
+        })
+        .collect();
+    // The type names of every entry: `ddf_queue::Queue<ddf_bloom::PartitionedBloom>`
+    // names `Queue` and `PartitionedBloom`.
+    let mut types: Vec<String> = Vec::new();
+    for (path, _) in registry_entries() {
+        for segment in path.split(['<', '>', ',', ' ']) {
+            let name = segment.rsplit("::").next().unwrap_or_default();
+            if name.starts_with(|c: char| c.is_ascii_uppercase())
+                && !types.iter().any(|t| t == name)
+            {
+                types.push(name.to_string());
+            }
+        }
+    }
+    assert!(types.len() >= 16, "registry types not found: {types:?}");
+    let mut bad = Vec::new();
+    for ty in &types {
+        let named: Vec<&str> = sources
+            .iter()
+            .filter(|(rel, text)| {
+                holds_word(text, ty) && !ALSO.contains(&(ty.as_str(), rel.as_str()))
+            })
+            .map(|(rel, _)| rel.as_str())
+            .collect();
+        if named.len() > 3 {
+            bad.push(format!("{ty}: {} files: {}", named.len(), named.join(", ")));
+        }
+    }
+    assert!(
+        bad.is_empty(),
+        "a family's type is named outside the registry, the re-export and its adapter:\n{}",
+        bad.join("\n")
+    );
+}

@@ -47,7 +47,7 @@ pub(crate) fn window(args: &PlanArgs) -> Window {
 fn exact_choice(w: Window) -> Result<Choice, String> {
     let bits = match w {
         Window::Count(n) => {
-            ddf::ExactWindow::sizing(n)
+            ddf::Filter::exact_sizing(n)
                 .map_err(|e| format!("cannot size the exact window: {e}"))?
                 .memory_bits
         }

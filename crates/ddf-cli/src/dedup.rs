@@ -83,7 +83,7 @@ impl Run {
     fn block(&mut self, b: &Block) -> Result<(), Stop> {
         let mut verdicts = std::mem::take(&mut self.verdicts);
         verdicts.clear();
-        engine::observe(&mut self.filter, &b.digests, &b.stamped, &mut verdicts);
+        engine::observe(&mut self.filter, &b.keys, &mut verdicts);
         let written = self.write(b, &verdicts);
         self.verdicts = verdicts;
         written
@@ -92,7 +92,7 @@ impl Run {
     /// Writes a block's records given its keys' verdicts.
     fn write(&mut self, b: &Block, verdicts: &[Verdict]) -> Result<(), Stop> {
         self.counts.bytes += b.new_bytes;
-        if let Some(t) = b.stamped.iter().map(|&(_, t)| t).max() {
+        if let Some(t) = b.keys.latest_time() {
             self.clock_ms = Some(self.clock_ms.map_or(t, |c| c.max(t)));
         }
         for (r, fate) in b.recs.iter().zip(&b.fates) {

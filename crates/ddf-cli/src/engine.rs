@@ -7,26 +7,19 @@
 //! variant's own snapshot and loads whatever kind it holds. When
 //! `Candidate::build()` returns a `Filter`, [`build`] becomes that call.
 
-use ddf::{Candidate, Digest, DuplicateFilter, Filter, Requirements, TimedFilter, Verdict, Window};
+use crate::input::Keys;
+use ddf::{Candidate, DuplicateFilter, Filter, Requirements, TimedFilter, Verdict, Window};
 
 /// The filter the CLI drives: any family, loaded from any snapshot.
 pub(crate) type Engine = Filter;
 
-/// Drives a filter over one block: the batch path over `digests` for a
-/// window of records (or the whole stream), the stamped batch path over
-/// `stamped` (digests with their times) for a window of time. One of the
-/// two is empty.
-pub(crate) fn observe(
-    f: &mut Filter,
-    digests: &[Digest],
-    stamped: &[(Digest, u64)],
-    verdicts: &mut Vec<Verdict>,
-) {
-    if !digests.is_empty() {
-        DuplicateFilter::observe_batch(f, digests, verdicts);
-    }
-    if !stamped.is_empty() {
-        TimedFilter::observe_batch_stamped(f, stamped, verdicts);
+/// Drives a filter over one block's keys: the batch path over digests for
+/// a window of records (or the whole stream), the stamped batch path over
+/// digests with their times for a window of time.
+pub(crate) fn observe(f: &mut Filter, keys: &Keys, verdicts: &mut Vec<Verdict>) {
+    match keys {
+        Keys::Digests(digests) => DuplicateFilter::observe_batch(f, digests, verdicts),
+        Keys::Stamped(stamped) => TimedFilter::observe_batch_stamped(f, stamped, verdicts),
     }
 }
 
@@ -61,16 +54,9 @@ pub(crate) fn build(c: &Candidate) -> Result<Filter, String> {
 /// The exact filter for a window (no planner needed): a window of records,
 /// of milliseconds, or the whole stream.
 pub(crate) fn exact(window: Window) -> Result<Filter, String> {
-    let f = match window {
-        Window::Count(w) => ddf::ExactWindow::new(w),
-        // Exact over a time span holds every record within it: no cap, so
-        // its memory follows the arrival rate (the help says so).
-        Window::Time(t) => ddf::ExactWindow::with_time_span(t, u64::MAX),
-        Window::Unbounded => Ok(ddf::ExactWindow::unbounded()),
-    };
-    Ok(Filter::from(f.map_err(|e| {
-        format!("cannot build the exact filter: {e}")
-    })?))
+    // Exact over a time span holds every record within it: no cap, so its
+    // memory follows the arrival rate (the help says so).
+    Filter::exact(window).map_err(|e| format!("cannot build the exact filter: {e}"))
 }
 
 /// One shard of the exact count window `w` kept over record positions
@@ -79,9 +65,7 @@ pub(crate) fn exact(window: Window) -> Result<Filter, String> {
 /// so at most `w + 1` of them lie in any span of `w + 1`).
 pub(crate) fn exact_over_positions(w: u64) -> Result<Filter, String> {
     let span = w.saturating_add(1);
-    ddf::ExactWindow::with_time_span(span, span)
-        .map(Filter::from)
-        .map_err(|e| format!("cannot build the exact filter: {e}"))
+    Filter::exact_time(span, span).map_err(|e| format!("cannot build the exact filter: {e}"))
 }
 
 /// `w`, `t` or `∞` in words, time windows in the CLI's milliseconds.

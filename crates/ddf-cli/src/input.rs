@@ -111,7 +111,78 @@ pub(crate) enum Fate {
     Bad,
 }
 
-/// Whole records of one input, with their digests.
+/// A block's hashed keys, in record order: digests alone for a filter
+/// without time, digests with their times (milliseconds) for a time window.
+/// The run chooses the kind once ([`Parse::timed`]); a recycled block keeps
+/// it.
+#[derive(Debug)]
+pub(crate) enum Keys {
+    /// For a window of records or the whole stream.
+    Digests(Vec<Digest>),
+    /// For a window of time.
+    Stamped(Vec<(Digest, u64)>),
+}
+
+impl Default for Keys {
+    fn default() -> Self {
+        Keys::Digests(Vec::new())
+    }
+}
+
+impl Keys {
+    /// Empty keys of the kind a run with (`timed`) or without time takes.
+    pub(crate) fn new(timed: bool) -> Self {
+        if timed {
+            Keys::Stamped(Vec::new())
+        } else {
+            Keys::Digests(Vec::new())
+        }
+    }
+
+    /// Empties them as the kind `timed` asks for: a fresh block takes the
+    /// run's kind here, once; a recycled one keeps its kind and allocation.
+    fn reset(&mut self, timed: bool) {
+        match self {
+            Keys::Digests(v) if !timed => v.clear(),
+            Keys::Stamped(v) if timed => v.clear(),
+            _ => *self = Keys::new(timed),
+        }
+    }
+
+    /// Empties them, keeping their kind and allocation.
+    pub(crate) fn clear(&mut self) {
+        match self {
+            Keys::Digests(v) => v.clear(),
+            Keys::Stamped(v) => v.clear(),
+        }
+    }
+
+    /// How many keys.
+    pub(crate) fn len(&self) -> usize {
+        match self {
+            Keys::Digests(v) => v.len(),
+            Keys::Stamped(v) => v.len(),
+        }
+    }
+
+    /// Appends a key; `time` is kept only by stamped keys.
+    pub(crate) fn push(&mut self, d: Digest, time: u64) {
+        match self {
+            Keys::Digests(v) => v.push(d),
+            Keys::Stamped(v) => v.push((d, time)),
+        }
+    }
+
+    /// The latest time among stamped keys (`None` without time or keys).
+    pub(crate) fn latest_time(&self) -> Option<u64> {
+        match self {
+            Keys::Digests(_) => None,
+            Keys::Stamped(v) => v.iter().map(|&(_, t)| t).max(),
+        }
+    }
+}
+
+/// Whole records of one input, with their keys' digests.
 #[derive(Debug, Default)]
 pub(crate) struct Block {
     /// The input the records came from.
@@ -121,10 +192,8 @@ pub(crate) struct Block {
     pub(crate) new_bytes: u64,
     pub(crate) recs: Vec<Rec>,
     pub(crate) fates: Vec<Fate>,
-    /// Digests of the keys, for a filter without time.
-    pub(crate) digests: Vec<Digest>,
-    /// Digests with their times (milliseconds), for a time window.
-    pub(crate) stamped: Vec<(Digest, u64)>,
+    /// The keys' digests (with their times for a time window).
+    pub(crate) keys: Keys,
     /// Why the record after the last one of the block is bad, which
     /// stopped reading (`--on-bad-record fail`); [`Inbox`] adds the input's
     /// name and the line.
@@ -147,8 +216,7 @@ impl Block {
         self.new_bytes = 0;
         self.recs.clear();
         self.fates.clear();
-        self.digests.clear();
-        self.stamped.clear();
+        self.keys.clear();
         self.fail = None;
         self.ended = false;
     }
@@ -443,31 +511,49 @@ fn hash(b: &mut Block, parse: &Parse) {
         buf,
         recs,
         fates,
-        digests,
-        stamped,
+        keys,
         fail,
         ..
     } = b;
+    keys.reset(parse.timed);
+    // One loop per kind of keys: no record asks which kind it is.
+    let failed = match keys {
+        Keys::Digests(v) => hash_into(buf, recs, fates, parse, |d, _| {
+            v.push(d);
+            v.len() - 1
+        }),
+        Keys::Stamped(v) => hash_into(buf, recs, fates, parse, |d, time| {
+            v.push((d, time.or(arrival).unwrap_or(0)));
+            v.len() - 1
+        }),
+    };
+    if let Some((i, why)) = failed {
+        *fail = Some(why);
+        recs.truncate(i);
+    }
+}
+
+/// [`hash`]'s loop: every record's key hashed and handed to `push` with its
+/// time if it has one (`push` gives the key's index), or its fate `Bad`; the
+/// first bad record's index and reason under `--on-bad-record fail`.
+fn hash_into(
+    buf: &[u8],
+    recs: &[Rec],
+    fates: &mut Vec<Fate>,
+    parse: &Parse,
+    mut push: impl FnMut(Digest, Option<u64>) -> usize,
+) -> Option<(usize, String)> {
     for (i, r) in recs.iter().enumerate() {
         match parse.extractor.extract(&buf[r.start..r.end]) {
             Ok(x) => {
                 let d = ddf::hash::digest(&parse.hasher, &*x.key);
-                if parse.timed {
-                    fates.push(Fate::Key(stamped.len()));
-                    stamped.push((d, x.time_ms.or(arrival).unwrap_or(0)));
-                } else {
-                    fates.push(Fate::Key(digests.len()));
-                    digests.push(d);
-                }
+                fates.push(Fate::Key(push(d, x.time_ms)));
             }
-            Err(why) if parse.fail_on_bad => {
-                *fail = Some(why);
-                recs.truncate(i);
-                return;
-            }
+            Err(why) if parse.fail_on_bad => return Some((i, why)),
             Err(_) => fates.push(Fate::Bad),
         }
     }
+    None
 }
 
 #[cfg(test)]

@@ -47,7 +47,7 @@
 //! block order; the caller writes a block once every worker has answered
 //! for it, so the output stays in input order.
 
-use crate::input::Block;
+use crate::input::{Block, Keys};
 use ddf::{Digest, DuplicateFilter, Filter, KeyedSipHasher, Shared, Verdict, Window, Windowed};
 use std::collections::VecDeque;
 use std::sync::Arc;
@@ -88,7 +88,6 @@ pub(crate) struct Pool {
     spare_idx: Vec<Vec<Vec<u32>>>,
     /// The largest time given so far: later times are clamped up to it.
     latest: Option<u64>,
-    timed: bool,
     /// The next keyed record's position, for a count window.
     position: Option<u64>,
     /// The bound on the shards' state for a count window (module docs).
@@ -139,7 +138,6 @@ impl Pool {
             spare_jobs,
             spare_idx: Vec::new(),
             latest: None,
-            timed,
             position,
             positions_bound,
         })
@@ -165,25 +163,29 @@ impl Pool {
             jobs[j % t].keys.push((j as u32, d, time));
             idx[j % t].push(i as u32);
         };
-        if let Some(position) = self.position.as_mut() {
-            for (i, &d) in b.digests.iter().enumerate() {
-                put(i, d, *position);
-                *position += 1;
+        match (&b.keys, self.position.as_mut()) {
+            (Keys::Digests(digests), Some(position)) => {
+                for (i, &d) in digests.iter().enumerate() {
+                    put(i, d, *position);
+                    *position += 1;
+                }
             }
-        } else if self.timed {
-            // One filter takes a time earlier than the latest it saw as the
-            // latest; a shard only sees its own keys' times, so the clamp
-            // to the merged stream's latest time is made here.
-            let mut latest = self.latest;
-            for (i, &(d, time)) in b.stamped.iter().enumerate() {
-                let time = latest.map_or(time, |l| l.max(time));
-                latest = Some(time);
-                put(i, d, time);
+            (Keys::Digests(digests), None) => {
+                for (i, &d) in digests.iter().enumerate() {
+                    put(i, d, 0);
+                }
             }
-            self.latest = latest;
-        } else {
-            for (i, &d) in b.digests.iter().enumerate() {
-                put(i, d, 0);
+            (Keys::Stamped(stamped), _) => {
+                // One filter takes a time earlier than the latest it saw as
+                // the latest; a shard only sees its own keys' times, so the
+                // clamp to the merged stream's latest time is made here.
+                let mut latest = self.latest;
+                for (i, &(d, time)) in stamped.iter().enumerate() {
+                    let time = latest.map_or(time, |l| l.max(time));
+                    latest = Some(time);
+                    put(i, d, time);
+                }
+                self.latest = latest;
             }
         }
         for (tx, job) in self.to.iter().zip(jobs) {
@@ -209,7 +211,7 @@ impl Pool {
             return Ok(None);
         };
         verdicts.clear();
-        verdicts.resize(b.digests.len() + b.stamped.len(), Verdict::Unseen);
+        verdicts.resize(b.keys.len(), Verdict::Unseen);
         for ((rx, idx), spare) in self.from.iter().zip(&idx).zip(&mut self.spare_jobs) {
             let job = rx
                 .recv()
@@ -262,7 +264,7 @@ fn work(
     results: &SyncSender<Job>,
 ) {
     let mut groups: Vec<Vec<u32>> = vec![Vec::new(); SHARDS];
-    let (mut digests, mut stamped, mut out) = (Vec::new(), Vec::new(), Vec::new());
+    let (mut keys, mut out) = (Keys::new(timed), Vec::new());
     while let Ok(mut job) = jobs.recv() {
         for g in &mut groups {
             g.clear();
@@ -273,21 +275,16 @@ fn work(
         job.answers.clear();
         job.answers.resize(job.keys.len(), Verdict::Unseen);
         for g in groups.iter().filter(|g| !g.is_empty()) {
-            digests.clear();
-            stamped.clear();
+            keys.clear();
             for &k in g {
                 let (_, d, time) = job.keys[k as usize];
-                if timed {
-                    stamped.push((d, time));
-                } else {
-                    digests.push(d);
-                }
+                keys.push(d, time);
             }
             // The group's shard, through any of its digests; only this
             // worker takes it, so the lock is never contended.
             let mut f = shared.lock(job.keys[g[0] as usize].1);
             out.clear();
-            crate::engine::observe(&mut f, &digests, &stamped, &mut out);
+            crate::engine::observe(&mut f, &keys, &mut out);
             drop(f);
             for (&k, &v) in g.iter().zip(&out) {
                 job.answers[k as usize] = v;

@@ -177,9 +177,9 @@ mod tests {
 
     fn sample() -> Vec<u8> {
         let mut f = engine::exact(Window::Count(8)).unwrap();
-        let digests: Vec<ddf::Digest> = (0..20u64).map(ddf::Digest::new).collect();
+        let digests = (0..20u64).map(ddf::Digest::new).collect();
         let mut v = Vec::new();
-        engine::observe(&mut f, &digests, &[], &mut v);
+        engine::observe(&mut f, &crate::input::Keys::Digests(digests), &mut v);
         let meta = Meta {
             config: "exact window".into(),
             fpr: 0.0,

@@ -270,17 +270,21 @@ impl DdfKey {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use ddf::Slack;
+    use ddf::{Family, Requirements};
 
+    /// A key holding the sliding Bloom filter the planner sizes for `span`
+    /// at 0.1 % with any slack (a time window's capacity as its rate).
     fn key(span: Span) -> DdfKey {
-        let filter: Inner = match span {
-            Span::Count(w) => ddf::SlidingBloom::new(w, Slack::LeastSpace, 1e-3),
-            Span::Time { ms, capacity } => {
-                ddf::SlidingBloom::with_time_span(ms, Slack::LeastSpace, capacity, 1e-3)
-            }
-        }
-        .expect("valid parameters")
-        .into();
+        let req = match span {
+            Span::Count(w) => Requirements::count(w),
+            Span::Time { ms, capacity } => Requirements::time(ms, capacity as f64 / ms as f64),
+        };
+        let candidates = ddf::plan(&req.target_fpr(1e-3).max_slack(u64::MAX)).expect("plans");
+        let sliding = candidates
+            .iter()
+            .find(|c| Family::of(&c.config) == Family::Sliding)
+            .expect("a sliding Bloom candidate");
+        let filter: Inner = sliding.build().expect("valid parameters");
         let meta = Meta {
             family: "sliding Bloom".into(),
             config: "test".into(),

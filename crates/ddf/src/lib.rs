@@ -129,7 +129,7 @@ pub use ddf_queue::Queue;
 #[cfg(feature = "queue")]
 mod queued;
 #[cfg(all(feature = "queue", feature = "qht"))]
-pub use queued::qht::queued_qht;
+pub use planner::families::qht::queued_qht;
 
 /// The Naor–Yogev sliding Bloom filter (the `ddf-sliding` crate).
 #[cfg(feature = "sliding")]

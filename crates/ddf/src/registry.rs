@@ -9,8 +9,8 @@
 //! - for a family the planner builds: its slug ([`Family`], the names state
 //!   files record and `ddf dedup --filter` / `DDF.RESERVE … FILTER` /
 //!   `ddf.Dedup(family=…)` accept), the planner's adapter
-//!   (`planner/families.rs`, which calls the family crate's own parameter
-//!   chooser and sizing), and its [`Config`] variant with the constructor it
+//!   (`planner/families/<crate>.rs`, which calls the family crate's own
+//!   parameter chooser and sizing), and its [`Config`] variant with the constructor it
 //!   names.
 //!
 //! From these the `families!` macro below writes the [`Filter`] enum and its
@@ -280,7 +280,7 @@ families! {
     /// A [`Queue`](ddf_queue::Queue) of partitioned Bloom filters.
     [all(feature = "queue", feature = "bloom")]
     QueuedBloom(ddf_queue::Queue<ddf_bloom::PartitionedBloom>), queued, "queued Bloom",
-        planned "queued-bloom" by crate::queued::bloom::candidate,
+        planned "queued-bloom" by crate::planner::families::bloom::queued,
         /// A [`Queue`](ddf_queue::Queue) of `subfilters` partitioned Bloom
         /// filters of `slices × slice_bits`, rotated every `capacity` insertions.
         config QueuedBloom {
@@ -300,7 +300,7 @@ families! {
     /// A [`Queue`](ddf_queue::Queue) of QHTs.
     [all(feature = "queue", feature = "qht")]
     QueuedQht(ddf_queue::Queue<ddf_qht::Qht>), queued, "queued QHT",
-        planned "queued-qht" by crate::queued::qht::candidate,
+        planned "queued-qht" by crate::planner::families::qht::queued,
         /// A [`Queue`](ddf_queue::Queue) of `subfilters` one-cell-per-row QHTs
         /// ([`Qht::new`](ddf_qht::Qht::new)`(rows, 1, fingerprint_bits)`),
         /// rotated every `capacity` insertions.
@@ -315,7 +315,7 @@ families! {
             fingerprint_bits: u32,
         },
         timed if false,
-        build(seed) crate::queued::qht::build(subfilters, capacity, rows, fingerprint_bits, seed)?;
+        build(seed) crate::planner::families::qht::build_queued(subfilters, capacity, rows, fingerprint_bits, seed)?;
     /// [`PartitionedBloom`](ddf_bloom::PartitionedBloom).
     [feature = "bloom"] PartitionedBloom(ddf_bloom::PartitionedBloom), untimed, "partitioned Bloom",
         planned "bloom" by crate::planner::families::bloom::partitioned,

@@ -166,9 +166,11 @@ const SHARD_SALT: u64 = 0x5ba4_d0dd_f5ba_4d00;
 /// lock around its own filter (see the [module docs](self)).
 ///
 /// ```
-/// use ddf::{Apbf, Shared, Verdict};
+/// use ddf::{Requirements, Shared, Verdict, plan};
 ///
-/// let seen = Shared::with_shards(4, |_| Apbf::with_window(10_000, 0.001))?;
+/// // Each shard the filter planned for the last 10,000 items at 0.1 %.
+/// let best = &plan(&Requirements::count(10_000).target_fpr(0.001))?[0];
+/// let seen = Shared::with_shards(4, |_| best.build())?;
 /// std::thread::scope(|s| {
 ///     for t in 0..2 {
 ///         let seen = &seen;
@@ -180,7 +182,7 @@ const SHARD_SALT: u64 = 0x5ba4_d0dd_f5ba_4d00;
 ///     }
 /// });
 /// assert_eq!(seen.observe(&(0, 17)), Verdict::Duplicate);
-/// # Ok::<(), ddf::ParamError>(())
+/// # Ok::<(), Box<dyn std::error::Error>>(())
 /// ```
 #[derive(Debug)]
 pub struct Shared<F, S = KeyedSipHasher> {
@@ -195,13 +197,14 @@ impl<F> Shared<F> {
     /// # Examples
     ///
     /// ```
-    /// use ddf::{DEFAULT_SHARDS, Qht, Shared, Verdict};
+    /// use ddf::{DEFAULT_SHARDS, Requirements, Shared, Verdict, plan};
     ///
-    /// let shared = Shared::new(|i| Ok(Qht::new(1024, 1, 8)?.with_seed(i as u64)))?;
+    /// let best = &plan(&Requirements::count(1_000).target_fpr(0.01))?[0];
+    /// let shared = Shared::new(|_| best.build())?;
     /// assert_eq!(shared.shards(), DEFAULT_SHARDS);
     /// assert_eq!(shared.observe("a"), Verdict::Unseen);
     /// assert_eq!(shared.observe("a"), Verdict::Duplicate);
-    /// # Ok::<(), ddf::ParamError>(())
+    /// # Ok::<(), Box<dyn std::error::Error>>(())
     /// ```
     pub fn new(make: impl FnMut(usize) -> Result<F, ParamError>) -> Result<Self, ParamError> {
         Self::with_shards(DEFAULT_SHARDS, make)
@@ -213,12 +216,13 @@ impl<F> Shared<F> {
     /// # Examples
     ///
     /// ```
-    /// use ddf::{Shared, Shf};
+    /// use ddf::{Requirements, Shared, plan};
     ///
-    /// let shared = Shared::with_shards(4, |_| Shf::new(1_000, 20))?;
+    /// let best = &plan(&Requirements::count(1_000).target_fpr(0.01))?[0];
+    /// let shared = Shared::with_shards(4, |_| best.build())?;
     /// assert_eq!(shared.shards(), 4);
-    /// assert!(Shared::with_shards(0, |_| Shf::new(1_000, 20)).is_err());
-    /// # Ok::<(), ddf::ParamError>(())
+    /// assert!(Shared::with_shards(0, |_| best.build()).is_err());
+    /// # Ok::<(), Box<dyn std::error::Error>>(())
     /// ```
     pub fn with_shards(
         shards: usize,
@@ -234,13 +238,14 @@ impl<F> Shared<F> {
     /// # Examples
     ///
     /// ```
-    /// use ddf::{Shared, Shf};
+    /// use ddf::{Requirements, Shared, plan};
     ///
     /// // The same seed sends every item to the same shard.
-    /// let a = Shared::with_seed(4, 7, |_| Shf::new(1_000, 20))?;
-    /// let b = Shared::with_seed(4, 7, |_| Shf::new(1_000, 20))?;
+    /// let best = &plan(&Requirements::count(1_000).target_fpr(0.01))?[0];
+    /// let a = Shared::with_seed(4, 7, |_| best.build())?;
+    /// let b = Shared::with_seed(4, 7, |_| best.build())?;
     /// assert_eq!(a.shard_of(a.digest("x")), b.shard_of(b.digest("x")));
-    /// # Ok::<(), ddf::ParamError>(())
+    /// # Ok::<(), Box<dyn std::error::Error>>(())
     /// ```
     pub fn with_seed(
         shards: usize,
@@ -258,11 +263,12 @@ impl<F, S> Shared<F, S> {
     /// # Examples
     ///
     /// ```
-    /// use ddf::{KeyedSipHasher, Shared, Shf};
+    /// use ddf::{KeyedSipHasher, Requirements, Shared, plan};
     ///
-    /// let shared = Shared::with_hasher(2, KeyedSipHasher::with_seed(1), |_| Shf::new(1_000, 20))?;
+    /// let best = &plan(&Requirements::count(1_000).target_fpr(0.01))?[0];
+    /// let shared = Shared::with_hasher(2, KeyedSipHasher::with_seed(1), |_| best.build())?;
     /// assert_eq!(shared.shards(), 2);
-    /// # Ok::<(), ddf::ParamError>(())
+    /// # Ok::<(), Box<dyn std::error::Error>>(())
     /// ```
     pub fn with_hasher(
         shards: usize,
@@ -281,14 +287,15 @@ impl<F, S> Shared<F, S> {
     /// # Examples
     ///
     /// ```
-    /// use ddf::{Shared, Shf, Verdict};
+    /// use ddf::{Requirements, Shared, Verdict, plan};
     ///
-    /// let shared = Shared::with_seed(2, 7, |_| Shf::new(1_000, 20))?;
+    /// let best = &plan(&Requirements::count(1_000).target_fpr(0.01))?[0];
+    /// let shared = Shared::with_seed(2, 7, |_| best.build())?;
     /// shared.observe("a");
     /// let (filters, hasher) = shared.into_parts();
     /// let again = Shared::from_parts(filters, hasher)?;
     /// assert_eq!(again.observe("a"), Verdict::Duplicate);
-    /// # Ok::<(), ddf::ParamError>(())
+    /// # Ok::<(), Box<dyn std::error::Error>>(())
     /// ```
     pub fn from_parts(filters: Vec<F>, hasher: S) -> Result<Self, ParamError> {
         ddf_param::ensure_range("shards", filters.len(), 1..=MAX_SHARDS)?;
@@ -507,13 +514,14 @@ impl<F: DuplicateFilter, S: BuildHasher> Shared<F, S> {
     /// # Examples
     ///
     /// ```
-    /// use ddf::{Apbf, Shared, Verdict};
+    /// use ddf::{Requirements, Shared, Verdict, plan};
     ///
-    /// let seen = Shared::with_seed(8, 1, |_| Apbf::with_window(1_000, 0.001))?;
+    /// let best = &plan(&Requirements::count(1_000).target_fpr(0.001))?[0];
+    /// let seen = Shared::with_seed(8, 1, |_| best.build())?;
     /// let mut verdicts = Vec::new();
     /// seen.observe_many(["a", "b", "a"].iter(), &mut verdicts);
     /// assert_eq!(verdicts, [Verdict::Unseen, Verdict::Unseen, Verdict::Duplicate]);
-    /// # Ok::<(), ddf::ParamError>(())
+    /// # Ok::<(), Box<dyn std::error::Error>>(())
     /// ```
     pub fn observe_many<'a, T, I>(&self, items: I, verdicts: &mut Vec<Verdict>)
     where
@@ -635,13 +643,15 @@ impl<F: TimedFilter, S: BuildHasher> Shared<F, S> {
     /// filter's [`observe_batch_at`](TimedFilter::observe_batch_at).
     ///
     /// ```
-    /// use ddf::{Apbf, Shared, Verdict};
+    /// use ddf::{Requirements, Shared, Verdict, plan};
     ///
-    /// let seen = Shared::with_seed(4, 1, |_| Apbf::with_window(1_000, 0.001)?.timed(60))?;
+    /// // The last 60 time units at about 16 items per unit.
+    /// let best = &plan(&Requirements::time(60, 16.0).target_fpr(0.001))?[0];
+    /// let seen = Shared::with_seed(4, 1, |_| best.build())?;
     /// let mut verdicts = Vec::new();
     /// seen.observe_many_at(["a", "a"].iter(), 10, &mut verdicts);
     /// assert_eq!(verdicts, [Verdict::Unseen, Verdict::Duplicate]);
-    /// # Ok::<(), ddf::ParamError>(())
+    /// # Ok::<(), Box<dyn std::error::Error>>(())
     /// ```
     pub fn observe_many_at<'a, T, I>(&self, items: I, now: u64, verdicts: &mut Vec<Verdict>)
     where

@@ -27,9 +27,9 @@
 //! milliseconds since the Unix epoch, or `null`) and `time_source`.
 //!
 //! ```
-//! use ddf::{Deduper, ExactWindow, Filter, KeyedSipHasher, Verdict, state};
+//! use ddf::{Deduper, Filter, KeyedSipHasher, Verdict, Window, state};
 //!
-//! let mut seen = Deduper::with_hasher(Filter::from(ExactWindow::new(100)?), KeyedSipHasher::with_seed(7));
+//! let mut seen = Deduper::with_hasher(Filter::exact(Window::Count(100))?, KeyedSipHasher::with_seed(7));
 //! seen.observe(b"order-42".as_slice());
 //! let bytes = state::encode(seen.filter(), seen.hasher(), r#"{"records_seen":1}"#);
 //! let back = state::decode(&bytes)?;
@@ -374,10 +374,10 @@ pub fn candidate_family(c: &Candidate) -> &'static str {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::{Digest, DuplicateFilter, ExactWindow, Window, Windowed};
+    use crate::{Digest, DuplicateFilter, Window, Windowed};
 
     fn sample() -> Vec<u8> {
-        let mut f = Filter::from(ExactWindow::new(8).unwrap());
+        let mut f = Filter::exact(Window::Count(8)).unwrap();
         let digests: Vec<Digest> = (0..20u64).map(Digest::new).collect();
         let mut v = Vec::new();
         f.observe_batch(&digests, &mut v);

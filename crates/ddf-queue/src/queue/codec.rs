@@ -13,6 +13,12 @@ pub fn subfilter_kind(body: &Decoder<'_>) -> Result<u16, DecodeError> {
     d.u16("subfilter")
 }
 
+impl<F: Snapshot> Queue<F> {
+    /// The kind code of this queue's subfilters, as [`subfilter_kind`]
+    /// reads it from a body: what a reader of several kinds compares.
+    pub const SUBFILTER_KIND: u16 = F::KIND;
+}
+
 /// The fields before the subfilters, as written (checked by `decode_body`).
 struct Header {
     subfilters: u64,

@@ -6,8 +6,8 @@
 //! and accesses from `ddf-theory`, and a parameter chooser for a target or a
 //! budget. The planner turns [`Requirements`] into the units those functions
 //! take (`mod.rs`), asks every family of the [registry](crate::registry)
-//! through its adapter (`families.rs`, and `crate::queued` for the queued
-//! families), keeps the candidates that meet every requirement and ranks
+//! through its adapter (`families/`, one file per family crate; the rules
+//! of any queue in `crate::queued`), keeps the candidates that meet every requirement and ranks
 //! them (`rank.rs`), and says per family why none qualified when none did
 //! ([`PlanError`]).
 //! [`Candidate`] (`candidate.rs`) and [`Config`](crate::Config) (the registry's)
@@ -147,8 +147,8 @@ impl Requirements {
     /// In a fixed budget only filters that forget can follow an unbounded
     /// stream, and they miss. With [`distinct_items`](Self::distinct_items)
     /// their rates are predicted for a uniform stream over that many items;
-    /// without it, at saturation (QHT, QHTD, QQHTD, SQF, the streaming
-    /// cuckoo filter, Stable Bloom and A2, ranked by the worst case: a
+    /// without it, at saturation (the families that forget by eviction,
+    /// whose adapters the [registry](crate::registry) lists, ranked by the worst case: a
     /// stream of ever-new items, where `FPR + FNR` is about 1 and the
     /// shape sets the split; [`Candidate::saturated`] says so, the target
     /// rate is `target_fpr`, else 1 %).
@@ -301,8 +301,10 @@ impl Requirements {
                 "a finite number ≥ 1",
             ));
         }
-        let (items, time) = match self.span {
-            Span::Count(w) => (ddf_param::ensure_window(w, MAX_WINDOW)?, None),
+        match self.span {
+            Span::Count(w) => {
+                ddf_param::ensure_window(w, MAX_WINDOW)?;
+            }
             Span::Time { span, rate } => {
                 ddf_param::ensure_positive("span", span)?;
                 let mean = span as f64 * rate;
@@ -313,19 +315,14 @@ impl Requirements {
                         format!("a positive rate with at most 2^40 arrivals per span of {span}"),
                     ));
                 }
-                let items = ddf_theory::stream::poisson_arrival_bound(mean, ARRIVAL_TAIL).ceil();
-                (items as u64, Some((span, rate)))
             }
-            Span::Unbounded => (0, None),
-        };
+            Span::Unbounded => {}
+        }
         Ok(Need {
+            span: self.span,
             goal,
-            items,
-            time,
-            unbounded: self.span == Span::Unbounded,
-            misses_ok: self.false_negatives,
-            target,
             budget: self.memory_bits,
+            misses_ok: self.false_negatives,
             distinct: self.distinct_items,
             max_slack: self.slack_limit(),
             seed: self.seed,
@@ -333,28 +330,51 @@ impl Requirements {
     }
 }
 
-/// Validated requirements, in the units the sizing functions take.
+/// Validated requirements: the [`Span`] and the [`Goal`] asked for, and
+/// what else the families are sized or checked by.
 #[derive(Debug, Clone, Copy)]
 pub(crate) struct Need {
-    /// The target if given, else the budget.
+    /// The window, checked against the families' state limit.
+    pub(crate) span: Span,
+    /// The target if given, else the budget: what a family is sized for.
     pub(crate) goal: Goal,
-    /// The count window, or the arrivals a time window is sized for
-    /// (unbounded: 0). Read only by the windowed families.
-    pub(crate) items: u64,
-    /// `(t, λ)` of a time window.
-    pub(crate) time: Option<(u64, f64)>,
-    /// Read by every family's adapter (none with no family compiled in).
-    pub(crate) unbounded: bool,
+    /// The memory budget if given: with a target it bounds the candidates
+    /// (and sizes the families chosen within a budget).
+    pub(crate) budget: Option<u64>,
     /// Whether misses within the window are accepted (the queued families
     /// are not sized when they are not).
     pub(crate) misses_ok: bool,
-    pub(crate) target: Option<f64>,
-    pub(crate) budget: Option<u64>,
-    /// Read by the families whose predictions need it.
+    /// The count of distinct items, for the families whose predictions
+    /// need it.
     pub(crate) distinct: Option<f64>,
     /// The slack accepted ([`Requirements::slack_limit`]).
     pub(crate) max_slack: u64,
+    /// The seed of the candidates' own generators.
     pub(crate) seed: u64,
+}
+
+impl Need {
+    /// The target false-positive rate, if one was given.
+    pub(crate) fn target(&self) -> Option<f64> {
+        match self.goal {
+            Goal::Fpr(p) => Some(p),
+            Goal::Budget(_) => None,
+        }
+    }
+
+    /// The items a window is sized for: `w` for a count window, the
+    /// arrivals a time window of `t` units at rate `λ` holds but with
+    /// probability [`ARRIVAL_TAIL`] (Poisson), 0 for the whole stream.
+    pub(crate) fn items(&self) -> u64 {
+        match self.span {
+            Span::Count(w) => w,
+            Span::Time { span, rate } => {
+                ddf_theory::stream::poisson_arrival_bound(span as f64 * rate, ARRIVAL_TAIL).ceil()
+                    as u64
+            }
+            Span::Unbounded => 0,
+        }
+    }
 }
 
 /// The configurations that meet `req`, best first; never empty.

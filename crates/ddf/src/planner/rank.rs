@@ -102,7 +102,7 @@ fn unmet(req: &Requirements, need: &Need, c: &Candidate) -> Option<String> {
             c.memory_bits
         ));
     }
-    if let Some(p) = need.target
+    if let Some(p) = need.target()
         && (c.fpr.is_nan() || c.fpr > p)
     {
         return Some(format!("FPR {:.3e} above target_fpr {p:e}", c.fpr));
@@ -150,7 +150,7 @@ pub(super) fn rank(
     if kept.is_empty() {
         return Err(PlanError::NoCandidate(excluded));
     }
-    let by_memory = need.target.is_some();
+    let by_memory = need.target().is_some();
     kept.sort_by(|a, b| {
         let primary = if by_memory {
             a.memory_bits.cmp(&b.memory_bits)

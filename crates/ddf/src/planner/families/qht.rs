@@ -1,22 +1,95 @@
-//! A queue of QHTs: the planner's rule for the family, and the constructors
-//! from a shape and from a window and a rate (which `ddf-queue` cannot hold:
-//! it does not depend on `ddf-qht`).
+//! The quotient hash tables: QHT (whole stream, distinct items known or
+//! at saturation), QHTD, QQHTD and SQF (at saturation), and a queue of
+//! one-cell-per-row QHTs (count windows, misses allowed) with its
+//! constructors, which `ddf-queue` cannot hold (it depends on no subfilter
+//! family).
 
-use super::{MAX_QUEUE_WINDOW, eligible, queue_window};
-use crate::Config;
-use crate::planner::families::{budget, why};
-use crate::planner::{Candidate, Need};
-use ddf_core::ParamError;
-use ddf_qht::Qht;
+use super::*;
+#[cfg(feature = "queue")]
+use crate::queued::{MAX_QUEUE_WINDOW, eligible, queue_window};
+use ddf_qht::{Qht, Qhtd, Qqhtd, Sqf};
+#[cfg(feature = "queue")]
 use ddf_queue::Queue;
 
+/// QHT (QHT paper §4): [`Qht::parameters_for`] within the budget for
+/// the distinct items given, else its saturated shape.
+pub(crate) fn qht(need: &Need) -> Result<Candidate, String> {
+    unbounded_only(need)?;
+    if need.distinct.is_none() {
+        return saturated(need, |m, p| {
+            let (rows, k, s) = Qht::saturated_parameters_for(m, p)?;
+            let config = Config::Qht {
+                rows,
+                cells_per_row: k,
+                fingerprint_bits: s,
+            };
+            Ok((config, Qht::saturated_sizing(rows, k, s)?))
+        });
+    }
+    let budget = budget(need)?;
+    let n = distinct(need)?;
+    let (rows, k, s) = Qht::parameters_within(budget, n, need.target()).map_err(why)?;
+    let p = Qht::sizing(rows, k, s, n).map_err(why)?;
+    let config = Config::Qht {
+        rows,
+        cells_per_row: k,
+        fingerprint_bits: s,
+    };
+    Ok(Candidate::new(config, p, None, need.seed))
+}
+
+/// QHTD at saturation.
+pub(crate) fn qhtd(need: &Need) -> Result<Candidate, String> {
+    saturated_only(need)?;
+    saturated(need, |m, p| {
+        let (rows, k, s) = Qhtd::saturated_parameters_for(m, p)?;
+        let config = Config::Qhtd {
+            rows,
+            cells_per_row: k,
+            fingerprint_bits: s,
+        };
+        Ok((config, Qhtd::saturated_sizing(rows, k, s)?))
+    })
+}
+
+/// QQHTD at saturation.
+pub(crate) fn qqhtd(need: &Need) -> Result<Candidate, String> {
+    saturated_only(need)?;
+    saturated(need, |m, p| {
+        let (rows, k, s) = Qqhtd::saturated_parameters_for(m, p)?;
+        let config = Config::Qqhtd {
+            rows,
+            cells_per_row: k,
+            fingerprint_bits: s,
+        };
+        Ok((config, Qqhtd::saturated_sizing(rows, k, s)?))
+    })
+}
+
+/// SQF at saturation.
+pub(crate) fn sqf(need: &Need) -> Result<Candidate, String> {
+    saturated_only(need)?;
+    saturated(need, |m, p| {
+        let (rows, k, r, r_prime) = Sqf::saturated_parameters_for(m, p)?;
+        let config = Config::Sqf {
+            rows,
+            cells_per_row: k,
+            r,
+            r_prime,
+        };
+        Ok((config, Sqf::saturated_sizing(rows, k, r, r_prime)?))
+    })
+}
+
+#[cfg(feature = "queue")]
 /// The seed of the subfilters' generators (subfilter `i` gets `seed + i`).
 const SEED: u64 = 0xddf0_5eed_0000_0001;
 
+#[cfg(feature = "queue")]
 /// `L` one-cell-per-row QHTs of `N` rows and `s`-bit fingerprints, `c`
 /// insertions each, subfilter `i` seeded with `seed + i`: what the
 /// planner's `Config::QueuedQht` builds.
-pub(crate) fn build(
+pub(crate) fn build_queued(
     subfilters: usize,
     capacity: u64,
     rows: u64,
@@ -28,6 +101,7 @@ pub(crate) fn build(
     })
 }
 
+#[cfg(feature = "queue")]
 /// A queue of one-cell-per-row QHTs (the queuing construction of the
 /// sliding-window paper §5 over the QHT of the QHT paper §4) for a window of
 /// `window` insertions (1..=2^20) whose predicted false-positive **and**
@@ -63,7 +137,7 @@ pub fn queued_qht(window: u64, fpr: f64) -> Result<Queue<Qht>, ParamError> {
     // The shape (L, c, rows, s) of the rule's queue at `budget`, when it
     // meets both rates.
     let meets = |budget: u64| {
-        let c = rule(w, fpr, budget, None, SEED).ok()?;
+        let c = queued_rule(w, fpr, budget, None, SEED).ok()?;
         match c.config {
             crate::Config::QueuedQht {
                 subfilters,
@@ -94,7 +168,7 @@ pub fn queued_qht(window: u64, fpr: f64) -> Result<Queue<Qht>, ParamError> {
                 format!(
                     "a rate a queue of QHTs reaches for both false positives and false \
                      negatives in less than the {exact} bits of the exact window of {w} \
-                     items (ddf::ExactWindow, which makes no errors)"
+                     items (the exact window, which makes no errors)"
                 ),
             ));
         }
@@ -113,13 +187,15 @@ pub fn queued_qht(window: u64, fpr: f64) -> Result<Queue<Qht>, ParamError> {
         }
     }
     let (subfilters, capacity, rows, fingerprint_bits) = best;
-    build(subfilters, capacity, rows, fingerprint_bits, SEED)
+    build_queued(subfilters, capacity, rows, fingerprint_bits, SEED)
 }
 
+#[cfg(feature = "queue")]
 /// The most subfilters a queued QHT compares: the FPR grows with `L`, and
 /// beyond 16 a budget of a few bits per item leaves rows too short.
 const MAX_QUEUED_QHT_SUBFILTERS: u64 = 16;
 
+#[cfg(feature = "queue")]
 /// A queue of one-cell-per-row QHTs (§5 over the QHT of the QHT paper)
 /// within the budget and meeting the target: for every `L`, the narrowest
 /// fingerprint whose Theorem 7 rate on distinct items
@@ -130,26 +206,26 @@ const MAX_QUEUED_QHT_SUBFILTERS: u64 = 16;
 /// [`queue_rates_fixed_hash`](ddf_theory::qht::queue_rates_fixed_hash)'s
 /// when the distinct items are known and its sum is small, the product's
 /// otherwise.
-pub(crate) fn candidate(need: &Need) -> Result<Candidate, String> {
+pub(crate) fn queued(need: &Need) -> Result<Candidate, String> {
     let w = eligible(need)?;
     let budget = budget(need)?;
     let target = need
-        .target
+        .target()
         .ok_or("sized for a target within a budget (target_fpr and memory_budget)")?;
-    rule(w, target, budget, need.distinct, need.seed)
+    queued_rule(w, target, budget, need.distinct, need.seed)
 }
 
-/// The rule of [`candidate`] for a count window `w`, a target, a budget
+#[cfg(feature = "queue")]
+/// The rule of [`queued`] for a count window `w`, a target, a budget
 /// and (if known) the distinct items of the stream: shared with
 /// [`queued_qht`], which searches the budget.
-pub(crate) fn rule(
+pub(crate) fn queued_rule(
     w: u64,
     target: f64,
     budget: u64,
     distinct: Option<f64>,
     seed: u64,
 ) -> Result<Candidate, String> {
-    use ddf_qht::Qht;
     use ddf_theory::qht::{QhtSubfilter, queue_fpr_one_cell, queue_rates_fixed_hash};
     use ddf_theory::queue::{capacity_for_window, fnr_queue};
     let w = queue_window(w)?;
@@ -206,6 +282,7 @@ pub(crate) fn rule(
     Ok(Candidate::new(config, p, Some(w), seed))
 }
 
+#[cfg(feature = "queue")]
 #[cfg(test)]
 mod tests {
     use super::*;

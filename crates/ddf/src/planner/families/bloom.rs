@@ -1,22 +1,73 @@
-//! A queue of partitioned Bloom filters (sliding-window paper §5.4).
+//! Bloom filters for streams: partitioned (whole stream, distinct items
+//! known), Stable and A2 (whole stream at saturation), and a queue of
+//! partitioned Bloom filters (sliding-window paper §5.4; count windows,
+//! misses allowed).
 
-use super::{eligible, queue_window};
-use crate::Config;
-use crate::planner::families::{budget, why};
-use crate::planner::{Candidate, Need};
+use super::*;
+#[cfg(feature = "queue")]
+use crate::queued::{eligible, queue_window};
+use ddf_bloom::{A2, PartitionedBloom, StableBloom};
 
+/// A partitioned Bloom filter over the whole stream, which never
+/// forgets: only when the number of distinct items is known
+/// ([`PartitionedBloom::parameters_for`]).
+pub(crate) fn partitioned(need: &Need) -> Result<Candidate, String> {
+    unbounded_only(need)?;
+    let n = distinct(need)?;
+    let (k, m) = PartitionedBloom::parameters_for(n, need.goal).map_err(why)?;
+    let p = PartitionedBloom::sizing(k, m, n).map_err(why)?;
+    let config = Config::Bloom {
+        slices: k,
+        slice_bits: m,
+    };
+    Ok(Candidate::new(config, p, None, need.seed))
+}
+
+/// The Stable Bloom filter at saturation.
+pub(crate) fn stable(need: &Need) -> Result<Candidate, String> {
+    saturated_only(need)?;
+    saturated(need, |m, p| {
+        let (cells, d, k, decrements) = StableBloom::saturated_parameters_for(m, p)?;
+        let config = Config::StableBloom {
+            cells,
+            cell_bits: d,
+            probes: k,
+            decrements,
+        };
+        Ok((
+            config,
+            StableBloom::saturated_sizing(cells, d, k, decrements)?,
+        ))
+    })
+}
+
+/// A2 at saturation.
+pub(crate) fn a2(need: &Need) -> Result<Candidate, String> {
+    saturated_only(need)?;
+    saturated(need, |m, p| {
+        let (buffer_bits, k, capacity) = A2::saturated_parameters_for(m, p)?;
+        let config = Config::A2 {
+            buffer_bits,
+            probes: k,
+            capacity,
+        };
+        Ok((config, A2::saturated_sizing(buffer_bits, k, capacity)?))
+    })
+}
+
+#[cfg(feature = "queue")]
 /// The most subfilters a queued candidate compares (§5.4's search range;
 /// the paper's optima are near ten).
 const MAX_QUEUE_SUBFILTERS: u64 = 64;
 
+#[cfg(feature = "queue")]
 /// The queuing construction over partitioned Bloom subfilters (§5.4):
 /// `ddf_queue::plan_for_window` picks `L` for the least predicted
 /// `FPR + FNR` on the stream, each subfilter shaped by
 /// `PartitionedBloom::parameters_for` for its share of the budget; the
 /// rate reported is Theorem 7's on distinct items, the worst case.
-pub(crate) fn candidate(need: &Need) -> Result<Candidate, String> {
+pub(crate) fn queued(need: &Need) -> Result<Candidate, String> {
     let w = eligible(need)?;
-    use ddf_bloom::PartitionedBloom;
     use ddf_theory::bloom::{negative_query_accesses, partitioned_fp, slice_fill_ratio};
     use ddf_theory::queue::fpr_queue;
     use ddf_theory::stream::expected_distinct;

@@ -1,15 +1,11 @@
 //! The queuing construction's rules for the planner (sliding-window paper
-//! §5): the queued families' adapters, which size a queue of subfilters
-//! from the family crates' own parameter choosers and `ddf-theory`'s queue
-//! theory, and the constructors `ddf-queue` cannot hold (it depends on no
-//! subfilter family).
+//! §5), whatever the subfilter: when a queued candidate is sized at all
+//! and for which windows. The queued families' adapters, which size a
+//! queue of subfilters from the family crate's own parameter chooser and
+//! `ddf-theory`'s queue theory, are their subfilter family's
+//! (`planner/families/bloom.rs`, `planner/families/qht.rs`).
 
 use crate::planner::Need;
-
-#[cfg(feature = "bloom")]
-pub(crate) mod bloom;
-#[cfg(feature = "qht")]
-pub(crate) mod qht;
 
 /// Windows up to which the queued candidates are planned: their theory sums
 /// over the `c` insertions of each subfilter for every `L` compared, about
