@@ -150,7 +150,7 @@ macro_rules! filter_enum {
         /// use ddf::{Deduper, Filter, Requirements, Shf, Verdict, plan};
         ///
         /// // From a plan, or from any concrete filter.
-        /// let planned: Filter = plan(&Requirements::count(10_000).target_fpr(0.01))?[0].build()?;
+        /// let planned: Filter = plan(&Requirements::count(10_000).fpr(0.01))?[0].build()?;
         /// let concrete = Filter::from(Shf::with_memory(100_000, 2_000)?);
         /// for filter in [planned, concrete] {
         ///     let mut seen = Deduper::new(filter);
