@@ -209,7 +209,7 @@ impl Subject {
 /// one and in batches; one `Mutex` around one planned APBF (or the best
 /// candidate); and the peers.
 fn subjects(w: u64, held: u64) -> Result<Vec<Subject>, String> {
-    let req = Requirements::count(w).target_fpr(FPR).max_slack(w);
+    let req = Requirements::count(w).fpr(FPR).max_slack(w);
     let sharded = ddf::plan_sharded(&req, ddf::DEFAULT_SHARDS, DELTA).map_err(|e| e.to_string())?;
     let mut s = Vec::new();
     let mut families: Vec<&'static str> = Vec::new();

@@ -234,7 +234,7 @@ fn loadavg() -> String {
 /// over `u64` keys, and over the keys' decimal text (the bytes the Python
 /// package hashes for the same keys). Seconds of each.
 fn rust_side(keys: &[u64], text: &[&[u8]]) -> Result<(f64, f64), String> {
-    let req = Requirements::count(WINDOW).target_fpr(FPR);
+    let req = Requirements::count(WINDOW).fpr(FPR);
     let best = ddf::plan(&req).map_err(|e| e.to_string())?;
     let mut verdicts: Vec<Verdict> = Vec::with_capacity(keys.len());
     let mut seen = Deduper::with_seed(best[0].build().map_err(|e| e.to_string())?, 1);

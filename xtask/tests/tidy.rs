@@ -863,3 +863,133 @@ fn each_family_type_is_named_in_at_most_three_files() {
         bad.join("\n")
     );
 }
+
+/// The other names the false-positive rate once had.
+const OLD_RATE_NAMES: [&str; 4] = ["fp", "epsilon", "target_fpr", "max_fpr"];
+
+/// Crates whose rename to `fpr` lands with other work in flight: each must
+/// still use an old name (the test says when to drop it from this list).
+const RATE_RENAME_PENDING: [&str; 1] = ["ddf-apbf"];
+
+/// The parameters of the `pub fn`s of `text`, as `(line, function,
+/// parameter, type)`: the identifier before each `:` that follows `(` or
+/// `,` up to the body, and the type's first word.
+fn pub_fn_parameters(text: &str) -> Vec<(usize, String, String, String)> {
+    let mut out = Vec::new();
+    for (start, _) in text
+        .match_indices("pub fn ")
+        .chain(text.match_indices("pub const fn "))
+    {
+        let rest = &text[start..];
+        let end = rest.find(['{', ';']).unwrap_or(rest.len());
+        let signature = &rest[..end];
+        let name: String = signature
+            .split("fn ")
+            .nth(1)
+            .unwrap_or("")
+            .chars()
+            .take_while(|c| c.is_alphanumeric() || *c == '_')
+            .collect();
+        let line = text[..start].matches('\n').count() + 1;
+        for piece in signature.split(['(', ',']).skip(1) {
+            let piece = piece.trim_start();
+            let piece = piece.strip_prefix("mut ").unwrap_or(piece);
+            let ident: String = piece
+                .chars()
+                .take_while(|c| c.is_alphanumeric() || *c == '_')
+                .collect();
+            let after = piece[ident.len()..].trim_start();
+            if !ident.is_empty() && after.starts_with(':') && !after.starts_with("::") {
+                let ty: String = after[1..]
+                    .trim_start()
+                    .chars()
+                    .take_while(|c| c.is_alphanumeric() || matches!(c, '_' | '<'))
+                    .collect();
+                out.push((line, name.clone(), ident, ty));
+            }
+        }
+    }
+    out
+}
+
+/// The rate is `fpr` everywhere a user meets it (ARCHITECTURE.md,
+/// "Naming"): no `pub fn` in a crate's `src/` takes it as `fp`, `epsilon`,
+/// `target_fpr` or `max_fpr`, and no parameter error is named so.
+/// `ddf-theory` (whose formulas keep the papers' symbols) and `ddf-sim`
+/// are exempt.
+#[test]
+fn the_rate_is_fpr_everywhere() {
+    let mut bad = Vec::new();
+    let mut pending_clean = Vec::new();
+    for dir in crates() {
+        let krate = dir.file_name().map(|n| n.to_string_lossy().into_owned());
+        let krate = krate.unwrap_or_default();
+        if matches!(krate.as_str(), "ddf-theory" | "ddf-sim") {
+            continue;
+        }
+        let mut rs = Vec::new();
+        files(&dir.join("src"), "rs", &mut rs);
+        let mut found = Vec::new();
+        for path in &rs {
+            let text = read(path);
+            for (line, function, param, ty) in pub_fn_parameters(&text) {
+                // A rate is an `f64` (a cuckoo fingerprint `fp: u32` is not one).
+                let rate = ty == "f64" || ty.starts_with("Option<f64");
+                if rate && OLD_RATE_NAMES.contains(&param.as_str()) {
+                    found.push(format!(
+                        "{}:{line}: `pub fn {function}` takes `{param}`",
+                        path.display()
+                    ));
+                }
+            }
+            // Whitespace removed, so a call split over lines is one string.
+            let squeezed: String = text.chars().filter(|c| !c.is_whitespace()).collect();
+            for call in ["ParamError::new(", "ensure_probability("] {
+                for old in OLD_RATE_NAMES {
+                    if squeezed.contains(&format!("{call}\"{old}\"")) {
+                        found.push(format!("{}: `{call}\"{old}\"`", path.display()));
+                    }
+                }
+            }
+        }
+        if RATE_RENAME_PENDING.contains(&krate.as_str()) {
+            if found.is_empty() {
+                pending_clean.push(krate);
+            }
+        } else {
+            bad.extend(found);
+        }
+    }
+    assert!(
+        bad.is_empty(),
+        "name the false-positive rate `fpr`:\n{}",
+        bad.join("\n")
+    );
+    assert!(
+        pending_clean.is_empty(),
+        "{pending_clean:?} name the rate `fpr` now: remove them from RATE_RENAME_PENDING"
+    );
+}
+
+/// The parser above finds what it must, so the rule above can fail.
+#[test]
+fn pub_fn_parameters_reads_split_signatures() {
+    let text = "/// x\npub fn with_window(\n    window: u64,\n    mut fp: f64,\n) -> Result<Self, E> {\n}\n\
+                pub const fn f<F: Fn(u64) -> u64>(g: F, epsilon: f64) -> u64 { 0 }\n\
+                fn private(fp: f64) {}\n";
+    let found = pub_fn_parameters(text);
+    let names: Vec<(&str, &str, &str)> = found
+        .iter()
+        .map(|(_, f, p, t)| (f.as_str(), p.as_str(), t.as_str()))
+        .collect();
+    assert_eq!(
+        names,
+        [
+            ("with_window", "window", "u64"),
+            ("with_window", "fp", "f64"),
+            ("f", "g", "F"),
+            ("f", "epsilon", "f64"),
+        ]
+    );
+    assert_eq!(found[1].0, 2);
+}

@@ -84,12 +84,13 @@ impl A2 {
     }
 
     /// An A2 for a window of `window` insertions (`w ≥ 2`) whose
-    /// false-positive rate stays at or below `fp` even with both buffers
+    /// false-positive rate stays at or below `fpr` even with both buffers
     /// full: buffers switch every `n = ⌈w/2⌉` insertions, as in the
     /// sliding-window paper §4.3, each buffer answering with rate at most
-    /// `1 − √(1 − fp)` after `n` items, with the optimal `k` for that rate
+    /// `1 − √(1 − fpr)` after `n` items, with the optimal `k` for that rate
     /// and the fewest bits that reach it ([`ddf_theory::a2::buffer_bits`],
     /// which counts the items a buffer skips as already present).
+    /// `fpr` is the rate `e` of a `(w, s, p, e)`-sliding filter (APBF paper §3).
     ///
     /// # Examples
     ///
@@ -101,11 +102,11 @@ impl A2 {
     /// assert_eq!(f.capacity(), 500);
     /// # Ok::<(), ddf_bloom::ParamError>(())
     /// ```
-    pub fn with_window(window: u64, fp: f64) -> Result<Self, ParamError> {
-        let fp = ensure_probability("fp", fp)?;
+    pub fn with_window(window: u64, fpr: f64) -> Result<Self, ParamError> {
+        let fpr = ensure_probability("fpr", fpr)?;
         let w = ensure_range("window", window, 2..=ddf_param::MAX_STATE_BITS)?;
         let n = w.div_ceil(2);
-        let p = buffer_fp_for(fp);
+        let p = buffer_fp_for(fpr);
         let k = probes_for(p)?;
         let m = ddf_theory::a2::buffer_bits(n as f64, f64::from(k), p);
         if !(m.is_finite() && m <= (ddf_param::MAX_STATE_BITS / 2) as f64) {
@@ -119,8 +120,8 @@ impl A2 {
     }
 
     /// An A2 in `memory_bits` bits (two buffers of half each) whose
-    /// false-positive rate stays at or below `fp` with both buffers full:
-    /// the optimal `k` for the per-buffer rate `1 − √(1 − fp)` and the largest
+    /// false-positive rate stays at or below `fpr` with both buffers full:
+    /// the optimal `k` for the per-buffer rate `1 − √(1 − fpr)` and the largest
     /// capacity that keeps it ([`ddf_theory::a2::buffer_capacity`]).
     ///
     /// The QHT paper's configuration is `with_memory(M, 0.1)`.
@@ -136,29 +137,29 @@ impl A2 {
     /// assert!(f.capacity() > 0);
     /// # Ok::<(), ddf_bloom::ParamError>(())
     /// ```
-    pub fn with_memory(memory_bits: u64, fp: f64) -> Result<Self, ParamError> {
-        let (m, k, n) = Self::saturated_parameters_for(memory_bits, fp)?;
+    pub fn with_memory(memory_bits: u64, fpr: f64) -> Result<Self, ParamError> {
+        let (m, k, n) = Self::saturated_parameters_for(memory_bits, fpr)?;
         Self::new(m, k, n)
     }
 
     /// The `(m, k, n)` of [`with_memory`](Self::with_memory)`(memory_bits,
-    /// fp)`: two buffers of `⌊M/2⌋` bits, the optimal `k` for the
-    /// per-buffer rate `1 − √(1 − fp)` and the largest capacity that keeps
-    /// it. Fails as `with_memory` does (parameter `fp` or `memory_bits`).
+    /// fpr)`: two buffers of `⌊M/2⌋` bits, the optimal `k` for the
+    /// per-buffer rate `1 − √(1 − fpr)` and the largest capacity that keeps
+    /// it. Fails as `with_memory` does (parameter `fpr` or `memory_bits`).
     pub fn saturated_parameters_for(
         memory_bits: u64,
-        fp: f64,
+        fpr: f64,
     ) -> Result<(u64, u32, u64), ParamError> {
-        let fp = ensure_probability("fp", fp)?;
+        let fpr = ensure_probability("fpr", fpr)?;
         let m = memory_bits / 2;
-        let p = buffer_fp_for(fp);
+        let p = buffer_fp_for(fpr);
         let k = probes_for(p)?;
         let n = buffer_capacity(m as f64, f64::from(k), p).floor();
         if n.is_nan() || n < 1.0 {
             return Err(ParamError::new(
                 "memory_bits",
                 memory_bits,
-                format!("enough bits for one item per buffer at rate {fp}"),
+                format!("enough bits for one item per buffer at rate {fpr}"),
             ));
         }
         Ok((m, k, n as u64))
@@ -243,7 +244,7 @@ fn probes_for(p: f64) -> Result<u32, ParamError> {
     ddf_theory::bloom::optimal_slices(p)
         .map(|k| k.max(1))
         .filter(|&k| k <= MAX_SLICES)
-        .ok_or_else(|| ParamError::new("fp", p, "a per-buffer rate of at least 2^-64"))
+        .ok_or_else(|| ParamError::new("fpr", p, "a per-buffer rate of at least 2^-64"))
 }
 
 impl DuplicateFilter for A2 {
@@ -370,7 +371,7 @@ mod tests {
         assert_eq!(A2::new(100, 0, 10).unwrap_err().param(), "probes");
         assert_eq!(A2::new(100, 2, 0).unwrap_err().param(), "capacity");
         assert_eq!(A2::with_window(1, 0.1).unwrap_err().param(), "window");
-        assert_eq!(A2::with_window(100, 1.5).unwrap_err().param(), "fp");
+        assert_eq!(A2::with_window(100, 1.5).unwrap_err().param(), "fpr");
         assert_eq!(A2::with_memory(4, 0.1).unwrap_err().param(), "memory_bits");
     }
 

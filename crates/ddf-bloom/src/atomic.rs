@@ -54,17 +54,17 @@ impl AtomicPartitionedBloom {
         PartitionedBloom::new(slices, slice_bits).map(Self::from)
     }
 
-    /// As [`PartitionedBloom::with_items`]: `items` distinct items at rate `fp`.
+    /// As [`PartitionedBloom::with_items`]: `items` distinct items at rate `fpr`.
     ///
     /// ```
     /// use ddf_bloom::AtomicPartitionedBloom;
     /// let f = AtomicPartitionedBloom::with_items(10_000, 0.01)?;
     /// assert_eq!((f.slices(), f.slice_bits()), (7, 14_428));
-    /// assert_eq!(AtomicPartitionedBloom::with_items(10_000, 0.0).unwrap_err().param(), "fp");
+    /// assert_eq!(AtomicPartitionedBloom::with_items(10_000, 0.0).unwrap_err().param(), "fpr");
     /// # Ok::<(), ddf_bloom::ParamError>(())
     /// ```
-    pub fn with_items(items: u64, fp: f64) -> Result<Self, ParamError> {
-        PartitionedBloom::with_items(items, fp).map(Self::from)
+    pub fn with_items(items: u64, fpr: f64) -> Result<Self, ParamError> {
+        PartitionedBloom::with_items(items, fpr).map(Self::from)
     }
 
     /// Whether every slice holds `digest`'s bit.

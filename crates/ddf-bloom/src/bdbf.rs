@@ -122,9 +122,10 @@ impl BlockDecayingBloom {
     }
 
     /// A b_DBF for the last `window` (`w ≥ 1`) insertions whose
-    /// false-positive rate stays at or below `fp` (in `(0, 1)`) at its worst
+    /// false-positive rate stays at or below `fpr` (in `(0, 1)`) at its worst
     /// point, a full current block, on any stream: the parameters of
-    /// [`parameters_for`](Self::parameters_for)`(Goal::Fpr(fp), window)`.
+    /// [`parameters_for`](Self::parameters_for)`(Goal::Fpr(fpr), window)`.
+    /// `fpr` is the rate `e` of a `(w, s, p, e)`-sliding filter (APBF paper §3).
     ///
     /// ```
     /// use ddf_bloom::{BlockDecayingBloom, Windowed};
@@ -132,15 +133,15 @@ impl BlockDecayingBloom {
     /// assert!(f.slack() <= 100);
     /// # Ok::<(), ddf_bloom::ParamError>(())
     /// ```
-    pub fn with_window(window: u64, fp: f64) -> Result<Self, ParamError> {
-        let (m, d, k) = Self::parameters_for(Goal::Fpr(fp), window)?;
+    pub fn with_window(window: u64, fpr: f64) -> Result<Self, ParamError> {
+        let (m, d, k) = Self::parameters_for(Goal::Fpr(fpr), window)?;
         Self::new(window, m, d, k)
     }
 
     /// The `(m, d, k)` (counters, counter bits, probes) for `goal` and a
     /// window of `window` insertions, without allocating.
     ///
-    /// - A rate target `fp`: the narrowest counters whose slack
+    /// - A rate target `fpr`: the narrowest counters whose slack
     ///   `(L + 1)·T − w` is at most `max(1, ⌊w/100⌋)` (the planner's default
     ///   of 1 % of the window; `d = 32` if none is), then for the most items
     ///   reported at once, `n = (L + 1)·T`
@@ -151,8 +152,8 @@ impl BlockDecayingBloom {
     ///   stream since fewer items are ever reported.
     /// - A budget `M`: the QHT authors' rule of [`with_memory`](Self::with_memory).
     ///
-    /// Fails (naming `window`, `fp` or `memory_bits`) when the window or the
-    /// rate is out of range (`fp ≥ 2^-64`: at most 64 probes) or the counters
+    /// Fails (naming `window`, `fpr` or `memory_bits`) when the window or the
+    /// rate is out of range (`fpr ≥ 2^-64`: at most 64 probes) or the counters
     /// would exceed 2^40 bits.
     pub fn parameters_for(goal: Goal, window: u64) -> Result<(u64, u32, u32), ParamError> {
         let w = ddf_param::ensure_window(window, 1 << 62)?;
@@ -179,14 +180,14 @@ impl BlockDecayingBloom {
                 }
                 Ok((counters, d, d))
             }
-            Goal::Fpr(fp) => {
-                let fp = ddf_param::ensure_probability("fp", fp)?;
+            Goal::Fpr(fpr) => {
+                let fpr = ddf_param::ensure_probability("fpr", fpr)?;
                 // Beyond 64 probes, the most `new` takes, the counters needed
                 // grow without bound as the rate falls: refuse such rates.
-                if ddf_theory::bloom::optimal_slices(fp).is_none_or(|k| k > 64) {
+                if ddf_theory::bloom::optimal_slices(fpr).is_none_or(|k| k > 64) {
                     return Err(ParamError::new(
-                        "fp",
-                        fp,
+                        "fpr",
+                        fpr,
                         "a rate of at least 2^-64 (at most 64 probes)",
                     ));
                 }
@@ -200,15 +201,15 @@ impl BlockDecayingBloom {
                 let (block, _) = shape(w, d);
                 let n = ddf_theory::bdbf::live_max(w as f64, block as f64);
                 let (m, k) = (1..=64u32)
-                    .map(|k| (ddf_theory::bdbf::counters_for(n, f64::from(k), fp), k))
+                    .map(|k| (ddf_theory::bdbf::counters_for(n, f64::from(k), fpr), k))
                     .filter(|(m, _)| m.is_finite())
                     .min_by(|a, b| a.0.total_cmp(&b.0))
                     .unwrap_or((f64::INFINITY, 1));
                 let most = (ddf_param::MAX_STATE_BITS / u64::from(d)) as f64;
                 if !(m >= 1.0 && m <= most) {
                     return Err(ParamError::new(
-                        "fp",
-                        fp,
+                        "fpr",
+                        fpr,
                         format!("a rate {n} items reach in at most 2^40 bits of {d}-bit counters"),
                     ));
                 }
@@ -488,13 +489,13 @@ mod tests {
     fn with_window_checks_and_sizes() {
         let param = |r: Result<BlockDecayingBloom, ParamError>| r.unwrap_err().param();
         assert_eq!(param(BlockDecayingBloom::with_window(0, 0.01)), "window");
-        assert_eq!(param(BlockDecayingBloom::with_window(100, 0.0)), "fp");
-        assert_eq!(param(BlockDecayingBloom::with_window(100, 1.0)), "fp");
+        assert_eq!(param(BlockDecayingBloom::with_window(100, 0.0)), "fpr");
+        assert_eq!(param(BlockDecayingBloom::with_window(100, 1.0)), "fpr");
         assert_eq!(
             param(BlockDecayingBloom::with_window(1 << 60, 1e-300)),
-            "fp"
+            "fpr"
         );
-        assert_eq!(param(BlockDecayingBloom::with_window(100, 1e-20)), "fp");
+        assert_eq!(param(BlockDecayingBloom::with_window(100, 1e-20)), "fpr");
         assert!(BlockDecayingBloom::with_window(100, 1e-19).is_ok());
         // w = 10^4: d = 8 gives T = 79, L = 127 and slack 128·79 − 10^4 =
         // 112 > 100; d = 9 gives T = 40, L = 250 and slack 40.
@@ -502,8 +503,8 @@ mod tests {
         assert_eq!((f.counter_bits(), f.block_size(), f.slack()), (9, 40, 40));
         assert!(f.slack() <= 100);
         let n = ddf_theory::bdbf::live_max(10_000.0, f.block_size() as f64);
-        let fp = ddf_theory::bloom::standard_fp(n, f.counters() as f64, f64::from(f.probes()));
-        assert!(fp <= 0.01 && fp > 0.009, "{fp}");
+        let fpr = ddf_theory::bloom::standard_fp(n, f.counters() as f64, f64::from(f.probes()));
+        assert!(fpr <= 0.01 && fpr > 0.009, "{fpr}");
         // Small windows: the slack is at most 1 insertion.
         assert!(BlockDecayingBloom::with_window(3, 0.1).unwrap().slack() <= 1);
     }
@@ -512,8 +513,8 @@ mod tests {
     fn with_window_meets_its_rate_on_a_seeded_stream() {
         // The target bounds the rate at every point; not vacuous: the count
         // is of the target's order (above a fifth).
-        let (w, fp) = (2_000u64, 0.02);
-        let mut f = BlockDecayingBloom::with_window(w, fp).unwrap();
-        ddf_core::testing::assert_fpr_on_distinct_stream(&mut f, fp, 20 * w, 0.2);
+        let (w, fpr) = (2_000u64, 0.02);
+        let mut f = BlockDecayingBloom::with_window(w, fpr).unwrap();
+        ddf_core::testing::assert_fpr_on_distinct_stream(&mut f, fpr, 20 * w, 0.2);
     }
 }

@@ -11,12 +11,12 @@ use std::fmt;
 /// useful false-positive rate.
 pub const MAX_SLICES: u32 = 64;
 
-/// `k = ⌈log₂(1/fp)⌉` slices for a target rate, at most [`MAX_SLICES`].
-fn slices_for(fp: f64) -> Result<u32, ParamError> {
-    let fp = ensure_probability("fp", fp)?;
-    ddf_theory::bloom::optimal_slices(fp)
+/// `k = ⌈log₂(1/fpr)⌉` slices for a target rate, at most [`MAX_SLICES`].
+fn slices_for(fpr: f64) -> Result<u32, ParamError> {
+    let fpr = ensure_probability("fpr", fpr)?;
+    ddf_theory::bloom::optimal_slices(fpr)
         .filter(|&k| (1..=MAX_SLICES).contains(&k))
-        .ok_or_else(|| ParamError::new("fp", fp, "a rate of at least 2^-64"))
+        .ok_or_else(|| ParamError::new("fpr", fpr, "a rate of at least 2^-64"))
 }
 
 /// The least slice that is at most half full after `n` insertions:
@@ -128,12 +128,12 @@ impl PartitionedBloom {
 
     /// The `(k, m)` for `items` distinct insertions and `goal`: for a
     /// target, the slices of [`with_items`](Self::with_items)
-    /// (`k = ⌈log₂(1/fp)⌉`, each half full after `items`); for a budget, the
+    /// (`k = ⌈log₂(1/fpr)⌉`, each half full after `items`); for a budget, the
     /// `k ≤ 64` with the least rate at `m = ⌊budget/k⌋`.
     pub fn parameters_for(items: f64, goal: Goal) -> Result<(u32, u64), ParamError> {
         let n = check_items(items)?;
         let (k, m) = match goal {
-            Goal::Fpr(fp) => (slices_for(fp)?, half_full_slice_bits(n)),
+            Goal::Fpr(fpr) => (slices_for(fpr)?, half_full_slice_bits(n)),
             Goal::Budget(budget) => {
                 let k = ddf_theory::numerics::argmin_int(1..=u64::from(MAX_SLICES), |k| {
                     let m = budget / k;
@@ -154,9 +154,10 @@ impl PartitionedBloom {
     }
 
     /// A filter for `items` distinct items at a false-positive rate of at
-    /// most `fp` (strictly between 0 and 1): `k = ⌈log₂(1/fp)⌉` slices,
+    /// most `fpr` (strictly between 0 and 1): `k = ⌈log₂(1/fpr)⌉` slices,
     /// each the smallest that is at most half full after `items`
-    /// insertions (APBF paper §4.1, Table 1).
+    /// insertions (APBF paper §4.1, Table 1). `fpr` is that section's
+    /// target rate `p`.
     ///
     /// # Examples
     ///
@@ -168,10 +169,10 @@ impl PartitionedBloom {
     /// assert!(PartitionedBloom::with_items(10_000, 0.0).is_err());
     /// # Ok::<(), ddf_bloom::ParamError>(())
     /// ```
-    pub fn with_items(items: u64, fp: f64) -> Result<Self, ParamError> {
-        let fp = ensure_probability("fp", fp)?;
+    pub fn with_items(items: u64, fpr: f64) -> Result<Self, ParamError> {
+        let fpr = ensure_probability("fpr", fpr)?;
         let items = ensure_range("items", items, 1..=ddf_param::MAX_STATE_BITS)?;
-        Self::new(slices_for(fp)?, half_full_slice_bits(items as f64))
+        Self::new(slices_for(fpr)?, half_full_slice_bits(items as f64))
     }
 
     /// The number of slices, `k`.
@@ -346,7 +347,7 @@ mod tests {
         );
         assert_eq!(
             PartitionedBloom::with_items(10, 1.0).unwrap_err().param(),
-            "fp"
+            "fpr"
         );
         assert_eq!(
             PartitionedBloom::with_items(0, 0.1).unwrap_err().param(),

@@ -93,8 +93,8 @@ impl StableBloom {
     }
 
     /// An SBF in `memory_bits` bits (`m = ⌊memory_bits/d⌋` cells) whose
-    /// stable false-positive rate is at most `fp`: `P` is the stable-point
-    /// formula solved for `fp` ([`ddf_theory::stable_bloom::decrements_for_fp`]),
+    /// stable false-positive rate is at most `fpr`: `P` is the stable-point
+    /// formula solved for `fpr` ([`ddf_theory::stable_bloom::decrements_for_fp`]),
     /// rounded up, and at least 1.
     ///
     /// The QHT paper's configuration is `with_memory(M, 2, 2, 0.02)`.
@@ -112,9 +112,9 @@ impl StableBloom {
         memory_bits: u64,
         cell_bits: u32,
         probes: u32,
-        fp: f64,
+        fpr: f64,
     ) -> Result<Self, ParamError> {
-        let fp = ensure_probability("fp", fp)?;
+        let fpr = ensure_probability("fpr", fpr)?;
         let d = ensure_range("cell_bits", cell_bits, 1..=MAX_CELL_BITS)?;
         let k = ensure_range("probes", probes, 1..=MAX_PROBES)?;
         let cells = memory_bits / u64::from(d);
@@ -126,8 +126,8 @@ impl StableBloom {
             ));
         }
         let max = f64::from((1u32 << d) - 1);
-        let p = ddf_theory::stable_bloom::decrements_for_fp(cells as f64, f64::from(k), max, fp);
-        // The rate falls as P grows, so rounding up keeps it at or below fp.
+        let p = ddf_theory::stable_bloom::decrements_for_fp(cells as f64, f64::from(k), max, fpr);
+        // The rate falls as P grows, so rounding up keeps it at or below fpr.
         let decrements = if p.is_finite() {
             p.ceil().clamp(1.0, cells as f64) as u64
         } else {
@@ -165,16 +165,16 @@ impl StableBloom {
     }
 
     /// The `(m, d, K, P)` within `memory_bits` whose stable FPR is at most
-    /// `max_fpr` ([`with_memory`](Self::with_memory)'s `P` for each
+    /// `fpr` ([`with_memory`](Self::with_memory)'s `P` for each
     /// `d ≤ 4`, `K ≤ 8`) and that remembers longest: a cell set to `Max`
     /// reaches 0 after about `Max·m/P` insertions, so the most `Max·m/P`
     /// wins (ties: the lower FPR). The shape for
     /// [`saturated_sizing`](Self::saturated_sizing).
     pub fn saturated_parameters_for(
         memory_bits: u64,
-        max_fpr: f64,
+        fpr: f64,
     ) -> Result<(u64, u32, u32, u64), ParamError> {
-        let max_fpr = ensure_probability("max_fpr", max_fpr)?;
+        let fpr = ensure_probability("fpr", fpr)?;
         let mut best: Option<(f64, f64, u64, u32, u32, u64)> = None;
         for d in 1..=4u32 {
             for k in 1..=8u32 {
@@ -187,9 +187,9 @@ impl StableBloom {
                     cells as f64,
                     f64::from(k),
                     max,
-                    max_fpr,
+                    fpr,
                 );
-                // The rate falls as P grows: rounding up keeps it ≤ max_fpr.
+                // The rate falls as P grows: rounding up keeps it ≤ fpr.
                 let p = if p.is_finite() {
                     p.ceil().clamp(1.0, cells as f64) as u64
                 } else {
@@ -198,7 +198,7 @@ impl StableBloom {
                 let Ok(pred) = Self::saturated_sizing(cells, d, k, p) else {
                     continue;
                 };
-                if pred.fpr.is_nan() || pred.fpr > max_fpr {
+                if pred.fpr.is_nan() || pred.fpr > fpr {
                     continue;
                 }
                 let memory = max * cells as f64 / p as f64;
@@ -211,7 +211,7 @@ impl StableBloom {
             ParamError::new(
                 "memory_bits",
                 memory_bits,
-                format!("a budget some d ≤ 4, K ≤ 8 fill with a stable FPR ≤ {max_fpr}"),
+                format!("a budget some d ≤ 4, K ≤ 8 fill with a stable FPR ≤ {fpr}"),
             )
         })?;
         Ok((cells, d, k, p))
@@ -401,7 +401,7 @@ mod tests {
             StableBloom::with_memory(1000, 2, 2, 0.0)
                 .unwrap_err()
                 .param(),
-            "fp"
+            "fpr"
         );
     }
 

@@ -9,12 +9,12 @@ proptest! {
     #![proptest_config(ProptestConfig::with_cases(256))]
 
     #[test]
-    fn partitioned(slices in width(), slice_bits in size(), items in size(), fp in probability()) {
-        let names = &["slices", "slice_bits", "items", "fp"];
+    fn partitioned(slices in width(), slice_bits in size(), items in size(), fpr in probability()) {
+        let names = &["slices", "slice_bits", "items", "fpr"];
         check(PartitionedBloom::new(slices, slice_bits), names)?;
-        check(PartitionedBloom::with_items(items, fp), names)?;
+        check(PartitionedBloom::with_items(items, fpr), names)?;
         check(AtomicPartitionedBloom::new(slices, slice_bits), names)?;
-        check(AtomicPartitionedBloom::with_items(items, fp), names)?;
+        check(AtomicPartitionedBloom::with_items(items, fpr), names)?;
     }
 
     #[test]
@@ -24,11 +24,11 @@ proptest! {
         probes in width(),
         decrements in size(),
         memory in size(),
-        fp in probability(),
+        fpr in probability(),
     ) {
-        let names = &["cells", "cell_bits", "probes", "decrements", "memory_bits", "fp"];
+        let names = &["cells", "cell_bits", "probes", "decrements", "memory_bits", "fpr"];
         check(StableBloom::new(cells, cell_bits, probes, decrements), names)?;
-        check_budget(StableBloom::with_memory(memory, cell_bits, probes, fp), memory, names)?;
+        check_budget(StableBloom::with_memory(memory, cell_bits, probes, fpr), memory, names)?;
     }
 
     #[test]
@@ -38,12 +38,12 @@ proptest! {
         capacity in size(),
         window in size(),
         memory in size(),
-        fp in probability(),
+        fpr in probability(),
     ) {
-        let names = &["buffer_bits", "probes", "capacity", "window", "memory_bits", "fp"];
+        let names = &["buffer_bits", "probes", "capacity", "window", "memory_bits", "fpr"];
         check(A2::new(buffer_bits, probes, capacity), names)?;
-        check(A2::with_window(window, fp), names)?;
-        check_budget(A2::with_memory(memory, fp), memory, names)?;
+        check(A2::with_window(window, fpr), names)?;
+        check_budget(A2::with_memory(memory, fpr), memory, names)?;
     }
 
     #[test]
@@ -53,11 +53,11 @@ proptest! {
         counter_bits in width(),
         probes in width(),
         memory in size(),
-        fp in probability(),
+        fpr in probability(),
     ) {
-        let names = &["window", "counters", "counter_bits", "probes", "memory_bits", "fp"];
+        let names = &["window", "counters", "counter_bits", "probes", "memory_bits", "fpr"];
         check(BlockDecayingBloom::new(window, counters, counter_bits, probes), names)?;
-        check(BlockDecayingBloom::with_window(window, fp), names)?;
+        check(BlockDecayingBloom::with_window(window, fpr), names)?;
         check_budget(BlockDecayingBloom::with_memory(memory, window), memory, names)?;
     }
 }

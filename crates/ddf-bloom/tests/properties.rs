@@ -72,15 +72,15 @@ proptest! {
         b in 0u32..40,
         c in 0u32..70,
         d in 0u64..50_000,
-        fp in -0.5f64..1.5,
+        fpr in -0.5f64..1.5,
     ) {
         let _ = PartitionedBloom::new(c, a);
-        let _ = PartitionedBloom::with_items(d, fp);
+        let _ = PartitionedBloom::with_items(d, fpr);
         let _ = StableBloom::new(a, b, c, d);
-        let _ = StableBloom::with_memory(a, b, c, fp);
+        let _ = StableBloom::with_memory(a, b, c, fpr);
         let _ = A2::new(a, c, d);
-        let _ = A2::with_window(d, fp);
-        let _ = A2::with_memory(a, fp);
+        let _ = A2::with_window(d, fpr);
+        let _ = A2::with_memory(a, fpr);
         let _ = BlockDecayingBloom::new(d, a, b, c);
         let _ = BlockDecayingBloom::with_memory(a, d);
     }

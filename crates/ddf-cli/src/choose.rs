@@ -111,8 +111,8 @@ pub(crate) fn requirements(args: &PlanArgs) -> Result<Option<Requirements>, Stri
         },
     };
     match (args.fpr, args.max_memory) {
-        (Some(p), _) => req = req.target_fpr(p),
-        (None, None) => req = req.target_fpr(DEFAULT_FPR),
+        (Some(p), _) => req = req.fpr(p),
+        (None, None) => req = req.fpr(DEFAULT_FPR),
         (None, Some(_)) => {}
     }
     if let Some(bytes) = args.max_memory {

@@ -477,15 +477,15 @@ impl StreamingCuckoo {
     }
 
     /// The `(m, b, f)` within `memory_bits` whose saturated FPR is at most
-    /// `max_fpr` and whose table holds the most fingerprints `m·b` (ties:
+    /// `fpr` and whose table holds the most fingerprints `m·b` (ties:
     /// the lower FPR), among `b ≤ 8`, `f ≤ 32`, `m = ⌊M/(b·f)⌋`: the shape
     /// for [`saturated_sizing`](Self::saturated_sizing). At saturation
     /// `FPR + FNR = 1` whatever the shape; more cells remember longer.
     pub fn saturated_parameters_for(
         memory_bits: u64,
-        max_fpr: f64,
+        fpr: f64,
     ) -> Result<(u64, usize, u32), ParamError> {
-        let max_fpr = ddf_param::ensure_probability("max_fpr", max_fpr)?;
+        let fpr = ddf_param::ensure_probability("fpr", fpr)?;
         let mut best: Option<(u64, f64, u64, usize, u32)> = None;
         for b in 1..=8usize {
             for f in 1..=32u32 {
@@ -493,7 +493,7 @@ impl StreamingCuckoo {
                 let Ok(p) = Self::saturated_sizing(buckets, b, f) else {
                     continue;
                 };
-                if p.fpr.is_nan() || p.fpr > max_fpr {
+                if p.fpr.is_nan() || p.fpr > fpr {
                     continue;
                 }
                 let cells = buckets * b as u64;
@@ -506,7 +506,7 @@ impl StreamingCuckoo {
             ParamError::new(
                 "memory_bits",
                 memory_bits,
-                format!("a budget some b ≤ 8, f ≤ 32 fill with a saturated FPR ≤ {max_fpr}"),
+                format!("a budget some b ≤ 8, f ≤ 32 fill with a saturated FPR ≤ {fpr}"),
             )
         })?;
         Ok((buckets, b, f))

@@ -153,8 +153,8 @@ impl Args {
             }
         };
         match (self.fpr, self.max_memory) {
-            (Some(p), _) => req = req.target_fpr(p),
-            (None, None) => req = req.target_fpr(DEFAULT_FPR),
+            (Some(p), _) => req = req.fpr(p),
+            (None, None) => req = req.fpr(DEFAULT_FPR),
             (None, Some(_)) => {}
         }
         if let Some(bytes) = self.max_memory {

@@ -63,11 +63,11 @@ impl Qht {
     /// The `(N, k, s)` within `memory_bits` with the least `FPR_∞ + FNR_∞`
     /// on a uniform stream over `distinct_items`, among `k ≤ 8`, `s ≤ 32`,
     /// `N = ⌊M/(k·s)⌋` that [`sizing`](Self::sizing) accepts and whose
-    /// `FPR_∞` is at most `max_fpr` (when given).
+    /// `FPR_∞` is at most `fpr` (when given).
     pub fn parameters_within(
         memory_bits: u64,
         distinct_items: f64,
-        max_fpr: Option<f64>,
+        fpr: Option<f64>,
     ) -> Result<(u64, usize, u32), ParamError> {
         let mut best: Option<(f64, u64, usize, u32)> = None;
         for k in 1..=SEARCH_MAX_K {
@@ -76,7 +76,7 @@ impl Qht {
                 let Ok(p) = Self::sizing(rows, k, s, distinct_items) else {
                     continue;
                 };
-                if max_fpr.is_some_and(|t| p.fpr > t) || !(p.fpr + p.fnr).is_finite() {
+                if fpr.is_some_and(|t| p.fpr > t) || !(p.fpr + p.fnr).is_finite() {
                     continue;
                 }
                 if best.is_none_or(|b| p.fpr + p.fnr < b.0) {
@@ -88,7 +88,7 @@ impl Qht {
             ParamError::new(
                 "memory_bits",
                 memory_bits,
-                match max_fpr {
+                match fpr {
                     Some(t) => format!("a budget some k ≤ {SEARCH_MAX_K}, s ≤ {SEARCH_MAX_S} fill with FPR_∞ ≤ {t}"),
                     None => format!("a budget of at least one row of some k ≤ {SEARCH_MAX_K}, s ≤ {SEARCH_MAX_S}"),
                 },
@@ -125,8 +125,8 @@ fn saturated(
     Ok(Prediction::exact_window(bits, fpr, 1.0).with_misses(fnr))
 }
 
-/// The `(N, k, s)` within `memory_bits` whose saturated FPR `fpr(k, S)` is at
-/// most `max_fpr` and whose table holds the most fingerprints `N·k` (ties:
+/// The `(N, k, s)` within `memory_bits` whose saturated FPR `fpr_at(k, S)` is at
+/// most `fpr` and whose table holds the most fingerprints `N·k` (ties:
 /// the lower FPR), among `k ≤ 8`, `s ≤ 32`, `N = ⌊M/(k·s)⌋`.
 ///
 /// At saturation `FPR + FNR = 1` whatever the shape (Claim 4.1), so the
@@ -134,10 +134,10 @@ fn saturated(
 /// on a stream with repeats, `FNR_∞` falls as `N·k/U` grows (§4.2).
 fn saturated_shape(
     memory_bits: u64,
-    max_fpr: f64,
-    fpr: fn(f64, f64) -> f64,
+    fpr: f64,
+    fpr_at: fn(f64, f64) -> f64,
 ) -> Result<(u64, usize, u32), ParamError> {
-    let max_fpr = ddf_param::ensure_probability("max_fpr", max_fpr)?;
+    let fpr = ddf_param::ensure_probability("fpr", fpr)?;
     let mut best: Option<(u64, f64, u64, usize, u32)> = None;
     for k in 1..=SEARCH_MAX_K {
         for s in 1..=SEARCH_MAX_S {
@@ -145,8 +145,8 @@ fn saturated_shape(
             if table_bits(rows, k, s).is_err() {
                 continue;
             }
-            let f = fpr(k as f64, Qht::fingerprint_values(s));
-            if f > max_fpr {
+            let f = fpr_at(k as f64, Qht::fingerprint_values(s));
+            if f > fpr {
                 continue;
             }
             let cells = rows * k as u64;
@@ -159,7 +159,7 @@ fn saturated_shape(
         ParamError::new(
             "memory_bits",
             memory_bits,
-            format!("a budget some k ≤ {SEARCH_MAX_K}, s ≤ {SEARCH_MAX_S} fill with a saturated FPR ≤ {max_fpr}"),
+            format!("a budget some k ≤ {SEARCH_MAX_K}, s ≤ {SEARCH_MAX_S} fill with a saturated FPR ≤ {fpr}"),
         )
     })?;
     Ok((rows, k, s))
@@ -182,13 +182,13 @@ impl Qht {
     }
 
     /// The `(N, k, s)` within `memory_bits` whose saturated FPR is at most
-    /// `max_fpr` and whose table holds the most fingerprints (ties: the
+    /// `fpr` and whose table holds the most fingerprints (ties: the
     /// lower FPR): the shape for [`saturated_sizing`](Self::saturated_sizing).
     pub fn saturated_parameters_for(
         memory_bits: u64,
-        max_fpr: f64,
+        fpr: f64,
     ) -> Result<(u64, usize, u32), ParamError> {
-        saturated_shape(memory_bits, max_fpr, fpr_inf)
+        saturated_shape(memory_bits, fpr, fpr_inf)
     }
 }
 
@@ -211,9 +211,9 @@ impl Qhtd {
     /// as [`Qht::saturated_parameters_for`] does.
     pub fn saturated_parameters_for(
         memory_bits: u64,
-        max_fpr: f64,
+        fpr: f64,
     ) -> Result<(u64, usize, u32), ParamError> {
-        saturated_shape(memory_bits, max_fpr, qhtd_fpr_inf)
+        saturated_shape(memory_bits, fpr, qhtd_fpr_inf)
     }
 }
 
@@ -237,9 +237,9 @@ impl Qqhtd {
     /// as [`Qht::saturated_parameters_for`] does.
     pub fn saturated_parameters_for(
         memory_bits: u64,
-        max_fpr: f64,
+        fpr: f64,
     ) -> Result<(u64, usize, u32), ParamError> {
-        saturated_shape(memory_bits, max_fpr, qqhtd_fpr_inf)
+        saturated_shape(memory_bits, fpr, qqhtd_fpr_inf)
     }
 }
 
@@ -301,7 +301,7 @@ mod tests {
             Qht::saturated_parameters_for(1 << 20, 1.5)
                 .unwrap_err()
                 .param(),
-            "max_fpr"
+            "fpr"
         );
     }
 

@@ -273,16 +273,16 @@ impl Sqf {
     }
 
     /// The `(N, k, r, r')` within `memory_bits` whose saturated FPR is at
-    /// most `max_fpr` and whose table holds the most fingerprints `N·k`
+    /// most `fpr` and whose table holds the most fingerprints `N·k`
     /// (ties: the lower FPR), among `k ≤ 8`, `2 ≤ r ≤ 32`, `1 ≤ r' < r`,
     /// `N = ⌊M/(k·σ)⌋`: the shape for
     /// [`saturated_sizing`](Self::saturated_sizing), chosen as
     /// `Qht::saturated_parameters_for` does.
     pub fn saturated_parameters_for(
         memory_bits: u64,
-        max_fpr: f64,
+        fpr: f64,
     ) -> Result<(u64, usize, u32, u32), ParamError> {
-        let max_fpr = ddf_param::ensure_probability("max_fpr", max_fpr)?;
+        let fpr = ddf_param::ensure_probability("fpr", fpr)?;
         let mut best: Option<(u64, f64, u64, usize, u32, u32)> = None;
         for k in 1..=8usize {
             for r in 2..=32u32 {
@@ -293,7 +293,7 @@ impl Sqf {
                     let Ok(p) = Self::saturated_sizing(rows, k, r, r_prime) else {
                         continue;
                     };
-                    if p.fpr.is_nan() || p.fpr > max_fpr {
+                    if p.fpr.is_nan() || p.fpr > fpr {
                         continue;
                     }
                     let cells = rows * k as u64;
@@ -307,7 +307,7 @@ impl Sqf {
             ParamError::new(
                 "memory_bits",
                 memory_bits,
-                format!("a budget some k ≤ 8, r ≤ 32 fill with a saturated FPR ≤ {max_fpr}"),
+                format!("a budget some k ≤ 8, r ≤ 32 fill with a saturated FPR ≤ {fpr}"),
             )
         })?;
         Ok((rows, k, r, r_prime))

@@ -291,7 +291,7 @@ fn reserve_key(r: &Reserve) -> Result<DdfKey, RedisError> {
         }
     };
     if let Some(p) = r.error {
-        req = req.target_fpr(p);
+        req = req.fpr(p);
     }
     if let Some(s) = r.slack {
         req = req.max_slack(s);

@@ -93,10 +93,10 @@ mod tests {
 
     #[test]
     fn the_cap_is_checked_before_building() {
-        let req = Requirements::count(1 << 30).target_fpr(1e-3);
+        let req = Requirements::count(1 << 30).fpr(1e-3);
         let e = plan_filter(&req, None, 1 << 20).expect_err("over the cap");
         assert!(e.contains("ddf.max-memory"), "{e}");
-        let (c, f) = plan_filter(&Requirements::count(1000).target_fpr(1e-2), None, 1 << 20)
+        let (c, f) = plan_filter(&Requirements::count(1000).fpr(1e-2), None, 1 << 20)
             .expect("a small filter");
         assert_eq!(ddf::DuplicateFilter::memory_bits(&f), c.memory_bits);
     }

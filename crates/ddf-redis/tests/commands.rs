@@ -185,11 +185,11 @@ fn bad_arguments_are_clear_errors() {
         ),
         (
             &["DDF.RESERVE", "k", "WINDOW", "10", "ERROR", "1.5"],
-            "target_fpr",
+            "invalid fpr = ",
         ),
         (
             &["DDF.RESERVE", "k", "WINDOW", "10", "ERROR", "0"],
-            "target_fpr",
+            "invalid fpr = ",
         ),
         (
             &["DDF.RESERVE", "k", "WINDOW", "-3", "ERROR", "0.01"],

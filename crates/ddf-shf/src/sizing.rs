@@ -8,15 +8,15 @@ use ddf_core::{Goal, ParamError, Prediction};
 use ddf_theory::shf::{cshf_hash_bits, shf_hash_bits, shf_memory_bits, stored_hashes_fp};
 
 /// The narrowest `h` in 1..=64 whose false-positive probability
-/// `1 − (1 − 2^−h)^w` is at most `fp`.
-fn narrowest_for(window: u64, fp: f64) -> Result<u32, ParamError> {
-    let fp = ddf_param::ensure_probability("fp", fp)?;
+/// `1 − (1 − 2^−h)^w` is at most `fpr`.
+fn narrowest_for(window: u64, fpr: f64) -> Result<u32, ParamError> {
+    let fpr = ddf_param::ensure_probability("fpr", fpr)?;
     (1..=64u32)
-        .find(|&h| stored_hashes_fp(f64::from(h), window as f64) <= fp)
+        .find(|&h| stored_hashes_fp(f64::from(h), window as f64) <= fpr)
         .ok_or_else(|| {
             ParamError::new(
-                "fp",
-                fp,
+                "fpr",
+                fpr,
                 format!("a rate 64-bit hashes reach for a window of {window}"),
             )
         })

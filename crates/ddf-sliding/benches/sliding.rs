@@ -18,13 +18,13 @@ use std::time::Instant;
 const N: u64 = 100_000;
 const BATCH: u64 = 4096;
 
-fn epsilon() -> f64 {
+fn fpr() -> f64 {
     2f64.powi(-10)
 }
 
 /// A filter at design load `load` after four windows of distinct items.
 fn warmed(load: f64) -> (SlidingBloom, u64) {
-    let mut f = SlidingBloom::least_space(N, epsilon())
+    let mut f = SlidingBloom::least_space(N, fpr())
         .and_then(|f| f.with_design_load(load))
         .expect("valid parameters");
     let warm = 4 * (N + ddf_core::Windowed::slack(&f));
@@ -55,7 +55,7 @@ fn inserts(c: &mut Criterion) {
     group.throughput(Throughput::Elements(BATCH));
     let (mut f, _) = warmed(ddf_sliding::DESIGN_LOAD);
     let mut timed =
-        SlidingBloom::with_time_span(N, Slack::LeastSpace, N, epsilon()).expect("valid parameters");
+        SlidingBloom::with_time_span(N, Slack::LeastSpace, N, fpr()).expect("valid parameters");
     let mut now = 0u64;
     let mut rng = SplitMix64::new(7);
     // Uniform over 2n: about 40 % of items repeat within the window. The

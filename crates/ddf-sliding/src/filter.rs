@@ -91,11 +91,11 @@ pub struct SlidingBloom {
 impl SlidingBloom {
     /// An `(n, m, ε)`-sliding Bloom filter over the last `window` insertions
     /// (`n ≥ 1`), forgetting items within `slack` more, with false-positive
-    /// probability at most `epsilon` for older and unseen items.
+    /// probability at most `fpr` (the paper's `ε`) for older and unseen items.
     ///
     /// The generations `c` are the least-space choice among those whose
     /// slack fits (about `max(log₂(1/ε), n/m)`, §2.3). Fails with a
-    /// [`ParamError`] naming `window`, `epsilon` (in `(0, 1)`, and large
+    /// [`ParamError`] naming `window`, `fpr` (in `(0, 1)`, and large
     /// enough for a 32-bit cell), `slack` (for `Slack::AtMost(m)`: small
     /// slacks need many generations and wide tags) or `capacity` (a table
     /// above 2^40 bits).
@@ -109,11 +109,11 @@ impl SlidingBloom {
     /// assert!(f.slack() <= 1_000);
     /// assert_eq!(f.observe(Digest::mixed(8)), Verdict::Unseen);
     /// assert_eq!(f.observe(Digest::mixed(8)), Verdict::Duplicate);
-    /// assert_eq!(SlidingBloom::new(10_000, Slack::AtMost(1_000), 1.0).unwrap_err().param(), "epsilon");
+    /// assert_eq!(SlidingBloom::new(10_000, Slack::AtMost(1_000), 1.0).unwrap_err().param(), "fpr");
     /// # Ok::<(), ddf_sliding::ParamError>(())
     /// ```
-    pub fn new(window: u64, slack: Slack, epsilon: f64) -> Result<Self, ParamError> {
-        Self::from_request(Request::count(window, slack, None, epsilon))
+    pub fn new(window: u64, slack: Slack, fpr: f64) -> Result<Self, ParamError> {
+        Self::from_request(Request::count(window, slack, None, fpr))
     }
 
     /// An `(n, ε)`-sliding Bloom filter (`m = ∞`): the slack is whatever
@@ -130,8 +130,8 @@ impl SlidingBloom {
     /// assert!(least.memory_bits() <= tight.memory_bits());
     /// # Ok::<(), ddf_sliding::ParamError>(())
     /// ```
-    pub fn least_space(window: u64, epsilon: f64) -> Result<Self, ParamError> {
-        Self::new(window, Slack::LeastSpace, epsilon)
+    pub fn least_space(window: u64, fpr: f64) -> Result<Self, ParamError> {
+        Self::new(window, Slack::LeastSpace, fpr)
     }
 
     /// A filter with exactly `generations` generations (`c`, in `1..=window`),
@@ -148,16 +148,12 @@ impl SlidingBloom {
     /// assert_eq!(f.slack(), 2_499);
     /// # Ok::<(), ddf_sliding::ParamError>(())
     /// ```
-    pub fn with_generations(
-        window: u64,
-        generations: u64,
-        epsilon: f64,
-    ) -> Result<Self, ParamError> {
+    pub fn with_generations(window: u64, generations: u64, fpr: f64) -> Result<Self, ParamError> {
         Self::from_request(Request::count(
             window,
             Slack::LeastSpace,
             Some(generations),
-            epsilon,
+            fpr,
         ))
     }
 
@@ -193,9 +189,9 @@ impl SlidingBloom {
         span: u64,
         slack: Slack,
         capacity: u64,
-        epsilon: f64,
+        fpr: f64,
     ) -> Result<Self, ParamError> {
-        Self::from_request(Request::time(span, slack, capacity, epsilon))
+        Self::from_request(Request::time(span, slack, capacity, fpr))
     }
 
     /// What [`new`](Self::new) would build, without allocating it: the
@@ -203,8 +199,8 @@ impl SlidingBloom {
     /// misses within the window, the false-positive bound for items older
     /// than window + slack). [`table_sizing`](Self::table_sizing) gives the
     /// table's shape as well.
-    pub fn sizing(window: u64, slack: Slack, epsilon: f64) -> Result<Prediction, ParamError> {
-        Self::table_sizing(window, slack, None, epsilon).map(|s| s.prediction())
+    pub fn sizing(window: u64, slack: Slack, fpr: f64) -> Result<Prediction, ParamError> {
+        Self::table_sizing(window, slack, None, fpr).map(|s| s.prediction())
     }
 
     /// What [`with_time_span`](Self::with_time_span) would build, without
@@ -213,24 +209,24 @@ impl SlidingBloom {
         span: u64,
         slack: Slack,
         capacity: u64,
-        epsilon: f64,
+        fpr: f64,
     ) -> Result<Prediction, ParamError> {
-        Self::table_sizing(span, slack, Some(capacity), epsilon).map(|s| s.prediction())
+        Self::table_sizing(span, slack, Some(capacity), fpr).map(|s| s.prediction())
     }
 
     /// The table [`new`](Self::new) (`capacity` `None`) or
     /// [`with_time_span`](Self::with_time_span) (`Some(capacity)`) would
-    /// build for `window`, `slack` and `epsilon`, without allocating it:
+    /// build for `window`, `slack` and `fpr`, without allocating it:
     /// generations, buckets, bits and where they go.
     pub fn table_sizing(
         window: u64,
         slack: Slack,
         capacity: Option<u64>,
-        epsilon: f64,
+        fpr: f64,
     ) -> Result<Sizing, ParamError> {
         let request = match capacity {
-            Some(c) => Request::time(window, slack, c, epsilon),
-            None => Request::count(window, slack, None, epsilon),
+            Some(c) => Request::time(window, slack, c, fpr),
+            None => Request::count(window, slack, None, fpr),
         };
         Ok(Plan::new(request)?.sizing())
     }
@@ -348,9 +344,9 @@ impl SlidingBloom {
         self.plan.buckets * CELLS_PER_BUCKET as u64
     }
 
-    /// The `epsilon` asked for.
-    pub fn epsilon(&self) -> f64 {
-        self.plan.request.epsilon
+    /// The false-positive rate asked for, `fpr` (the paper's `ε`).
+    pub fn fpr(&self) -> f64 {
+        self.plan.request.fpr
     }
 
     /// The most entries that can be active at once, `(c + 1)·⌈n/c⌉` (the
@@ -367,7 +363,7 @@ impl SlidingBloom {
 
     /// The guaranteed false-positive probability of an item not inserted in
     /// the last `n + m`: [`max_active`](Self::max_active) over
-    /// [`key_space`](Self::key_space), at most `epsilon` (§2.1's union bound).
+    /// [`key_space`](Self::key_space), at most `fpr` (§2.1's union bound).
     pub fn false_positive_bound(&self) -> f64 {
         self.plan.false_positive_bound()
     }

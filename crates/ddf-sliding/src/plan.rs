@@ -187,35 +187,35 @@ pub(crate) struct Request {
     pub(crate) capacity: u64,
     /// `c` fixed by the caller, or chosen by the plan.
     pub(crate) generations: Option<u64>,
-    pub(crate) epsilon: f64,
+    pub(crate) fpr: f64,
     /// The design load, in [`DESIGN_LOAD_RANGE`].
     pub(crate) load: f64,
 }
 
 impl Request {
     /// A count window of `window` insertions, with the default design load.
-    pub(crate) fn count(window: u64, slack: Slack, generations: Option<u64>, epsilon: f64) -> Self {
+    pub(crate) fn count(window: u64, slack: Slack, generations: Option<u64>, fpr: f64) -> Self {
         Request {
             clock: Clock::Count,
             window,
             slack,
             capacity: window,
             generations,
-            epsilon,
+            fpr,
             load: DESIGN_LOAD,
         }
     }
 
     /// A time window of `span` units planned for `capacity` insertions per
     /// span, with the default design load.
-    pub(crate) fn time(span: u64, slack: Slack, capacity: u64, epsilon: f64) -> Self {
+    pub(crate) fn time(span: u64, slack: Slack, capacity: u64, fpr: f64) -> Self {
         Request {
             clock: Clock::Time,
             window: span,
             slack,
             capacity,
             generations: None,
-            epsilon,
+            fpr,
             load: DESIGN_LOAD,
         }
     }
@@ -264,7 +264,7 @@ impl Plan {
         };
         ensure_range(window_name, request.window, 1..=u64::MAX)?;
         ensure_range("capacity", request.capacity, 1..=u64::MAX)?;
-        ensure_probability("epsilon", request.epsilon)?;
+        ensure_probability("fpr", request.fpr)?;
         if !DESIGN_LOAD_RANGE.contains(&request.load) {
             return Err(ParamError::new(
                 "load",
@@ -281,14 +281,14 @@ impl Plan {
             // the generations of least space: blame the slack.
             match request.slack {
                 Slack::AtMost(m)
-                    if e.param() == "epsilon"
+                    if e.param() == "fpr"
                         && request.generations.is_none()
                         && Self::with_generations(request, free_generations(&request)).is_ok() =>
                 {
                     ParamError::new(
                         "slack",
                         m,
-                        format!("a larger slack for this epsilon: {}", e.expected()),
+                        format!("a larger slack for this rate: {}", e.expected()),
                     )
                 }
                 _ => e,
@@ -346,11 +346,11 @@ impl Plan {
             ));
         }
         let buckets = buckets as u64;
-        let remainder_bits = remainder_bits(max_active, buckets, request.epsilon);
+        let remainder_bits = remainder_bits(max_active, buckets, request.fpr);
         if remainder_bits + tag_bits > MAX_CELL_BITS {
             let (param, value) = match request.generations {
                 Some(_) => ("generations", c.to_string()),
-                None => ("epsilon", request.epsilon.to_string()),
+                None => ("fpr", request.fpr.to_string()),
             };
             return Err(ParamError::new(
                 param,
@@ -422,7 +422,7 @@ impl Plan {
     /// Where the bits go ([`SpaceBreakdown`]), per element of the capacity.
     pub(crate) fn breakdown(&self) -> SpaceBreakdown {
         let n = self.request.capacity as f64;
-        let log_eps = (1.0 / self.request.epsilon).log2();
+        let log_eps = (1.0 / self.request.fpr).log2();
         let active = self.max_active as f64 / n;
         let cell = f64::from(self.remainder_bits + self.tag_bits);
         let cells = (self.buckets * CELLS_PER_BUCKET as u64) as f64;
@@ -498,9 +498,9 @@ pub(crate) fn retention_excess(clock: Clock, window: u64, c: u64) -> u64 {
 /// The smallest `r ≥ 1` with `2·max_active / (B·(2^r − 1)) ≤ ε`: the union
 /// bound of §2.1 over the active entries, each matching a query's bucket pair
 /// with probability at most `2/B` and its remainder with `1/(2^r − 1)`.
-fn remainder_bits(max_active: u64, buckets: u64, epsilon: f64) -> u32 {
-    let needed = 2.0 * max_active as f64 / (buckets as f64 * epsilon);
-    // Clamped so that a denormal epsilon (an infinite `needed`) stays a
+fn remainder_bits(max_active: u64, buckets: u64, fpr: f64) -> u32 {
+    let needed = 2.0 * max_active as f64 / (buckets as f64 * fpr);
+    // Clamped so that a denormal rate (an infinite `needed`) stays a
     // too-wide cell for the caller to reject, not an overflowing width.
     let mut r = (needed + 1.0).log2().ceil().clamp(1.0, 40.0) as u32;
     // Correct a rounding of the logarithm either way; capped where it no
@@ -605,8 +605,8 @@ fn choose_generations(request: &Request) -> Result<u64, ParamError> {
 mod tests {
     use super::*;
 
-    fn count(n: u64, slack: Slack, epsilon: f64) -> Result<Plan, ParamError> {
-        Plan::new(Request::count(n, slack, None, epsilon))
+    fn count(n: u64, slack: Slack, fpr: f64) -> Result<Plan, ParamError> {
+        Plan::new(Request::count(n, slack, None, fpr))
     }
 
     #[test]
@@ -710,15 +710,15 @@ mod tests {
         );
         assert_eq!(
             count(10, Slack::LeastSpace, 0.0).unwrap_err().param(),
-            "epsilon"
+            "fpr"
         );
         assert_eq!(
             count(10, Slack::LeastSpace, 1.0).unwrap_err().param(),
-            "epsilon"
+            "fpr"
         );
         assert_eq!(
             count(10, Slack::LeastSpace, 1e-12).unwrap_err().param(),
-            "epsilon"
+            "fpr"
         );
         assert_eq!(
             count(1 << 40, Slack::LeastSpace, 0.01).unwrap_err().param(),

@@ -25,9 +25,9 @@ impl SlidingBloom {
         capacity: Option<u64>,
     ) -> Result<f64, ParamError> {
         match goal {
-            Goal::Fpr(epsilon) => {
-                Self::table_sizing(window, slack, capacity, epsilon)?;
-                Ok(epsilon)
+            Goal::Fpr(fpr) => {
+                Self::table_sizing(window, slack, capacity, fpr)?;
+                Ok(fpr)
             }
             Goal::Budget(memory_bits) => epsilon_for_budget(window, slack, capacity, memory_bits),
         }

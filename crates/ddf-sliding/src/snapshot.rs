@@ -14,7 +14,7 @@ const SLACK_AT_MOST: u8 = 0;
 const SLACK_LEAST_SPACE: u8 = 1;
 
 /// Body: the request (clock, window, slack, capacity, generations asked for,
-/// epsilon), the derived geometry (c, buckets, remainder and tag bits, checked
+/// fpr), the derived geometry (c, buckets, remainder and tag bits, checked
 /// against a rebuild), the clock (generation, insertions in it, generations closed early,
 /// latest time, clock regressions,
 /// insertions, seed, generator, scan position), the cells as words and the
@@ -54,7 +54,7 @@ impl Snapshot for SlidingBloom {
         }
         out.put_u64(request.capacity);
         out.put_u64(request.generations.unwrap_or(0));
-        out.put_f64(request.epsilon);
+        out.put_f64(request.fpr);
         out.put_f64(request.load);
         out.put_u64(plan.generations);
         out.put_u64(plan.buckets);
@@ -112,7 +112,7 @@ impl Snapshot for SlidingBloom {
                 "a count window's capacity is its window",
             ));
         }
-        let epsilon = input.f64("epsilon")?;
+        let fpr = input.f64("fpr")?;
         let load = input.f64("load")?;
         // Plan first and allocate only once the cells are known to be there.
         let plan = Plan::new(Request {
@@ -121,7 +121,7 @@ impl Snapshot for SlidingBloom {
             slack,
             capacity,
             generations,
-            epsilon,
+            fpr,
             load,
         })?;
         let derived = (

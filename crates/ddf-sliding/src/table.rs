@@ -796,12 +796,12 @@ mod tests {
     use super::*;
     use crate::plan::{Request, Slack};
 
-    fn table(window: u64, generations: u64, epsilon: f64) -> (Plan, Table) {
+    fn table(window: u64, generations: u64, fpr: f64) -> (Plan, Table) {
         let plan = Plan::new(Request::count(
             window,
             Slack::LeastSpace,
             Some(generations),
-            epsilon,
+            fpr,
         ))
         .unwrap();
         let t = Table::new(&plan);

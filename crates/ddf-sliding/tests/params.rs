@@ -11,7 +11,7 @@ const NAMES: &[&str] = &[
     "slack",
     "capacity",
     "generations",
-    "epsilon",
+    "fpr",
     "load",
 ];
 
@@ -26,16 +26,16 @@ proptest! {
     fn constructors(
         window in size(),
         slack in slack(),
-        epsilon in probability(),
+        fpr in probability(),
         generations in size(),
         capacity in size(),
         load in probability(),
     ) {
-        if let Some(f) = check(SlidingBloom::new(window, slack, epsilon), NAMES)? {
+        if let Some(f) = check(SlidingBloom::new(window, slack, fpr), NAMES)? {
             check(f.with_design_load(load), NAMES)?;
         }
-        check(SlidingBloom::least_space(window, epsilon), NAMES)?;
-        check(SlidingBloom::with_generations(window, generations, epsilon), NAMES)?;
-        check(SlidingBloom::with_time_span(window, slack, capacity, epsilon), NAMES)?;
+        check(SlidingBloom::least_space(window, fpr), NAMES)?;
+        check(SlidingBloom::with_generations(window, generations, fpr), NAMES)?;
+        check(SlidingBloom::with_time_span(window, slack, capacity, fpr), NAMES)?;
     }
 }

@@ -398,34 +398,34 @@ pub fn bits_per_window_item(k: u32, l: u32) -> f64 {
     (k + l) * k / (l * LN_2)
 }
 
-/// Chooses `(k, l)` for a target false-positive rate `fp` and a bound on the
+/// Chooses `(k, l)` for a target false-positive rate `fpr` and a bound on the
 /// peak NPWS, following the reasoning of the APBF paper's Table 2 (§5.5):
-/// start from the Bloom filter's `k_b = ⌈log₂(1/fp)⌉` and take the smallest
+/// start from the Bloom filter's `k_b = ⌈log₂(1/fpr)⌉` and take the smallest
 /// `k ≥ k_b` for which some `l` meets both bounds, then the largest such `l`
 /// (the least memory per window item for that `k`).
 ///
 /// The NPWS bound sets a least `l` ([`peak_npws`] with `r_full = ½`); the
 /// false-positive bound a largest one, predicted by [`false_positive`] at the
 /// worst point with the [`limit_fill_ratios`] (not the paper's ramp, which
-/// would let the real rate exceed `fp`). The smallest `k` keeps insertions
-/// as cheap as a Bloom filter's. Returns `None` for `fp ∉ (0, 1)` or
+/// would let the real rate exceed `fpr`). The smallest `k` keeps insertions
+/// as cheap as a Bloom filter's. Returns `None` for `fpr ∉ (0, 1)` or
 /// `max_npws ∉ (0, 2]`, or when no `k ≤ k_b + 32` works.
 ///
 /// **Bounded work:** `k_b ≤ 1075` for every positive `f64`, `l ≤ 2^16`;
 /// each `k` tried costs one [`false_positive`] unless it is the one
 /// returned, whose search costs at most 34 more, so at most 67 evaluations
 /// of `O(k·(k + l))` work and `O(k + l)` memory (under a second at
-/// `fp = 1e-300`).
+/// `fpr = 1e-300`).
 ///
 /// ```
 /// use ddf_theory::apbf::choose_parameters;
 /// assert_eq!(choose_parameters(0.001, 0.15), Some((13, 22)));
 /// ```
-pub fn choose_parameters(fp: f64, max_npws: f64) -> Option<(u32, u32)> {
-    if !(fp > 0.0 && fp < 1.0 && max_npws > 0.0 && max_npws <= 2.0) {
+pub fn choose_parameters(fpr: f64, max_npws: f64) -> Option<(u32, u32)> {
+    if !(fpr > 0.0 && fpr < 1.0 && max_npws > 0.0 && max_npws <= 2.0) {
         return None;
     }
-    let k_b = crate::bloom::optimal_slices(fp)?.max(1);
+    let k_b = crate::bloom::optimal_slices(fpr)?.max(1);
     let fp_at =
         |k: u32, l: u32| false_positive(k as usize, &limit_fill_ratios(k as usize, l as usize));
     for k in k_b..=k_b + 32 {
@@ -437,12 +437,12 @@ pub fn choose_parameters(fp: f64, max_npws: f64) -> Option<(u32, u32)> {
             continue;
         }
         let l_min = l_min as u32;
-        if fp_at(k, l_min) > fp {
+        if fp_at(k, l_min) > fpr {
             continue;
         }
         // F grows with l (more windows to match): search the largest l.
         let (mut lo, mut hi) = (l_min, l_min);
-        while fp_at(k, hi) <= fp {
+        while fp_at(k, hi) <= fpr {
             lo = hi;
             hi = hi.saturating_mul(2);
             if hi > 1 << 16 {
@@ -451,7 +451,7 @@ pub fn choose_parameters(fp: f64, max_npws: f64) -> Option<(u32, u32)> {
         }
         while hi - lo > 1 {
             let mid = lo + (hi - lo) / 2;
-            if fp_at(k, mid) <= fp {
+            if fp_at(k, mid) <= fpr {
                 lo = mid;
             } else {
                 hi = mid;

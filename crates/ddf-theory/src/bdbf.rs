@@ -99,16 +99,16 @@ pub fn live_max(w: f64, t: f64) -> f64 {
 }
 
 /// The fewest counters `m` for which a standard filter holding `n` items
-/// with `k` probes answers an unseen item with rate at most `fp`: the
+/// with `k` probes answers an unseen item with rate at most `fpr`: the
 /// inverse of [`standard_fp`] in `m`,
 ///
 /// ```text
-/// (1 − (1 − 1/m)^(k·n))^k ≤ fp  ⇔  m ≥ 1 / (1 − (1 − fp^(1/k))^(1/(k·n))),
+/// (1 − (1 − 1/m)^(k·n))^k ≤ fpr  ⇔  m ≥ 1 / (1 − (1 − fpr^(1/k))^(1/(k·n))),
 /// ```
 ///
 /// rounded up; the rate falls as `m` grows, so every larger `m` meets
-/// `fp` too. Computed with `ln_1p`/`exp_m1`, so tiny rates keep their
-/// precision. NaN unless `0 < fp < 1`, `n > 0` and `k ≥ 1`.
+/// `fpr` too. Computed with `ln_1p`/`exp_m1`, so tiny rates keep their
+/// precision. NaN unless `0 < fpr < 1`, `n > 0` and `k ≥ 1`.
 ///
 /// ```
 /// use ddf_theory::bdbf::counters_for;
@@ -117,12 +117,12 @@ pub fn live_max(w: f64, t: f64) -> f64 {
 /// assert!(standard_fp(1000.0, m, 7.0) <= 0.01);
 /// assert!(standard_fp(1000.0, m - 1.0, 7.0) > 0.01);
 /// ```
-pub fn counters_for(n: f64, k: f64, fp: f64) -> f64 {
-    if !(fp > 0.0 && fp < 1.0 && n > 0.0 && k >= 1.0) {
+pub fn counters_for(n: f64, k: f64, fpr: f64) -> f64 {
+    if !(fpr > 0.0 && fpr < 1.0 && n > 0.0 && k >= 1.0) {
         return f64::NAN;
     }
-    // 1 − (1 − fp^(1/k))^(1/(k·n)), without cancellation.
-    let step = -(((-fp.powf(1.0 / k)).ln_1p()) / (k * n)).exp_m1();
+    // 1 − (1 − fpr^(1/k))^(1/(k·n)), without cancellation.
+    let step = -(((-fpr.powf(1.0 / k)).ln_1p()) / (k * n)).exp_m1();
     (1.0 / step).ceil()
 }
 

@@ -59,11 +59,11 @@ pub fn any_probe_rate(m: f64, k: f64, p: f64, max: f64) -> f64 {
 }
 
 /// The number of decrements per insertion whose stable point has
-/// false-positive rate `fp` (the stable-point formula solved for `P`):
-/// `P = 1/((1/(1 − fp^(1/K))^(1/Max) − 1)·(1/K − 1/m))`, real-valued.
+/// false-positive rate `fpr` (the stable-point formula solved for `P`):
+/// `P = 1/((1/(1 − fpr^(1/K))^(1/Max) − 1)·(1/K − 1/m))`, real-valued.
 ///
-/// Rounding up gives a rate at or below `fp`. Returns NaN outside
-/// `0 < fp < 1`, `K < m`.
+/// Rounding up gives a rate at or below `fpr`. Returns NaN outside
+/// `0 < fpr < 1`, `K < m`.
 ///
 /// ```
 /// use ddf_theory::stable_bloom::{decrements_for_fp, stable_fp};
@@ -71,11 +71,11 @@ pub fn any_probe_rate(m: f64, k: f64, p: f64, max: f64) -> f64 {
 /// assert!((p - 38.36).abs() < 0.01);
 /// assert!((stable_fp(5e5, 2.0, p, 3.0) - 0.02).abs() < 1e-12);
 /// ```
-pub fn decrements_for_fp(m: f64, k: f64, max: f64, fp: f64) -> f64 {
-    if !(fp > 0.0 && fp < 1.0 && k < m) {
+pub fn decrements_for_fp(m: f64, k: f64, max: f64, fpr: f64) -> f64 {
+    if !(fpr > 0.0 && fpr < 1.0 && k < m) {
         return f64::NAN;
     }
-    let zero = 1.0 - fp.powf(1.0 / k);
+    let zero = 1.0 - fpr.powf(1.0 / k);
     1.0 / ((1.0 / zero.powf(1.0 / max) - 1.0) * (1.0 / k - 1.0 / m))
 }
 

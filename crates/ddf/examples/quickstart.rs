@@ -19,7 +19,7 @@ pub(crate) fn run() -> Result<Vec<String>, ddf::PlanError> {
     // Deduplicate the last 50,000 events with at most 0.1% false positives
     // for events older than the window plus the default slack (1 % of it)
     // and no misses inside the window.
-    let req = Requirements::count(50_000).target_fpr(0.001).seed(7);
+    let req = Requirements::count(50_000).fpr(0.001).seed(7);
     let candidates = plan(&req)?;
     for c in &candidates {
         out.push(c.to_string());

@@ -115,7 +115,7 @@ impl Candidate {
     /// use ddf::{Digest, Requirements, Verdict, plan};
     ///
     /// // The APBF forgets gradually past the window (slack `k·g`): allow it.
-    /// let req = Requirements::count(100_000).target_fpr(0.01).max_slack(u64::MAX);
+    /// let req = Requirements::count(100_000).fpr(0.01).max_slack(u64::MAX);
     /// let candidates = plan(&req)?;
     /// let apbf = candidates.iter().find(|c| c.family() == "APBF").expect("planned");
     /// let f = apbf.build_concurrent()?;
@@ -186,12 +186,8 @@ mod tests {
     /// and time windows alike.
     #[test]
     fn both_age_partitioned_families_build_concurrent() {
-        let count = Requirements::count(100_000)
-            .target_fpr(0.01)
-            .max_slack(u64::MAX);
-        let timed = Requirements::time(600, 100.0)
-            .target_fpr(0.01)
-            .max_slack(u64::MAX);
+        let count = Requirements::count(100_000).fpr(0.01).max_slack(u64::MAX);
+        let timed = Requirements::time(600, 100.0).fpr(0.01).max_slack(u64::MAX);
         for req in [count, timed] {
             let candidates = plan(&req).unwrap();
             for family in ["APBF", "APBBF"] {

@@ -139,7 +139,7 @@ macro_rules! filter_enum {
         ///
         /// // From a plan, or from a snapshot of any kind compiled in (any
         /// // family's own type converts with `Filter::from` too).
-        /// let planned: Filter = plan(&Requirements::count(10_000).target_fpr(0.01))?[0].build()?;
+        /// let planned: Filter = plan(&Requirements::count(10_000).fpr(0.01))?[0].build()?;
         /// let loaded = Filter::from_bytes(&planned.to_bytes())?;
         /// for filter in [planned, loaded] {
         ///     let mut seen = Deduper::new(filter);
@@ -383,7 +383,7 @@ impl Filter {
     /// use ddf::{Digest, DuplicateFilter, Filter, Requirements, Snapshot, plan};
     ///
     /// // Whatever filter wrote the bytes, `Filter` loads it as the right variant.
-    /// let mut written = plan(&Requirements::count(10_000).target_fpr(0.01))?[0].build()?;
+    /// let mut written = plan(&Requirements::count(10_000).fpr(0.01))?[0].build()?;
     /// written.observe(Digest::mixed(1));
     /// let loaded = Filter::from_bytes(&written.to_bytes())?;
     /// assert_eq!(loaded.family(), written.family());
@@ -404,8 +404,8 @@ impl Filter {
     ///
     /// // Two snapshots back to back in one stream, read one after the other:
     /// // a count window's filter and one for the whole stream.
-    /// let window = plan(&Requirements::count(100).target_fpr(0.01))?[0].build()?;
-    /// let ever = plan(&Requirements::unbounded().target_fpr(0.01).distinct_items(1e3))?[0].build()?;
+    /// let window = plan(&Requirements::count(100).fpr(0.01))?[0].build()?;
+    /// let ever = plan(&Requirements::unbounded().fpr(0.01).distinct_items(1e3))?[0].build()?;
     /// let mut bytes = window.to_bytes();
     /// bytes.extend(ever.to_bytes());
     /// let mut reader = bytes.as_slice();

@@ -497,7 +497,7 @@ mod tests {
 
     #[test]
     fn every_planned_candidate_names_its_family() {
-        let req = crate::Requirements::count(10_000).target_fpr(0.01);
+        let req = crate::Requirements::count(10_000).fpr(0.01);
         for c in crate::plan(&req).unwrap() {
             let f = Family::of(&c.config);
             let built = c.build().unwrap();

@@ -775,7 +775,7 @@ impl ShardedPlan {
 /// ```
 /// use ddf::{Requirements, plan_sharded};
 ///
-/// let p = plan_sharded(&Requirements::count(100_000).target_fpr(0.001), 8, 1e-6)?;
+/// let p = plan_sharded(&Requirements::count(100_000).fpr(0.001), 8, 1e-6)?;
 /// assert!(p.miss_bound <= 1e-6 && !p.candidates.is_empty());
 /// # Ok::<(), ddf::PlanError>(())
 /// ```

@@ -480,7 +480,7 @@ mod tests {
 
     #[test]
     fn family_names_are_listed() {
-        let req = crate::Requirements::count(10_000).target_fpr(0.01);
+        let req = crate::Requirements::count(10_000).fpr(0.01);
         for c in crate::plan(&req).unwrap() {
             let name = candidate_family(&c);
             assert!(FAMILIES.contains(&name), "{name}");

@@ -35,7 +35,7 @@ fn requirements() -> impl Strategy<Value = Requirements> {
                 Span::Unbounded => Requirements::unbounded(),
             };
             if let Some(p) = target {
-                r = r.target_fpr(p);
+                r = r.fpr(p);
             }
             if let Some(m) = budget {
                 r = r.memory_budget(m);
@@ -79,31 +79,24 @@ proptest! {
 #[test]
 fn errors_name_the_requirement() {
     let param = |r: Requirements| plan(&r).unwrap_err().param().unwrap();
-    assert_eq!(param(Requirements::count(1000)), "target_fpr");
-    assert_eq!(param(Requirements::count(0).target_fpr(0.01)), "window");
-    assert_eq!(param(Requirements::count(10).target_fpr(1.5)), "target_fpr");
+    assert_eq!(param(Requirements::count(1000)), "fpr");
+    assert_eq!(param(Requirements::count(0).fpr(0.01)), "window");
+    assert_eq!(param(Requirements::count(10).fpr(1.5)), "fpr");
     assert_eq!(
         param(Requirements::count(10).memory_budget(0)),
         "memory_bits"
     );
-    assert_eq!(param(Requirements::time(0, 1.0).target_fpr(0.01)), "span");
+    assert_eq!(param(Requirements::time(0, 1.0).fpr(0.01)), "span");
+    assert_eq!(param(Requirements::time(10, f64::NAN).fpr(0.01)), "rate");
     assert_eq!(
-        param(Requirements::time(10, f64::NAN).target_fpr(0.01)),
-        "rate"
-    );
-    assert_eq!(
-        param(
-            Requirements::unbounded()
-                .target_fpr(0.01)
-                .distinct_items(0.0)
-        ),
+        param(Requirements::unbounded().fpr(0.01).distinct_items(0.0)),
         "distinct_items"
     );
 }
 
 #[test]
 fn a_target_ranks_by_memory_and_every_candidate_meets_it() {
-    let list = plan(&Requirements::count(100_000).target_fpr(0.01)).unwrap();
+    let list = plan(&Requirements::count(100_000).fpr(0.01)).unwrap();
     assert!(list.len() >= 3, "{list:?}");
     assert!(
         list.windows(2)
@@ -137,13 +130,13 @@ fn a_budget_alone_ranks_by_error_and_false_negatives_need_consent() {
 
 #[test]
 fn slack_limits_are_kept() {
-    let list = plan(&Requirements::count(10_000).target_fpr(0.01).max_slack(0)).unwrap();
+    let list = plan(&Requirements::count(10_000).fpr(0.01).max_slack(0)).unwrap();
     assert!(list.iter().all(|c| c.slack == 0));
 }
 
 #[test]
 fn unbounded_streams_need_a_count_of_distinct_items() {
-    let Err(e) = plan(&Requirements::unbounded().target_fpr(0.01)) else {
+    let Err(e) = plan(&Requirements::unbounded().fpr(0.01)) else {
         panic!("an unbounded stream without a count of distinct items has no plan")
     };
     assert!(matches!(e, PlanError::NoCandidate(_)));
@@ -159,12 +152,7 @@ fn unbounded_streams_need_a_count_of_distinct_items() {
         .find(|x| x.family == "sliding Bloom")
         .unwrap();
     assert!(sliding.reason.contains("unbounded"), "{e}");
-    let bloom = plan(
-        &Requirements::unbounded()
-            .target_fpr(0.01)
-            .distinct_items(1e5),
-    )
-    .unwrap();
+    let bloom = plan(&Requirements::unbounded().fpr(0.01).distinct_items(1e5)).unwrap();
     assert!(matches!(bloom[0].config, Config::Bloom { .. }));
     let qht = plan(
         &Requirements::unbounded()
@@ -218,7 +206,7 @@ fn an_unbounded_stream_in_fixed_memory_is_rated_at_saturation() {
         assert_eq!(f.memory_bits(), c.memory_bits, "{c}");
     }
     // With a target, every candidate meets it.
-    let strict = plan(&req.clone().target_fpr(1e-4)).unwrap();
+    let strict = plan(&req.clone().fpr(1e-4)).unwrap();
     assert!(strict.iter().all(|c| c.fpr <= 1e-4), "{strict:?}");
     // Misses refused: nothing forgets without missing.
     let Err(e) = plan(&req.clone().allow_false_negatives(false)) else {
@@ -262,7 +250,7 @@ fn an_empty_plan_names_the_requirement_per_family() {
 
 #[test]
 fn the_default_slack_is_one_percent_and_display_says_where_the_rate_holds() {
-    let list = plan(&Requirements::count(10_000).target_fpr(0.001)).unwrap();
+    let list = plan(&Requirements::count(10_000).fpr(0.001)).unwrap();
     assert!(list.iter().all(|c| c.slack <= 100), "{list:?}");
     let shown = list[0].to_string();
     let after = list[0].reliable_after().unwrap();
@@ -271,12 +259,7 @@ fn the_default_slack_is_one_percent_and_display_says_where_the_rate_holds() {
         "{shown}"
     );
     // Any slack: the sliding Bloom filter's least-space table, and the APBF.
-    let any = plan(
-        &Requirements::count(10_000)
-            .target_fpr(0.001)
-            .max_slack(u64::MAX),
-    )
-    .unwrap();
+    let any = plan(&Requirements::count(10_000).fpr(0.001).max_slack(u64::MAX)).unwrap();
     assert!(any.iter().any(|c| c.family() == "APBF" && c.slack > 100));
     let least = any.iter().find(|c| c.family() == "sliding Bloom").unwrap();
     let tight = list.iter().find(|c| c.family() == "sliding Bloom").unwrap();
@@ -290,7 +273,7 @@ fn a_queue_of_qhts_is_offered_for_tight_budgets() {
     for w in [10_000u64, 100_000] {
         for p in [0.01, 0.001] {
             let req = Requirements::count(w)
-                .target_fpr(p)
+                .fpr(p)
                 .memory_budget(8 * w)
                 .allow_false_negatives(true);
             let list = plan(&req).unwrap_or_else(|e| panic!("w = {w}, p = {p}: {e}"));
@@ -313,7 +296,7 @@ fn a_queue_of_qhts_is_offered_for_tight_budgets() {
 fn tiny_targets_plan_or_fail_cleanly() {
     for p in [1e-300, 1e-200, 1e-100, 1e-30] {
         let start = Instant::now();
-        match plan(&Requirements::count(10_000).target_fpr(p)) {
+        match plan(&Requirements::count(10_000).fpr(p)) {
             Ok(list) => assert!(list.iter().all(|c| c.fpr <= p)),
             Err(e) => assert!(matches!(e, PlanError::NoCandidate(_)), "{e}"),
         }
@@ -351,7 +334,7 @@ proptest! {
             Span::Time { span, rate } => Requirements::time(span, rate),
             Span::Unbounded => Requirements::unbounded(),
         }
-        .target_fpr(10f64.powf(log_target))
+        .fpr(10f64.powf(log_target))
         .allow_false_negatives(misses);
         if let Some(b) = budget {
             req = req.memory_budget(2f64.powf(b) as u64);
@@ -386,11 +369,9 @@ fn exclusions_and_candidates_share_family_names() {
     names.dedup();
     assert_eq!(names.len(), count, "{e}");
     let reqs = [
+        Requirements::count(10_000).fpr(0.01).max_slack(u64::MAX),
         Requirements::count(10_000)
-            .target_fpr(0.01)
-            .max_slack(u64::MAX),
-        Requirements::count(10_000)
-            .target_fpr(0.01)
+            .fpr(0.01)
             .memory_budget(80_000)
             .allow_false_negatives(true),
         Requirements::count(10_000)
@@ -418,14 +399,12 @@ fn exclusions_and_candidates_share_family_names() {
 #[test]
 fn the_blocked_apbf_is_planned_for_count_and_time_windows() {
     use ddf::{Filter, Window, Windowed};
-    let default = plan(&Requirements::count(50_000).target_fpr(0.01)).unwrap();
+    let default = plan(&Requirements::count(50_000).fpr(0.01)).unwrap();
     assert!(default.iter().all(|c| c.family() != "APBBF"));
     let reqs = [
-        Requirements::count(50_000)
-            .target_fpr(0.01)
-            .max_slack(u64::MAX),
+        Requirements::count(50_000).fpr(0.01).max_slack(u64::MAX),
         Requirements::time(60_000, 0.5)
-            .target_fpr(0.001)
+            .fpr(0.001)
             .max_slack(u64::MAX),
         Requirements::count(50_000)
             .memory_budget(1_500_000)
@@ -485,11 +464,11 @@ fn refused_misses_skip_the_queued_families_and_keep_the_plan() {
             .memory_budget(100_000)
             .max_slack(u64::MAX),
         Requirements::count(5_000)
-            .target_fpr(0.01)
+            .fpr(0.01)
             .memory_budget(80_000)
             .max_slack(u64::MAX)
             .distinct_items(2e4),
-        Requirements::count(1 << 14).target_fpr(0.001),
+        Requirements::count(1 << 14).fpr(0.001),
     ];
     for req in reqs {
         let loose: Vec<_> = plan(&req.clone().allow_false_negatives(true))

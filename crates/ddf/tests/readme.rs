@@ -15,7 +15,7 @@ fn bits(family: &str, p: f64) -> f64 {
         "APBF" | "APBBF" => Requirements::count(N).max_slack(u64::MAX),
         _ => Requirements::count(N),
     };
-    let list = plan(&req.target_fpr(p).max_accesses(1e12)).expect("valid requirements");
+    let list = plan(&req.fpr(p).max_accesses(1e12)).expect("valid requirements");
     let c = list
         .iter()
         .find(|c| c.family() == family)

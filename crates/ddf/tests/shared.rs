@@ -201,7 +201,7 @@ fn parts_round_trip_and_items_keep_their_shard() {
 
 #[test]
 fn plan_sharded_sizes_each_shard_by_the_binomial_quantile() {
-    let req = Requirements::count(100_000).target_fpr(0.001);
+    let req = Requirements::count(100_000).fpr(0.001);
     let p = plan_sharded(&req, 8, 1e-6).unwrap();
     let Span::Count(ws) = p.shard_span else {
         panic!("{:?}", p.shard_span)
@@ -221,7 +221,7 @@ fn plan_sharded_sizes_each_shard_by_the_binomial_quantile() {
         assert!(matches!(w, Window::Count(c) if c >= ws), "{w:?}");
     }
     // Time windows keep their span; each shard gets λ/S.
-    let t = plan_sharded(&Requirements::time(60, 1_000.0).target_fpr(0.01), 4, 1e-6).unwrap();
+    let t = plan_sharded(&Requirements::time(60, 1_000.0).fpr(0.01), 4, 1e-6).unwrap();
     assert_eq!(
         t.shard_span,
         Span::Time {
@@ -241,7 +241,7 @@ fn plan_sharded_sizes_each_shard_by_the_binomial_quantile() {
         Some("delta")
     );
     assert_eq!(
-        plan_sharded(&Requirements::count(0).target_fpr(0.1), 4, 0.1)
+        plan_sharded(&Requirements::count(0).fpr(0.1), 4, 0.1)
             .unwrap_err()
             .param(),
         Some("window")
@@ -401,7 +401,7 @@ fn every_shard_has_its_own_cache_lines() {
 #[test]
 fn default_shard_count_keeps_the_planned_promise() {
     let w = 1u64 << 16;
-    let req = Requirements::count(w).target_fpr(0.01).max_slack(w / 2);
+    let req = Requirements::count(w).fpr(0.01).max_slack(w / 2);
     let p = plan_sharded(&req, ddf::DEFAULT_SHARDS, 1e-9).unwrap();
     assert!(p.miss_bound <= 1e-9);
     let Span::Count(ws) = p.shard_span else {

@@ -232,12 +232,7 @@ impl Case {
 /// slack (1 % of the window).
 fn count_no_fn(ctx: &Ctx) -> Case {
     let w = ctx.pick(20_000, 500_000);
-    Case::new(
-        Requirements::count(w).target_fpr(0.01),
-        2 * w,
-        Some(0.01),
-        None,
-    )
+    Case::new(Requirements::count(w).fpr(0.01), 2 * w, Some(0.01), None)
 }
 
 /// The last `w` items in 6 bits per item, misses allowed, over a uniform
@@ -261,7 +256,7 @@ fn count_tight(ctx: &Ctx) -> Case {
 fn time_window(ctx: &Ctx) -> Case {
     let span = ctx.pick(10_000, 200_000);
     Case::new(
-        Requirements::time(span, 1.0).target_fpr(0.01),
+        Requirements::time(span, 1.0).fpr(0.01),
         2 * span,
         Some(0.01),
         None,
@@ -291,7 +286,7 @@ fn queued_qht() -> Case {
     let budget = 8 * w;
     Case::choosing(
         Requirements::count(w)
-            .target_fpr(0.01)
+            .fpr(0.01)
             .memory_budget(budget)
             .allow_false_negatives(true)
             .distinct_items(alphabet as f64),
@@ -307,7 +302,7 @@ fn queued_qht() -> Case {
 fn apbbf_count(ctx: &Ctx) -> Case {
     let w = ctx.pick(20_000, 500_000);
     Case::choosing(
-        Requirements::count(w).target_fpr(0.01).max_slack(u64::MAX),
+        Requirements::count(w).fpr(0.01).max_slack(u64::MAX),
         2 * w,
         Some(0.01),
         None,
@@ -320,9 +315,7 @@ fn apbbf_count(ctx: &Ctx) -> Case {
 fn apbbf_time(ctx: &Ctx) -> Case {
     let span = ctx.pick(10_000, 200_000);
     Case::choosing(
-        Requirements::time(span, 1.0)
-            .target_fpr(0.001)
-            .max_slack(u64::MAX),
+        Requirements::time(span, 1.0).fpr(0.001).max_slack(u64::MAX),
         2 * span,
         Some(0.001),
         None,

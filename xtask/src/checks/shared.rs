@@ -66,7 +66,7 @@ const DEFAULT_WINDOW: u64 = 1 << 16;
 /// families), `δ` as given.
 fn default_plan(delta: f64) -> Result<(ShardedPlan, Candidate), String> {
     let req = Requirements::count(DEFAULT_WINDOW)
-        .target_fpr(0.01)
+        .fpr(0.01)
         .max_slack(DEFAULT_WINDOW / 2);
     let plan = plan_sharded(&req, DEFAULT_SHARDS, delta).map_err(|e| e.to_string())?;
     let best = plan
@@ -178,7 +178,7 @@ fn window_misses(ctx: &Ctx) -> (u64, u64, MissSetup) {
 
 /// A count window of 20,000 at 1% over 4 shards, `δ` as given.
 fn sharded_plan(delta: f64) -> Result<(ShardedPlan, Candidate), String> {
-    let req = Requirements::count(20_000).target_fpr(0.01);
+    let req = Requirements::count(20_000).fpr(0.01);
     let plan = plan_sharded(&req, 4, delta).map_err(|e| e.to_string())?;
     let best = plan
         .candidates

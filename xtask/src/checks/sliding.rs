@@ -280,7 +280,7 @@ fn fp_at_most_epsilon(ctx: &Ctx) -> Outcome {
     let (f, runs) = fp_runs(ctx, 65);
     let fps: u64 = runs.iter().map(|r| r.0).sum();
     let queries: u64 = runs.iter().map(|r| r.1).sum();
-    Outcome::binomial_at_most(f.epsilon(), fps, queries).note(format!(
+    Outcome::binomial_at_most(f.fpr(), fps, queries).note(format!(
         "n = {}, slack m = {}, c = {}, r = {} bits, s = {} bits; {} runs, items older than n + m queried",
         window_len(&f),
         f.slack(),
@@ -307,7 +307,7 @@ fn fp_matches_active_entries(ctx: &Ctx) -> Outcome {
         "M = {key_space:.0} keys, active items {}..{} across runs; the guarantee ε = {}",
         runs.iter().map(|r| r.2).min().unwrap_or(0),
         runs.iter().map(|r| r.2).max().unwrap_or(0),
-        f.epsilon()
+        f.fpr()
     ))
 }
 

@@ -94,7 +94,7 @@ impl Candidate {
     /// use ddf::{Deduper, Requirements, Verdict, plan};
     ///
     /// // The last 60 seconds, about 100 arrivals a second, 0.1 % false positives.
-    /// let best = &plan(&Requirements::time(60, 100.0).target_fpr(0.001))?[0];
+    /// let best = &plan(&Requirements::time(60, 100.0).fpr(0.001))?[0];
     /// let mut seen = Deduper::new(best.build()?);
     /// assert!(seen.filter().is_timed());
     /// assert_eq!(seen.observe_at("a", 0), Verdict::Unseen);

@@ -40,7 +40,7 @@ pub(crate) const ARRIVAL_TAIL: f64 = 1e-9;
 const DEFAULT_MAX_ACCESSES: f64 = 64.0;
 
 /// The saturated false-positive rate planned for when an unbounded stream
-/// in fixed memory has neither `target_fpr` nor `distinct_items`. At
+/// in fixed memory has neither `fpr` nor `distinct_items`. At
 /// saturation `FPR + FNR` is about 1 for every filter that forgets (QHT
 /// paper Claim 4.1), so the budget alone does not choose the split between
 /// the two; 1 % keeps false positives rare, as the command's default does.
@@ -79,7 +79,7 @@ pub enum Span {
 ///
 /// // The last million events, at most 0.1% false positives for items older
 /// // than the window plus 1% (the default slack), no misses.
-/// let candidates = plan(&Requirements::count(1_000_000).target_fpr(0.001))?;
+/// let candidates = plan(&Requirements::count(1_000_000).fpr(0.001))?;
 /// let best = &candidates[0];
 /// assert!(best.fpr <= 0.001 && !best.false_negatives && best.slack <= 10_000);
 /// # Ok::<(), ddf::PlanError>(())
@@ -117,7 +117,7 @@ impl Requirements {
     /// ```
     /// use ddf::{Requirements, Span};
     ///
-    /// let req = Requirements::count(100_000).target_fpr(0.001);
+    /// let req = Requirements::count(100_000).fpr(0.001);
     /// assert_eq!(req.span(), Span::Count(100_000));
     /// assert_eq!(req.slack_limit(), 1_000); // 1 % of the window by default
     /// ```
@@ -134,7 +134,7 @@ impl Requirements {
     /// use ddf::{Requirements, plan};
     ///
     /// // The last minute in milliseconds, 100 events per second (0.1 per ms).
-    /// let best = &plan(&Requirements::time(60_000, 0.1).target_fpr(0.01))?[0];
+    /// let best = &plan(&Requirements::time(60_000, 0.1).fpr(0.01))?[0];
     /// assert!(best.is_timed());
     /// # Ok::<(), ddf::PlanError>(())
     /// ```
@@ -151,7 +151,7 @@ impl Requirements {
     /// whose adapters the [registry](crate::registry) lists, ranked by the worst case: a
     /// stream of ever-new items, where `FPR + FNR` is about 1 and the
     /// shape sets the split; [`Candidate::saturated`] says so, the target
-    /// rate is `target_fpr`, else 1 %).
+    /// rate is `fpr`, else 1 %).
     ///
     /// # Examples
     ///
@@ -177,7 +177,7 @@ impl Requirements {
 
     /// The false-positive rate (an unseen item reported) not to exceed.
     #[must_use]
-    pub fn target_fpr(mut self, fpr: f64) -> Self {
+    pub fn fpr(mut self, fpr: f64) -> Self {
         self.target_fpr = Some(fpr);
         self
     }
@@ -271,7 +271,7 @@ impl Requirements {
     fn validate(&self) -> Result<Need, ParamError> {
         let target = self
             .target_fpr
-            .map(|p| ensure_probability("target_fpr", p))
+            .map(|p| ensure_probability("fpr", p))
             .transpose()?;
         if let Some(m) = self.memory_bits {
             ddf_param::ensure_range("memory_bits", m, 1..=ddf_param::MAX_STATE_BITS)?;
@@ -283,7 +283,7 @@ impl Requirements {
             (None, Some(m)) => Goal::Budget(m),
             (None, None) => {
                 return Err(ParamError::new(
-                    "target_fpr",
+                    "fpr",
                     "none",
                     "a target false-positive rate or a memory budget (or both)",
                 ));
@@ -405,12 +405,12 @@ impl Need {
 /// use ddf::{Deduper, PlanError, Requirements, Verdict, plan};
 ///
 /// // The last 100,000 events, at most 0.1 % false positives, no misses.
-/// let count = plan(&Requirements::count(100_000).target_fpr(0.001))?;
+/// let count = plan(&Requirements::count(100_000).fpr(0.001))?;
 /// assert!(count[0].fpr <= 0.001 && !count[0].false_negatives);
 ///
 /// // The last hour in milliseconds at 50 events per second (0.05 per ms):
 /// // the built filter is in time mode and takes the caller's timestamps.
-/// let hour = plan(&Requirements::time(3_600_000, 0.05).target_fpr(0.01))?;
+/// let hour = plan(&Requirements::time(3_600_000, 0.05).fpr(0.01))?;
 /// assert!(hour[0].is_timed());
 /// let mut seen = Deduper::with_seed(hour[0].build()?, 7);
 /// assert_eq!(seen.observe_at("order-42", 1_000), Verdict::Unseen);
@@ -431,7 +431,7 @@ impl Need {
 /// // distinct items. The error names, per family, what excluded it; relax
 /// // that requirement (here: give `distinct_items`, or allow misses in a
 /// // memory budget).
-/// let strict = Requirements::unbounded().target_fpr(0.01);
+/// let strict = Requirements::unbounded().fpr(0.01);
 /// match plan(&strict) {
 ///     Err(PlanError::NoCandidate(why)) => {
 ///         assert!(!why.is_empty());

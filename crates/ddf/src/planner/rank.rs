@@ -105,7 +105,7 @@ fn unmet(req: &Requirements, need: &Need, c: &Candidate) -> Option<String> {
     if let Some(p) = need.target()
         && (c.fpr.is_nan() || c.fpr > p)
     {
-        return Some(format!("FPR {:.3e} above target_fpr {p:e}", c.fpr));
+        return Some(format!("FPR {:.3e} above fpr {p:e}", c.fpr));
     }
     if c.accesses.is_nan() || c.accesses > req.max_accesses {
         return Some(format!(
