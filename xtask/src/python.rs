@@ -375,6 +375,15 @@ pub(crate) fn bench(args: &[String]) -> Result<bool, String> {
 }
 
 /// The table and the targets' verdicts; `true` when every target is met.
+/// A target of the issue: the ratio measured at a size, and the test it passes.
+struct Target<'a> {
+    what: &'static str,
+    measure: Box<dyn Fn(usize) -> Option<f64> + 'a>,
+    meets: fn(f64) -> bool,
+    /// Decimals shown.
+    digits: usize,
+}
+
 fn table(cells: &[Cell], sizes: &[usize], reps: usize, l0: &str, l1: &str) -> (String, bool) {
     let get = |s: &str, k: &str, n: usize| {
         cells
@@ -460,50 +469,48 @@ fn table(cells: &[Cell], sizes: &[usize], reps: usize, l0: &str, l1: &str) -> (S
         .filter(|c| c.subject == "rotating")
         .map(Cell::ns_per_key)
         .reduce(f64::min);
-    type Judge<'a> = Box<dyn Fn(usize) -> Option<f64> + 'a>;
     let ns = |s: &'static str, k: &'static str| move |n: usize| get(s, k, n).map(Cell::ns_per_key);
     let mem = |s: &'static str| move |n: usize| get(s, "str", n).map(|c| c.peak_kib as f64);
-    // (what, the measured ratio at n, whether it meets the target, digits)
-    let targets: Vec<(&str, Judge, fn(f64) -> bool, usize)> = vec![
-        (
-            "`observe_many(numpy uint64)` ≥ 0.8× Rust `observe_many` on the same keys' bytes \
+    let targets: Vec<Target> = vec![
+        Target {
+            what: "`observe_many(numpy uint64)` ≥ 0.8× Rust `observe_many` on the same keys' bytes \
              (their decimal text)",
-            Box::new(|n| ratio(ns("rust-text", "u64")(n), ns("ddf-many", "u64")(n))),
-            |r| r >= 0.8,
-            2,
-        ),
-        (
-            "`observe(str)` ≤ 1.2× rbloom `add` per call",
-            Box::new(|n| ratio(ns("ddf-one", "str")(n), ns("rbloom-add", "str")(n))),
-            |r| r <= 1.2,
-            2,
-        ),
-        (
-            "`observe(str)` ≥ 1.5× faster than dict + deque",
-            Box::new(|n| ratio(ns("dict-deque", "str")(n), ns("ddf-one", "str")(n))),
-            |r| r >= 1.5,
-            2,
-        ),
-        (
-            "`observe_many(list of str)` ≥ 4× faster than dict + deque",
-            Box::new(|n| ratio(ns("dict-deque", "str")(n), ns("ddf-many", "str")(n))),
-            |r| r >= 4.0,
-            2,
-        ),
-        (
-            "`observe(str)` ≥ 100× faster than `RotatingBloomFilter`",
-            Box::new(|n| ratio(rot, ns("ddf-one", "str")(n))),
-            |r| r >= 100.0,
-            0,
-        ),
+            measure: Box::new(|n| ratio(ns("rust-text", "u64")(n), ns("ddf-many", "u64")(n))),
+            meets: |r| r >= 0.8,
+            digits: 2,
+        },
+        Target {
+            what: "`observe(str)` ≤ 1.2× rbloom `add` per call",
+            measure: Box::new(|n| ratio(ns("ddf-one", "str")(n), ns("rbloom-add", "str")(n))),
+            meets: |r| r <= 1.2,
+            digits: 2,
+        },
+        Target {
+            what: "`observe(str)` ≥ 1.5× faster than dict + deque",
+            measure: Box::new(|n| ratio(ns("dict-deque", "str")(n), ns("ddf-one", "str")(n))),
+            meets: |r| r >= 1.5,
+            digits: 2,
+        },
+        Target {
+            what: "`observe_many(list of str)` ≥ 4× faster than dict + deque",
+            measure: Box::new(|n| ratio(ns("dict-deque", "str")(n), ns("ddf-many", "str")(n))),
+            meets: |r| r >= 4.0,
+            digits: 2,
+        },
+        Target {
+            what: "`observe(str)` ≥ 100× faster than `RotatingBloomFilter`",
+            measure: Box::new(|n| ratio(rot, ns("ddf-one", "str")(n))),
+            meets: |r| r >= 100.0,
+            digits: 0,
+        },
         // The structure's memory: `ddf-one` (a batch's peak adds its
         // answers, one byte per key, and the keys' bytes of one chunk).
-        (
-            "memory (`ddf-one`'s peak) ≤ 1/10 of the dict + deque's at the same window",
-            Box::new(|n| ratio(mem("ddf-one")(n), mem("dict-deque")(n))),
-            |r| r <= 0.1,
-            3,
-        ),
+        Target {
+            what: "memory (`ddf-one`'s peak) ≤ 1/10 of the dict + deque's at the same window",
+            measure: Box::new(|n| ratio(mem("ddf-one")(n), mem("dict-deque")(n))),
+            meets: |r| r <= 0.1,
+            digits: 3,
+        },
     ];
     let mut all = true;
     let _ = write!(md, "| target |");
@@ -515,7 +522,13 @@ fn table(cells: &[Cell], sizes: &[usize], reps: usize, l0: &str, l1: &str) -> (S
         let _ = write!(md, " --- |");
     }
     md.push('\n');
-    for (what, measure, meets, digits) in &targets {
+    for Target {
+        what,
+        measure,
+        meets,
+        digits,
+    } in &targets
+    {
         let _ = write!(md, "| {what} |");
         for &n in sizes {
             let cell = match measure(n) {

@@ -279,7 +279,7 @@ mod tests {
             Span::Count(w) => Requirements::count(w),
             Span::Time { ms, capacity } => Requirements::time(ms, capacity as f64 / ms as f64),
         };
-        let candidates = ddf::plan(&req.target_fpr(1e-3).max_slack(u64::MAX)).expect("plans");
+        let candidates = ddf::plan(&req.fpr(1e-3).max_slack(u64::MAX)).expect("plans");
         let sliding = candidates
             .iter()
             .find(|c| Family::of(&c.config) == Family::Sliding)

@@ -266,15 +266,15 @@ families! {
             window: u64,
             /// The slack asked for.
             slack: ddf_sliding::Slack,
-            /// The false-positive bound `ε`.
-            epsilon: f64,
+            /// The false-positive bound, `ε` in the paper.
+            fpr: f64,
             /// Insertions per time window the table is sized for (time windows).
             capacity: Option<u64>,
         },
         timed if capacity.is_some(),
         build(seed) match capacity {
-            Some(c) => ddf_sliding::SlidingBloom::with_time_span(window, slack, c, epsilon)?,
-            None => ddf_sliding::SlidingBloom::new(window, slack, epsilon)?,
+            Some(c) => ddf_sliding::SlidingBloom::with_time_span(window, slack, c, fpr)?,
+            None => ddf_sliding::SlidingBloom::new(window, slack, fpr)?,
         }
         .with_seed(seed);
     /// A [`Queue`](ddf_queue::Queue) of partitioned Bloom filters.

@@ -169,7 +169,7 @@ const SHARD_SALT: u64 = 0x5ba4_d0dd_f5ba_4d00;
 /// use ddf::{Requirements, Shared, Verdict, plan};
 ///
 /// // Each shard the filter planned for the last 10,000 items at 0.1 %.
-/// let best = &plan(&Requirements::count(10_000).target_fpr(0.001))?[0];
+/// let best = &plan(&Requirements::count(10_000).fpr(0.001))?[0];
 /// let seen = Shared::with_shards(4, |_| best.build())?;
 /// std::thread::scope(|s| {
 ///     for t in 0..2 {
@@ -199,7 +199,7 @@ impl<F> Shared<F> {
     /// ```
     /// use ddf::{DEFAULT_SHARDS, Requirements, Shared, Verdict, plan};
     ///
-    /// let best = &plan(&Requirements::count(1_000).target_fpr(0.01))?[0];
+    /// let best = &plan(&Requirements::count(1_000).fpr(0.01))?[0];
     /// let shared = Shared::new(|_| best.build())?;
     /// assert_eq!(shared.shards(), DEFAULT_SHARDS);
     /// assert_eq!(shared.observe("a"), Verdict::Unseen);
@@ -218,7 +218,7 @@ impl<F> Shared<F> {
     /// ```
     /// use ddf::{Requirements, Shared, plan};
     ///
-    /// let best = &plan(&Requirements::count(1_000).target_fpr(0.01))?[0];
+    /// let best = &plan(&Requirements::count(1_000).fpr(0.01))?[0];
     /// let shared = Shared::with_shards(4, |_| best.build())?;
     /// assert_eq!(shared.shards(), 4);
     /// assert!(Shared::with_shards(0, |_| best.build()).is_err());
@@ -241,7 +241,7 @@ impl<F> Shared<F> {
     /// use ddf::{Requirements, Shared, plan};
     ///
     /// // The same seed sends every item to the same shard.
-    /// let best = &plan(&Requirements::count(1_000).target_fpr(0.01))?[0];
+    /// let best = &plan(&Requirements::count(1_000).fpr(0.01))?[0];
     /// let a = Shared::with_seed(4, 7, |_| best.build())?;
     /// let b = Shared::with_seed(4, 7, |_| best.build())?;
     /// assert_eq!(a.shard_of(a.digest("x")), b.shard_of(b.digest("x")));
@@ -265,7 +265,7 @@ impl<F, S> Shared<F, S> {
     /// ```
     /// use ddf::{KeyedSipHasher, Requirements, Shared, plan};
     ///
-    /// let best = &plan(&Requirements::count(1_000).target_fpr(0.01))?[0];
+    /// let best = &plan(&Requirements::count(1_000).fpr(0.01))?[0];
     /// let shared = Shared::with_hasher(2, KeyedSipHasher::with_seed(1), |_| best.build())?;
     /// assert_eq!(shared.shards(), 2);
     /// # Ok::<(), Box<dyn std::error::Error>>(())
@@ -289,7 +289,7 @@ impl<F, S> Shared<F, S> {
     /// ```
     /// use ddf::{Requirements, Shared, Verdict, plan};
     ///
-    /// let best = &plan(&Requirements::count(1_000).target_fpr(0.01))?[0];
+    /// let best = &plan(&Requirements::count(1_000).fpr(0.01))?[0];
     /// let shared = Shared::with_seed(2, 7, |_| best.build())?;
     /// shared.observe("a");
     /// let (filters, hasher) = shared.into_parts();
@@ -516,7 +516,7 @@ impl<F: DuplicateFilter, S: BuildHasher> Shared<F, S> {
     /// ```
     /// use ddf::{Requirements, Shared, Verdict, plan};
     ///
-    /// let best = &plan(&Requirements::count(1_000).target_fpr(0.001))?[0];
+    /// let best = &plan(&Requirements::count(1_000).fpr(0.001))?[0];
     /// let seen = Shared::with_seed(8, 1, |_| best.build())?;
     /// let mut verdicts = Vec::new();
     /// seen.observe_many(["a", "b", "a"].iter(), &mut verdicts);
@@ -646,7 +646,7 @@ impl<F: TimedFilter, S: BuildHasher> Shared<F, S> {
     /// use ddf::{Requirements, Shared, Verdict, plan};
     ///
     /// // The last 60 time units at about 16 items per unit.
-    /// let best = &plan(&Requirements::time(60, 16.0).target_fpr(0.001))?[0];
+    /// let best = &plan(&Requirements::time(60, 16.0).fpr(0.001))?[0];
     /// let seen = Shared::with_seed(4, 1, |_| best.build())?;
     /// let mut verdicts = Vec::new();
     /// seen.observe_many_at(["a", "a"].iter(), 10, &mut verdicts);

@@ -87,7 +87,7 @@ pub enum Span {
 #[derive(Debug, Clone, PartialEq)]
 pub struct Requirements {
     span: Span,
-    target_fpr: Option<f64>,
+    fpr: Option<f64>,
     memory_bits: Option<u64>,
     false_negatives: bool,
     max_slack: Option<u64>,
@@ -100,7 +100,7 @@ impl Requirements {
     fn with_span(span: Span) -> Self {
         Requirements {
             span,
-            target_fpr: None,
+            fpr: None,
             memory_bits: None,
             false_negatives: false,
             max_slack: None,
@@ -178,7 +178,7 @@ impl Requirements {
     /// The false-positive rate (an unseen item reported) not to exceed.
     #[must_use]
     pub fn fpr(mut self, fpr: f64) -> Self {
-        self.target_fpr = Some(fpr);
+        self.fpr = Some(fpr);
         self
     }
 
@@ -269,10 +269,7 @@ impl Requirements {
     }
 
     fn validate(&self) -> Result<Need, ParamError> {
-        let target = self
-            .target_fpr
-            .map(|p| ensure_probability("fpr", p))
-            .transpose()?;
+        let target = self.fpr.map(|p| ensure_probability("fpr", p)).transpose()?;
         if let Some(m) = self.memory_bits {
             ddf_param::ensure_range("memory_bits", m, 1..=ddf_param::MAX_STATE_BITS)?;
         }

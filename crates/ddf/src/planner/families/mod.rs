@@ -85,7 +85,7 @@ pub(crate) fn saturated_only(need: &Need) -> Result<(), String> {
 
 /// A family rated at saturation (an unbounded stream in fixed memory, no
 /// `distinct_items`): its shape for the budget and the saturated FPR target
-/// (`target_fpr`, else [`SATURATED_FPR`](super::SATURATED_FPR)), and its
+/// (`fpr`, else [`SATURATED_FPR`](super::SATURATED_FPR)), and its
 /// saturated prediction, both the family crate's (`saturated_parameters_for`
 /// and `saturated_sizing`).
 pub(crate) fn saturated(

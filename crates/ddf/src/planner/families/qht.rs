@@ -211,7 +211,7 @@ pub(crate) fn queued(need: &Need) -> Result<Candidate, String> {
     let budget = budget(need)?;
     let target = need
         .target()
-        .ok_or("sized for a target within a budget (target_fpr and memory_budget)")?;
+        .ok_or("sized for a target within a budget (fpr and memory_budget)")?;
     queued_rule(w, target, budget, need.distinct, need.seed)
 }
 
@@ -252,7 +252,7 @@ pub(crate) fn queued_rule(
         }
     }
     let (_, l, c, rows, s, fpr, mut fnr) = best.ok_or_else(|| {
-        format!("no L ≤ {MAX_QUEUED_QHT_SUBFILTERS} and fingerprint ≤ 32 bits meets target_fpr within memory_budget")
+        format!("no L ≤ {MAX_QUEUED_QHT_SUBFILTERS} and fingerprint ≤ 32 bits meets fpr within memory_budget")
     })?;
     if let Some(u) = distinct {
         // The fixed-hash mixture sums about (14√(U/N) + 15)·(14√(U/(N·S)) + 15)

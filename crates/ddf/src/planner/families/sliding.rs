@@ -15,16 +15,16 @@ pub(crate) fn candidate(need: &Need) -> Result<Candidate, String> {
         Span::Time { span, .. } => (span, Some(need.items())),
         _ => (need.items(), None),
     };
-    let epsilon = SlidingBloom::parameters_for(need.goal, window, slack, capacity).map_err(why)?;
+    let fpr = SlidingBloom::parameters_for(need.goal, window, slack, capacity).map_err(why)?;
     let p = match capacity {
-        Some(c) => SlidingBloom::sizing_timed(window, slack, c, epsilon),
-        None => SlidingBloom::sizing(window, slack, epsilon),
+        Some(c) => SlidingBloom::sizing_timed(window, slack, c, fpr),
+        None => SlidingBloom::sizing(window, slack, fpr),
     }
     .map_err(why)?;
     let config = Config::Sliding {
         window,
         slack,
-        epsilon,
+        fpr,
         capacity,
     };
     Ok(Candidate::new(config, p, Some(window), need.seed))
