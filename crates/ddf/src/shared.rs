@@ -637,7 +637,7 @@ impl<F: TimedFilter, S: BuildHasher> Shared<F, S> {
     /// ```
     /// use ddf::{Apbf, Shared, Verdict};
     ///
-    /// let seen = Shared::with_seed(4, 1, |_| Apbf::with_window(1_000, 0.001)?.timed(60))?;
+    /// let seen = Shared::with_seed(4, 1, |_| Apbf::with_time_span(60, 13, 22, 1_000))?;
     /// let mut verdicts = Vec::new();
     /// seen.observe_many_at(["a", "a"].iter(), 10, &mut verdicts);
     /// assert_eq!(verdicts, [Verdict::Unseen, Verdict::Duplicate]);
