@@ -993,3 +993,63 @@ fn pub_fn_parameters_reads_split_signatures() {
     );
     assert_eq!(found[1].0, 2);
 }
+
+/// The breaches of the one idiom for time windows in `text`: a consuming
+/// setter `pub fn timed(`, or a `pub fn with_time_span` whose first
+/// parameter is not `span: u64`.
+fn time_window_breaches(text: &str) -> Vec<String> {
+    let mut bad = Vec::new();
+    for (n, line) in text.lines().enumerate() {
+        if line.contains("pub fn timed(") {
+            bad.push(format!("line {}: `timed(span)`", n + 1));
+        }
+    }
+    for (at, _) in text.match_indices("pub fn with_time_span") {
+        let rest = &text[at + "pub fn with_time_span".len()..];
+        // Skip generic parameters, if any, up to the parameter list.
+        let Some(open) = rest.find('(') else {
+            continue;
+        };
+        let params = &rest[open + 1..];
+        let end = params.find([',', ')']).unwrap_or(params.len());
+        let first = params[..end]
+            .split_whitespace()
+            .collect::<Vec<_>>()
+            .join(" ");
+        if first != "span: u64" {
+            let line = text[..at].lines().count() + 1;
+            bad.push(format!("line {line}: `with_time_span({first}, …)`"));
+        }
+    }
+    bad
+}
+
+/// One idiom for time windows (the naming table of ARCHITECTURE.md):
+/// every time-window constructor is `with_time_span(span: u64, …)`, span
+/// first, and no filter switches to time with a setter `timed(span)`.
+#[test]
+fn time_windows_are_with_time_span_span_first() {
+    // The checker catches both breaches, and passes generic parameters.
+    let wrong =
+        "pub fn timed(self, span: u64)\npub fn with_time_span(\n    n: usize,\n    span: u64,\n)";
+    assert_eq!(time_window_breaches(wrong).len(), 2);
+    let right = "pub fn with_time_span<F>(\n    span: u64,\n    make: F,\n)";
+    assert!(time_window_breaches(right).is_empty());
+    let mut rs = Vec::new();
+    for dir in crates() {
+        files(&dir.join("src"), "rs", &mut rs);
+    }
+    let bad: Vec<String> = rs
+        .iter()
+        .flat_map(|p| {
+            time_window_breaches(&read(p))
+                .into_iter()
+                .map(move |b| format!("{}: {b}", p.display()))
+        })
+        .collect();
+    assert!(
+        bad.is_empty(),
+        "time windows are `with_time_span(span: u64, …)`:\n{}",
+        bad.join("\n")
+    );
+}

@@ -255,10 +255,6 @@ impl Sealed for Apbbf {
         core_to_apbbf(core)
     }
 
-    fn with_span(self, span: u64) -> Result<Self, ParamError> {
-        self.timed(span)
-    }
-
     fn shape_fields(segs: &Self::Segs, out: &mut fmt::DebugStruct<'_, '_>) {
         out.field("blocks", &segs.blocks)
             .field("block_bits", &(segs.block_words * 64))
@@ -354,18 +350,43 @@ impl Atomic<Apbbf> {
     }
 
     /// As [`Apbbf::with_window`]: a window of at least `window` insertions
-    /// at a false-positive rate of at most `fp` (single-threaded; see the
+    /// at a false-positive rate of at most `fpr` (single-threaded; see the
     /// type's documentation for what concurrency adds).
     ///
     /// ```
     /// use ddf_apbf::AtomicApbbf;
     /// let f = AtomicApbbf::with_window(100_000, 0.001)?;
     /// assert_eq!(f.block_bits(), 512);
-    /// assert_eq!(AtomicApbbf::with_window(100_000, 1.5).unwrap_err().param(), "fp");
+    /// assert_eq!(AtomicApbbf::with_window(100_000, 1.5).unwrap_err().param(), "fpr");
     /// # Ok::<(), ddf_apbf::ParamError>(())
     /// ```
-    pub fn with_window(window: u64, fp: f64) -> Result<Self, ParamError> {
-        Apbbf::with_window(window, fp).map(Self::from)
+    pub fn with_window(window: u64, fpr: f64) -> Result<Self, ParamError> {
+        Apbbf::with_window(window, fpr).map(Self::from)
+    }
+
+    /// As [`Apbbf::with_time_span`]: the shape of [`new`](Self::new) with
+    /// generations closed by the caller's clock too, over a window of `span`
+    /// time units. Fails (parameter `time_span`) for 0 or a span too long
+    /// for the shape.
+    ///
+    /// ```
+    /// use ddf_apbf::{AtomicApbbf, Digest};
+    /// let f = AtomicApbbf::with_time_span(80, 3, 8, 1024, 512, 4)?;
+    /// f.insert_at(Digest::mixed(1), 100);
+    /// assert!(f.contains_at(Digest::mixed(1), 179));
+    /// assert!(!f.contains_at(Digest::mixed(1), 100 + 80 * 3));
+    /// assert_eq!(AtomicApbbf::with_time_span(0, 3, 8, 1024, 512, 4).unwrap_err().param(), "time_span");
+    /// # Ok::<(), ddf_apbf::ParamError>(())
+    /// ```
+    pub fn with_time_span(
+        span: u64,
+        k: u32,
+        l: u32,
+        blocks: u64,
+        block_bits: u32,
+        bits_per_block: u32,
+    ) -> Result<Self, ParamError> {
+        Apbbf::with_time_span(span, k, l, blocks, block_bits, bits_per_block).map(Self::from)
     }
 
     /// As [`Apbbf::with_window_shape`]: the given shape with the fewest

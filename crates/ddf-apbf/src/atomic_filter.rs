@@ -5,11 +5,11 @@
 use crate::atomic::{AtomicCore, AtomicSegments, Platform, Position, Std, thread_stripe};
 use crate::core::{AgeCore, Clock};
 use ddf_core::snapshot::{DecodeError, Decoder, Encoder, Snapshot};
-use ddf_core::{Digest, ParamError, TimeClock, Verdict, Window};
+use ddf_core::{Digest, TimeClock, Verdict, Window};
 use std::fmt;
 
 pub(crate) mod sealed {
-    use super::{AtomicCore, AtomicSegments, ParamError, Std};
+    use super::{AtomicCore, AtomicSegments, Std};
     use ddf_core::snapshot::Snapshot;
     use std::fmt;
 
@@ -28,8 +28,6 @@ pub(crate) mod sealed {
         /// A filter holding the atomic core's state (exact when no
         /// operation runs meanwhile).
         fn from_atomic(core: &AtomicCore<Self::Segs, Std>) -> Self;
-        /// The filter with time-based generations over `span`.
-        fn with_span(self, span: u64) -> Result<Self, ParamError>;
         /// The shape fields of `Debug` output besides `k`, `l` and the
         /// generation.
         fn shape_fields(segs: &Self::Segs, out: &mut fmt::DebugStruct<'_, '_>);
@@ -69,7 +67,8 @@ impl AtomicForm for crate::Apbbf {}
 ///   (by the thread that counted it) where `F` shifts just before the
 ///   next, so that observe may miss an item exactly `l·g` insertions old
 ///   that `F` still reports (the window `l·g` holds either way).
-/// * **Time window** ([`timed`](Self::timed), `τ = ⌈t/l⌉`): an insertion at
+/// * **Time window** ([`AtomicApbf::with_time_span`](crate::AtomicApbf::with_time_span),
+///   `τ = ⌈t/l⌉`): an insertion at
 ///   time `t` is reported by `C` unless some operation with a time of at
 ///   least `t + l·τ` began before `C` ended, or a generation closed early
 ///   by count since `I` began (then the count window holds).
@@ -132,23 +131,6 @@ pub(crate) fn restore_position<S, T: AtomicSegments, P: Platform>(
 }
 
 impl<F: AtomicForm> Atomic<F> {
-    /// The same filter with generations closed by the caller's clock too,
-    /// over a window of `span` time units, as `F::timed`. Fails
-    /// (parameter `time_span`) for 0 or a span too long for the shape.
-    ///
-    /// ```
-    /// use ddf_apbf::{AtomicApbf, Digest};
-    /// let f = AtomicApbf::with_window(10_000, 0.01)?.timed(60)?;
-    /// f.insert_at(Digest::mixed(1), 100);
-    /// assert!(f.contains_at(Digest::mixed(1), 159));
-    /// assert!(!f.contains_at(Digest::mixed(1), 100 + 60 * 3));
-    /// assert_eq!(AtomicApbf::new(3, 3, 100)?.timed(0).unwrap_err().param(), "time_span");
-    /// # Ok::<(), ddf_apbf::ParamError>(())
-    /// ```
-    pub fn timed(self, span: u64) -> Result<Self, ParamError> {
-        self.into_inner().with_span(span).map(Self::from)
-    }
-
     /// Whether `digest` is reported (at the current generation's time on a
     /// timed filter).
     #[inline]

@@ -159,10 +159,6 @@ impl Sealed for Apbf {
         f
     }
 
-    fn with_span(self, span: u64) -> Result<Self, ParamError> {
-        self.timed(span)
-    }
-
     fn shape_fields(segs: &Self::Segs, out: &mut fmt::DebugStruct<'_, '_>) {
         out.field("m", &segs.m);
     }
@@ -244,18 +240,36 @@ impl Atomic<Apbf> {
     }
 
     /// As [`Apbf::with_window`]: a window of at least `window` insertions at
-    /// a false-positive rate of at most `fp` (single-threaded; see the
+    /// a false-positive rate of at most `fpr` (single-threaded; see the
     /// type's documentation for what concurrency adds).
     ///
     /// ```
     /// use ddf_apbf::AtomicApbf;
     /// let f = AtomicApbf::with_window(100_000, 0.01)?;
     /// assert_eq!((f.k(), f.l()), (10, 24));
-    /// assert_eq!(AtomicApbf::with_window(100_000, 1.5).unwrap_err().param(), "fp");
+    /// assert_eq!(AtomicApbf::with_window(100_000, 1.5).unwrap_err().param(), "fpr");
     /// # Ok::<(), ddf_apbf::ParamError>(())
     /// ```
-    pub fn with_window(window: u64, fp: f64) -> Result<Self, ParamError> {
-        Apbf::with_window(window, fp).map(Self::from)
+    pub fn with_window(window: u64, fpr: f64) -> Result<Self, ParamError> {
+        Apbf::with_window(window, fpr).map(Self::from)
+    }
+
+    /// As [`Apbf::with_time_span`]: the shape of [`new`](Self::new) with
+    /// generations closed by the caller's clock too, over a window of `span`
+    /// time units. Fails (parameter `time_span`) for 0 or a span too long
+    /// for the shape.
+    ///
+    /// ```
+    /// use ddf_apbf::{AtomicApbf, Digest};
+    /// let f = AtomicApbf::with_time_span(60, 10, 24, 2_000)?;
+    /// f.insert_at(Digest::mixed(1), 100);
+    /// assert!(f.contains_at(Digest::mixed(1), 159));
+    /// assert!(!f.contains_at(Digest::mixed(1), 100 + 60 * 3));
+    /// assert_eq!(AtomicApbf::with_time_span(0, 3, 3, 100).unwrap_err().param(), "time_span");
+    /// # Ok::<(), ddf_apbf::ParamError>(())
+    /// ```
+    pub fn with_time_span(span: u64, k: u32, l: u32, m: u64) -> Result<Self, ParamError> {
+        Apbf::with_time_span(span, k, l, m).map(Self::from)
     }
 
     /// A copy as an [`Apbf`], as [`to_inner`](Atomic::to_inner).

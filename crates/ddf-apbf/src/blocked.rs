@@ -1,5 +1,6 @@
 //! The Age-Partitioned Blocked Bloom filter: a blocked Bloom filter per segment.
 
+use crate::age::AgePartitioned;
 use crate::core::{AgeCore, ItemProbes, Segments, StateFields, algorithm_1};
 use ddf_core::snapshot::{self, DecodeError, Decoder, Encoder, Snapshot};
 use ddf_core::{Digest, Goal, ParamError};
@@ -11,9 +12,10 @@ use std::fmt;
 #[repr(C, align(64))]
 pub(crate) struct Line(pub(crate) [u64; 8]);
 
-/// `k + l` segments of `blocks` blocks of `B` bits, each block `b` parts.
+/// The APBBF's segment layout: `k + l` segments of `blocks` blocks of `B`
+/// bits, each block `b` parts. The `S` of [`Apbbf`] `= AgePartitioned<Blocks>`.
 #[derive(Clone, PartialEq, Eq)]
-pub(crate) struct Blocks {
+pub struct Blocks {
     pub(crate) lines: Vec<Line>,
     /// Words of state, `(k + l)·blocks·B/64`; the last line may have more.
     pub(crate) words: u64,
@@ -27,6 +29,16 @@ pub(crate) struct Blocks {
     pub(crate) part_shift: u32,
     /// `(B, b)` when the part loop has an unrolled form; derived, not state.
     shape: Shape,
+}
+
+impl fmt::Debug for Blocks {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.debug_struct("Blocks")
+            .field("blocks", &self.blocks)
+            .field("block_bits", &(self.block_words * 64))
+            .field("bits_per_block", &self.b)
+            .finish_non_exhaustive()
+    }
 }
 
 impl Blocks {
@@ -330,6 +342,9 @@ impl Segments for Blocks {
     /// against 50 (unseen) and 73 (present) for Algorithm 1 (CPU time,
     /// `examples/profile`).
     const ALL_AT_ONCE: bool = false;
+    /// About `l/k + k` lines per item (5 at k = 3, l = 8): four items
+    /// ahead keep the line-fill buffers busy.
+    const LOOKAHEAD: usize = 4;
 
     #[inline(always)]
     fn test(&self, seg: usize, x: u64) -> bool {
@@ -450,8 +465,9 @@ pub(crate) fn blocks_for_generation(g: u64, k: u32, block_bits: u32, bits_per_bl
 ///
 /// A generation is `g = ⌊blocks·c/k⌋` items, where `c` is the number of
 /// items that fill a part of `B/b` bits to ½; the window is `l·g`, the
-/// slack `k·g`, and time-based generations work as for
-/// [`Apbf`](crate::Apbf::timed).
+/// slack `k·g`, and time-based generations
+/// ([`with_time_span`](Apbbf::with_time_span)) work as for
+/// [`Apbf`](crate::Apbf::with_time_span).
 ///
 /// # Examples
 ///
@@ -463,12 +479,9 @@ pub(crate) fn blocks_for_generation(g: u64, k: u32, block_bits: u32, bits_per_bl
 /// assert_eq!(seen.observe("order-1"), Verdict::Duplicate);
 /// # Ok::<(), ddf_apbf::ParamError>(())
 /// ```
-#[derive(Clone, PartialEq, Eq)]
-pub struct Apbbf {
-    pub(crate) core: AgeCore<Blocks>,
-}
+pub type Apbbf = AgePartitioned<Blocks>;
 
-impl Apbbf {
+impl AgePartitioned<Blocks> {
     /// An APBBF with `k` segments per item, `l` extra segments (`k, l ≥ 1`,
     /// `k + l ≤ 4096`), `blocks` (≥ 1) blocks of `block_bits` (`B`, 64 or
     /// 512) bits per segment, and `bits_per_block` (`b`, a power of two with
@@ -506,9 +519,37 @@ impl Apbbf {
             part_shift: s,
             shape: Shape::of(block_bits, bits_per_block),
         };
-        Ok(Apbbf {
+        Ok(AgePartitioned {
             core: AgeCore::new(segs, k, l, g),
         })
+    }
+
+    /// As [`new`](Self::new)`(k, l, blocks, block_bits, bits_per_block)`
+    /// with time-based generations over a window of `span` time units
+    /// (`t ≥ 1`, parameter `time_span`), as for
+    /// [`Apbf::with_time_span`](crate::Apbf::with_time_span): each
+    /// generation lasts at most `τ = ⌈t/l⌉`.
+    ///
+    /// # Examples
+    ///
+    /// ```
+    /// use ddf_apbf::{Apbbf, Window, Windowed};
+    ///
+    /// let f = Apbbf::with_time_span(800, 3, 8, 1024, 512, 4)?;
+    /// assert_eq!((f.period(), f.window()), (Some(100), Window::Time(800)));
+    /// assert_eq!(Apbbf::with_time_span(0, 3, 8, 1024, 512, 4).unwrap_err().param(), "time_span");
+    /// # Ok::<(), ddf_apbf::ParamError>(())
+    /// ```
+    pub fn with_time_span(
+        span: u64,
+        k: u32,
+        l: u32,
+        blocks: u64,
+        block_bits: u32,
+        bits_per_block: u32,
+    ) -> Result<Self, ParamError> {
+        let f = Self::new(k, l, blocks, block_bits, bits_per_block)?;
+        Self::from_core_with_span(f.core, span)
     }
 
     /// The parameter rule of [`new`](Self::new) and
@@ -546,10 +587,10 @@ impl Apbbf {
     }
 
     /// An APBBF for a window of at least `window` insertions whose
-    /// false-positive rate at its worst point is at most `fp` (in `(0, 1)`),
+    /// false-positive rate at its worst point is at most `fpr` (in `(0, 1)`),
     /// with peak NPWS at most [`DEFAULT_NPWS`](crate::DEFAULT_NPWS): the
     /// shape `(k, l, B, b)` of
-    /// [`parameters_for`](Self::parameters_for)`(Goal::Fpr(fp), …)` (the
+    /// [`parameters_for`](Self::parameters_for)`(Goal::Fpr(fpr), …)` (the
     /// fewest bits per window item among the shapes of the APBF paper's
     /// §6, rated as its Table 3 by
     /// [`apbbf_segment_rates`](ddf_theory::apbf::apbbf_segment_rates)), then
@@ -562,9 +603,9 @@ impl Apbbf {
     /// assert_eq!(f.block_bits(), 512);
     /// # Ok::<(), ddf_apbf::ParamError>(())
     /// ```
-    pub fn with_window(window: u64, fp: f64) -> Result<Self, ParamError> {
+    pub fn with_window(window: u64, fpr: f64) -> Result<Self, ParamError> {
         let window = ddf_param::ensure_window(window, ddf_param::MAX_STATE_BITS)?;
-        let shape = Self::parameters_for(Goal::Fpr(fp), |l| window.div_ceil(u64::from(l)))?;
+        let shape = Self::parameters_for(Goal::Fpr(fpr), |l| window.div_ceil(u64::from(l)))?;
         Self::new(
             shape.k,
             shape.l,
@@ -618,10 +659,6 @@ impl Apbbf {
         self.core.segs.b
     }
 }
-
-// About `l/k + k` lines per item (5 at k = 3, l = 8): four items ahead
-// keep the line-fill buffers busy.
-crate::core::age_filter_impls!(Apbbf, 4);
 
 impl fmt::Debug for Apbbf {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
@@ -768,8 +805,8 @@ mod tests {
     fn with_window_meets_its_rate_on_a_seeded_stream() {
         let param = |r: Result<Apbbf, ParamError>| r.unwrap_err().param();
         assert_eq!(param(Apbbf::with_window(0, 0.01)), "window");
-        assert_eq!(param(Apbbf::with_window(1000, 0.0)), "fp");
-        assert_eq!(param(Apbbf::with_window(1000, 1e-300)), "fp");
+        assert_eq!(param(Apbbf::with_window(1000, 0.0)), "fpr");
+        assert_eq!(param(Apbbf::with_window(1000, 1e-300)), "fpr");
         // The target bounds the rate at every point of the stream; not
         // vacuous: the count is of the target's order (above a tenth).
         let (w, fp) = (2_000u64, 0.01);

@@ -10,7 +10,13 @@ use ddf_core::{Digest, ParamError, TimeClock};
 /// whichever logical slice it plays, so an item's bits stay findable as the
 /// segments age. The core works out that probe's raw 64-bit value `x`
 /// ([`ItemProbes::at`]) and the segment derives its position from it.
-pub(crate) trait Segments: Clone + PartialEq + Eq {
+///
+/// Public only as the sealed supertrait of
+/// [`SegmentLayout`](crate::SegmentLayout), in a private module.
+pub trait Segments: Clone + PartialEq + Eq {
+    /// Items the batch path prefetches ahead
+    /// ([`Prefetch::LOOKAHEAD`](ddf_core::batch::Prefetch::LOOKAHEAD)).
+    const LOOKAHEAD: usize;
     /// Whether a cached state's queries test every segment at once (see
     /// [`CACHED_BITS`]): worth it where a test is a few instructions.
     const ALL_AT_ONCE: bool;
@@ -216,187 +222,6 @@ pub(crate) fn cubic_terms(n: usize) -> Box<[u64]> {
         })
         .collect()
 }
-
-/// The trait implementations an age-partitioned filter type (a struct with a
-/// `core: AgeCore<_>` field) shares: `DuplicateFilter`, `TimedFilter` and
-/// `Windowed`, all delegating to the core, and the batch path's
-/// `Prefetch` with `$lookahead` items ahead.
-macro_rules! age_filter_impls {
-    ($filter:ty, $lookahead:expr) => {
-        impl $filter {
-            /// The same filter with time-based generations over a window of
-            /// `span` time units (`t ≥ 1`): each generation lasts at most
-            /// `τ = ⌈t/l⌉`, so the window is `l·τ ≥ t` while at most `g` items
-            /// arrive per `τ` (see the type's documentation for what happens
-            /// above that rate).
-            pub fn timed(mut self, span: u64) -> Result<Self, ddf_core::ParamError> {
-                self.core.set_time_span(span)?;
-                Ok(self)
-            }
-
-            /// Segments per item and consecutive matches per query, `k`.
-            pub fn k(&self) -> u32 {
-                self.core.k
-            }
-
-            /// Extra segments, `l`: the window is `l` generations.
-            pub fn l(&self) -> u32 {
-                self.core.l
-            }
-
-            /// Insertions per generation, `g`.
-            pub fn generation(&self) -> u64 {
-                self.core.generation
-            }
-
-            /// Insertions in the current generation (a shift happens at the
-            /// next insertion once it reaches `g`).
-            pub fn generation_fill(&self) -> u64 {
-                self.core.in_generation
-            }
-
-            /// The time per generation `τ`, if generations are also closed by time.
-            pub fn period(&self) -> Option<u64> {
-                self.core.clock.map(|c| c.period)
-            }
-
-            /// Algorithm 1 with its cost: the answer of `contains` and the
-            /// number of segments it read (slices, or blocks of one cache line
-            /// or word), the quantity of the APBF paper's access recursions.
-            pub fn query_accesses(&self, digest: ddf_core::Digest) -> (bool, u32) {
-                self.core.query(digest, self.core.now())
-            }
-        }
-
-        impl ddf_core::DuplicateFilter for $filter {
-            #[inline]
-            fn contains(&self, digest: ddf_core::Digest) -> bool {
-                self.core.contains(digest, self.core.now())
-            }
-
-            #[inline]
-            fn insert(&mut self, digest: ddf_core::Digest) {
-                let now = self.core.now();
-                self.core.insert(digest, now);
-            }
-
-            /// The query and the insertion share the item's probes.
-            #[inline]
-            fn observe(&mut self, digest: ddf_core::Digest) -> ddf_core::Verdict {
-                let now = self.core.now();
-                self.core.observe(digest, now)
-            }
-
-            /// Prefetches each item's segments a few items ahead; same
-            /// verdicts and state as one by one.
-            fn observe_batch(
-                &mut self,
-                digests: &[ddf_core::Digest],
-                verdicts: &mut Vec<ddf_core::Verdict>,
-            ) {
-                ddf_core::batch::observe_batch(self, digests, verdicts);
-            }
-
-            fn contains_batch(&self, digests: &[ddf_core::Digest], answers: &mut Vec<bool>) {
-                ddf_core::batch::contains_batch(self, digests, answers);
-            }
-
-            /// `(k + l)` segments of state.
-            fn memory_bits(&self) -> u64 {
-                crate::core::Segments::memory_bits(&self.core.segs)
-            }
-
-            fn clear(&mut self) {
-                self.core.clear();
-            }
-        }
-
-        /// The segments of an unseen item's query and insertion.
-        impl ddf_core::batch::Prefetch for $filter {
-            const LOOKAHEAD: usize = $lookahead;
-            /// 16 Mbit (2 MiB, a per-core L2 of the Intel Xeon measured): below it
-            /// the hints' probe hashes cost more than they save (APBBF at
-            /// 1 Mbit: 68 ns one by one, 78 ns with hints).
-            const MIN_PREFETCH_BITS: u64 = crate::core::CACHED_BITS;
-
-            #[inline]
-            fn prefetch(&self, digest: ddf_core::Digest) {
-                self.core.prefetch(digest);
-            }
-        }
-
-        impl ddf_core::TimedFilter for $filter {
-            /// Without time-based generations the time is ignored.
-            #[inline]
-            fn contains_at(&self, digest: ddf_core::Digest, now: u64) -> bool {
-                self.core.contains(digest, now)
-            }
-
-            #[inline]
-            fn insert_at(&mut self, digest: ddf_core::Digest, now: u64) {
-                self.core.insert(digest, now);
-            }
-
-            #[inline]
-            fn observe_at(&mut self, digest: ddf_core::Digest, now: u64) -> ddf_core::Verdict {
-                self.core.observe(digest, now)
-            }
-
-            /// Prefetches as [`observe_batch`](ddf_core::DuplicateFilter::observe_batch)
-            /// does; same verdicts and state as one by one.
-            fn observe_batch_at(
-                &mut self,
-                digests: &[ddf_core::Digest],
-                now: u64,
-                verdicts: &mut Vec<ddf_core::Verdict>,
-            ) {
-                ddf_core::batch::observe_batch_at(self, digests, now, verdicts);
-            }
-
-            fn contains_batch_at(
-                &self,
-                digests: &[ddf_core::Digest],
-                now: u64,
-                answers: &mut Vec<bool>,
-            ) {
-                ddf_core::batch::contains_batch_at(self, digests, now, answers);
-            }
-
-            /// 0 without time-based generations, which ignore the time.
-            fn clock_regressions(&self) -> u64 {
-                self.core.clock_regressions()
-            }
-
-            /// Generations that reached `g` insertions before their `τ` had
-            /// passed (0 without time-based generations).
-            fn generations_closed_early(&self) -> u64 {
-                self.core.closed_early()
-            }
-        }
-
-        impl ddf_core::Windowed for $filter {
-            /// `l·g` insertions, or `l·τ` time units with time-based generations.
-            fn window(&self) -> ddf_core::Window {
-                let l = u64::from(self.core.l);
-                match self.core.clock {
-                    Some(c) => ddf_core::Window::Time(l * c.period),
-                    None => ddf_core::Window::Count(l * self.core.generation),
-                }
-            }
-
-            /// `k·g` (or `k·τ`): the generations still partly present just before a shift.
-            fn slack(&self) -> u64 {
-                let k = u64::from(self.core.k);
-                match self.core.clock {
-                    Some(c) => k * c.period,
-                    None => k * self.core.generation,
-                }
-            }
-        }
-    };
-}
-
-pub(crate) use age_filter_impls;
 
 /// Generations closed by time as well as by count.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]

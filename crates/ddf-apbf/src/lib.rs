@@ -11,6 +11,7 @@ pub use ddf_core::{
     TimedFilter, Verdict, Window, Windowed, digest,
 };
 
+mod age;
 mod atomic;
 mod atomic_blocked;
 mod atomic_filter;
@@ -20,13 +21,14 @@ mod core;
 mod sizing;
 mod slices;
 
+pub use age::{AgePartitioned, SegmentLayout};
 pub use atomic_blocked::AtomicApbbf;
 pub use atomic_filter::{Atomic, AtomicForm};
 pub use atomic_slices::AtomicApbf;
-pub use blocked::Apbbf;
+pub use blocked::{Apbbf, Blocks};
 pub use core::MAX_SEGMENTS;
 pub use sizing::ApbbfParameters;
-pub use slices::{Apbf, DEFAULT_NPWS};
+pub use slices::{Apbf, DEFAULT_NPWS, Slices};
 
 #[cfg(feature = "serde")]
 ddf_core::impl_serde_via_snapshot!(Apbf, Apbbf);

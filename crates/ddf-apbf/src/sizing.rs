@@ -58,8 +58,9 @@ impl Apbf {
         )
     }
 
-    /// What `new(k, l, m)?.timed(span)` predicts while at most `g`
-    /// items arrive per generation period `τ = ⌈t/l⌉`: as
+    /// What [`with_time_span`](Apbf::with_time_span)`(span, k, l, m)`
+    /// predicts while at most `g` items arrive per generation period
+    /// `τ = ⌈t/l⌉`: as
     /// [`sizing`](Self::sizing), with a slack of `k·τ` time units.
     pub fn sizing_timed(k: u32, l: u32, m: u64, span: u64) -> Result<Prediction, ParamError> {
         let (fpr, accesses, _) = predict(k, l, m)?;
@@ -86,9 +87,9 @@ impl Apbf {
     ) -> Result<(u32, u32, u64), ParamError> {
         match goal {
             Goal::Fpr(p) => {
-                let p = ddf_param::ensure_probability("fp", p)?;
+                let p = ddf_param::ensure_probability("fpr", p)?;
                 let (k, l) = choose_parameters(p, crate::DEFAULT_NPWS).ok_or_else(|| {
-                    ParamError::new("fp", p, "a rate some (k, l) with k + l ≤ 4096 reaches")
+                    ParamError::new("fpr", p, "a rate some (k, l) with k + l ≤ 4096 reaches")
                 })?;
                 let m = slice_bits_for_generation(generation(l) as f64, f64::from(k));
                 let m = if m.is_finite() && m >= 1.0 {
@@ -233,8 +234,8 @@ impl Apbbf {
         )
     }
 
-    /// What `new(k, l, blocks, block_bits, bits_per_block)?.timed(span)`
-    /// predicts while at most `g` items arrive per generation period
+    /// What [`with_time_span`](Apbbf::with_time_span)`(span, k, l, blocks,
+    /// block_bits, bits_per_block)` predicts while at most `g` items arrive per generation period
     /// `τ = ⌈t/l⌉`: as [`sizing`](Self::sizing), with a slack of `k·τ` time
     /// units.
     pub fn sizing_timed(
@@ -283,7 +284,7 @@ impl Apbbf {
         };
         match goal {
             Goal::Fpr(p) => {
-                let p = ddf_param::ensure_probability("fp", p)?;
+                let p = ddf_param::ensure_probability("fpr", p)?;
                 for (shape, (bb, b)) in APBBF_SHAPES.into_iter().enumerate() {
                     for k in 1..=BUDGET_MAX_K {
                         let rates = search_rates(shape, k);
@@ -310,7 +311,7 @@ impl Apbbf {
                 }
                 let (_, k, l, bb, b) = best.ok_or_else(|| {
                     ParamError::new(
-                        "fp",
+                        "fpr",
                         p,
                         format!(
                             "a rate some block shape with k ≤ {BUDGET_MAX_K}, l ≤ {BUDGET_MAX_L} reaches"

@@ -1,5 +1,6 @@
 //! The Age-Partitioned Bloom filter: one Bloom slice per segment.
 
+use crate::age::AgePartitioned;
 use crate::core::{AgeCore, ItemProbes, Segments, StateFields};
 use ddf_bits::BitArray;
 use ddf_core::snapshot::{self, DecodeError, Decoder, Encoder, Snapshot};
@@ -13,11 +14,20 @@ use std::fmt;
 /// ("no reason for l being much larger than k").
 pub const DEFAULT_NPWS: f64 = 0.15;
 
-/// `k + l` slices of `m` bits in one array; slice `p` is bits `p·m ..`.
+/// The APBF's segment layout: `k + l` slices of `m` bits in one array;
+/// slice `p` is bits `p·m ..`. The `S` of [`Apbf`] `= AgePartitioned<Slices>`.
 #[derive(Clone, PartialEq, Eq)]
-pub(crate) struct Slices {
+pub struct Slices {
     pub(crate) bits: BitArray,
     pub(crate) m: u64,
+}
+
+impl fmt::Debug for Slices {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.debug_struct("Slices")
+            .field("m", &self.m)
+            .finish_non_exhaustive()
+    }
 }
 
 impl Slices {
@@ -89,6 +99,8 @@ impl Segments for Slices {
     /// took 63 ns for an unseen item and 62 ns for a present one, against
     /// 73 and 124 ns for Algorithm 1's chain (CPU time, `examples/profile`).
     const ALL_AT_ONCE: bool = true;
+    /// One line per segment, `l/k + k` per item (12 at k = 10, l = 24).
+    const LOOKAHEAD: usize = 2;
 
     /// One bounds check (the word's): a position is below
     /// `(seg + 1)·m ≤ (k + l)·m`, the array's length, by construction.
@@ -197,7 +209,7 @@ impl Segments for Slices {
 /// [`ddf_theory::apbf::peak_npws`]). The false-positive rate peaks just
 /// before a shift ([`ddf_theory::apbf::false_positive`]).
 ///
-/// **Time-based generations** ([`timed`](Self::timed)):
+/// **Time-based generations** ([`with_time_span`](Apbf::with_time_span)):
 /// a generation also closes once `τ = ⌈t/l⌉` time units have passed since
 /// it opened, by the caller's clock ([`TimedFilter`](ddf_core::TimedFilter)); a query at a later
 /// time sees the generations that time has closed, even before the next
@@ -224,12 +236,9 @@ impl Segments for Slices {
 /// assert_eq!(seen.observe("order-1"), Verdict::Duplicate);
 /// # Ok::<(), ddf_apbf::ParamError>(())
 /// ```
-#[derive(Clone, PartialEq, Eq)]
-pub struct Apbf {
-    pub(crate) core: AgeCore<Slices>,
-}
+pub type Apbf = AgePartitioned<Slices>;
 
-impl Apbf {
+impl AgePartitioned<Slices> {
     /// An APBF with `k` (≥ 1) slices per item, `l` (≥ 1) extra slices for the
     /// window (`k + l ≤ 4096`), and `m` bits per slice, large enough for a
     /// generation of at least one item (`m·ln 2 ≥ k`).
@@ -256,9 +265,32 @@ impl Apbf {
             bits: BitArray::new_huge(total)?,
             m,
         };
-        Ok(Apbf {
+        Ok(AgePartitioned {
             core: AgeCore::new(slices, k, l, g),
         })
+    }
+
+    /// As [`new`](Self::new)`(k, l, m)` with time-based generations over a
+    /// window of `span` time units (`t ≥ 1`, parameter `time_span`): each
+    /// generation lasts at most `τ = ⌈t/l⌉`, so the window is `l·τ ≥ t`
+    /// while at most `g` items arrive per `τ` (see the type's documentation
+    /// for what happens above that rate).
+    ///
+    /// # Examples
+    ///
+    /// ```
+    /// use ddf_apbf::{Apbf, Digest, TimedFilter, Window, Windowed};
+    ///
+    /// // A minute in milliseconds over l = 10 generations of 6 s.
+    /// let mut f = Apbf::with_time_span(60_000, 4, 10, 57_708)?;
+    /// assert_eq!((f.period(), f.window()), (Some(6_000), Window::Time(60_000)));
+    /// f.insert_at(Digest::mixed(1), 1_000);
+    /// assert!(f.contains_at(Digest::mixed(1), 60_000));
+    /// assert_eq!(Apbf::with_time_span(0, 4, 10, 57_708).unwrap_err().param(), "time_span");
+    /// # Ok::<(), ddf_apbf::ParamError>(())
+    /// ```
+    pub fn with_time_span(span: u64, k: u32, l: u32, m: u64) -> Result<Self, ParamError> {
+        Self::from_core_with_span(Self::new(k, l, m)?.core, span)
     }
 
     /// The parameter rule of [`new`](Self::new) and
@@ -285,13 +317,13 @@ impl Apbf {
     }
 
     /// An APBF for a window of at least `window` insertions and a
-    /// false-positive rate of at most `fp` at its worst point, with peak
+    /// false-positive rate of at most `fpr` at its worst point, with peak
     /// NPWS at most [`DEFAULT_NPWS`]: `(k, l)` from
     /// [`ddf_theory::apbf::choose_parameters`], then the smallest `m` whose
     /// generation `g` makes `l·g ≥ window`.
     ///
-    /// For example `fp = 0.01` gives `k = 10, l = 24` (about 20.4 bits per
-    /// window item); `fp = 0.001` gives `k = 13, l = 22`.
+    /// For example `fpr = 0.01` gives `k = 10, l = 24` (about 20.4 bits per
+    /// window item); `fpr = 0.001` gives `k = 13, l = 22`.
     ///
     /// # Examples
     ///
@@ -303,8 +335,8 @@ impl Apbf {
     /// assert!(Apbf::with_window(100_000, 1.5).is_err());
     /// # Ok::<(), ddf_apbf::ParamError>(())
     /// ```
-    pub fn with_window(window: u64, fp: f64) -> Result<Self, ParamError> {
-        Self::with_window_and_npws(window, fp, DEFAULT_NPWS)
+    pub fn with_window(window: u64, fpr: f64) -> Result<Self, ParamError> {
+        Self::with_window_and_npws(window, fpr, DEFAULT_NPWS)
     }
 
     /// As [`with_window`](Self::with_window) with a chosen bound on the peak
@@ -322,14 +354,14 @@ impl Apbf {
     /// assert_eq!(Apbf::with_window_and_npws(100_000, 0.01, 0.0).unwrap_err().param(), "npws");
     /// # Ok::<(), ddf_apbf::ParamError>(())
     /// ```
-    pub fn with_window_and_npws(window: u64, fp: f64, npws: f64) -> Result<Self, ParamError> {
-        let fp = ensure_probability("fp", fp)?;
+    pub fn with_window_and_npws(window: u64, fpr: f64, npws: f64) -> Result<Self, ParamError> {
+        let fpr = ensure_probability("fpr", fpr)?;
         let window = ddf_param::ensure_window(window, ddf_param::MAX_STATE_BITS)?;
         if !(npws > 0.0 && npws <= 2.0) {
             return Err(ParamError::new("npws", npws, "a peak NPWS in (0, 2]"));
         }
-        let (k, l) = ddf_theory::apbf::choose_parameters(fp, npws).ok_or_else(|| {
-            ParamError::new("fp", fp, "a rate some (k, l) with k + l ≤ 4096 reaches")
+        let (k, l) = ddf_theory::apbf::choose_parameters(fpr, npws).ok_or_else(|| {
+            ParamError::new("fpr", fpr, "a rate some (k, l) with k + l ≤ 4096 reaches")
         })?;
         let g = window.div_ceil(u64::from(l));
         let m = ddf_theory::apbf::slice_bits_for_generation(g as f64, f64::from(k));
@@ -361,9 +393,6 @@ impl Apbf {
             .collect()
     }
 }
-
-// One line per segment, `l/k + k` per item (12 at k = 10, l = 24).
-crate::core::age_filter_impls!(Apbf, 2);
 
 impl fmt::Debug for Apbf {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
@@ -418,7 +447,7 @@ mod tests {
     #[test]
     fn overload_closes_generations_early_and_counts_them() {
         use ddf_core::{Digest, TimedFilter};
-        let mut f = Apbf::new(4, 5, 2_000).unwrap().timed(50).unwrap();
+        let mut f = Apbf::with_time_span(50, 4, 5, 2_000).unwrap();
         let (g, tau) = (f.generation(), f.period().unwrap());
         assert_eq!(tau, 10);
         let bits = f.memory_bits();
@@ -456,7 +485,7 @@ mod tests {
         assert_eq!(Apbf::new(10, 3, 14).unwrap_err().param(), "m");
         assert_eq!(Apbf::new(100, 100, 1 << 36).unwrap_err().param(), "m");
         assert_eq!(Apbf::with_window(0, 0.1).unwrap_err().param(), "window");
-        assert_eq!(Apbf::with_window(10, 0.0).unwrap_err().param(), "fp");
+        assert_eq!(Apbf::with_window(10, 0.0).unwrap_err().param(), "fpr");
         assert_eq!(
             Apbf::with_window_and_npws(10, 0.1, 0.0)
                 .unwrap_err()
@@ -464,7 +493,7 @@ mod tests {
             "npws"
         );
         assert_eq!(
-            Apbf::new(3, 3, 100).unwrap().timed(0).unwrap_err().param(),
+            Apbf::with_time_span(0, 3, 3, 100).unwrap_err().param(),
             "time_span"
         );
     }
@@ -526,10 +555,7 @@ mod tests {
     fn algorithm_1_finds_every_run_of_k() {
         use ddf_core::TimedFilter;
         for (k, l, m) in [(3u32, 2u32, 9u64), (4, 6, 60), (2, 9, 20), (5, 5, 40)] {
-            let mut f = Apbf::new(k, l, m)
-                .unwrap()
-                .timed(u64::from(l) * 10)
-                .unwrap();
+            let mut f = Apbf::with_time_span(u64::from(l) * 10, k, l, m).unwrap();
             let n = (k + l) as usize;
             let mut hits = 0;
             for i in 0..3000u64 {

@@ -84,10 +84,10 @@ proptest! {
                 (Digest::mixed(x), now)
             })
             .collect();
-        timed_batches_match(Apbf::new(4, 6, 300).unwrap().timed(60).unwrap(), &stamped, cut);
-        timed_batches_match(Apbbf::new(3, 8, 4, 512, 4).unwrap().timed(80).unwrap(), &stamped, cut);
+        timed_batches_match(Apbf::with_time_span(60, 4, 6, 300).unwrap(), &stamped, cut);
+        timed_batches_match(Apbbf::with_time_span(80, 3, 8, 4, 512, 4).unwrap(), &stamped, cut);
         // At least 16 Mbit, so that the batch path prefetches.
-        let f = Apbbf::new(3, 8, 3_000, 512, 4).unwrap().timed(80).unwrap();
+        let f = Apbbf::with_time_span(80, 3, 8, 3_000, 512, 4).unwrap();
         timed_batches_match(f, &stamped, cut);
     }
 }

@@ -169,7 +169,7 @@ fn eight_threads_count_window_no_false_negative() {
 fn eight_threads_time_window_no_false_negative() {
     // g = 1,039 and 50 insertions per time unit at τ = 10: 500 per
     // period, so no generation closes early by count.
-    eight_threads_time_window(&AtomicApbf::new(3, 4, 4_500).unwrap().timed(40).unwrap());
+    eight_threads_time_window(&AtomicApbf::with_time_span(40, 3, 4, 4_500).unwrap());
 }
 
 #[test]
@@ -184,7 +184,8 @@ fn apbbf_eight_threads_count_window_no_false_negative() {
 fn apbbf_eight_threads_time_window_no_false_negative() {
     // g ≥ 1,000 and 500 insertions per period of τ = 10.
     let f = AtomicApbbf::with_window_shape(4_000, 3, 4, 512, 4).unwrap();
-    eight_threads_time_window(&f.timed(40).unwrap());
+    let timed = AtomicApbbf::with_time_span(40, 3, 4, f.blocks(), 512, 4).unwrap();
+    eight_threads_time_window(&timed);
 }
 
 /// With one thread and `c = 1` (`g < 512`) the verdicts are `Apbf`'s but
@@ -235,7 +236,7 @@ fn snapshots_are_apbf_bytes_both_ways() {
     assert_eq!(atomic.to_bytes(), plain.to_bytes());
     let loaded = AtomicApbf::from_bytes(&plain.to_bytes()).unwrap();
     assert_eq!(loaded.into_inner(), plain);
-    let timed = AtomicApbf::new(4, 6, 500).unwrap().timed(60).unwrap();
+    let timed = AtomicApbf::with_time_span(60, 4, 6, 500).unwrap();
     for i in 0..500 {
         timed.insert_at(Digest::mixed(i), i / 10);
     }
@@ -311,7 +312,7 @@ fn snapshots_are_apbbf_bytes_both_ways() {
     assert_eq!(loaded.into_inner(), plain);
     // The APBF's bytes are another kind.
     assert!(AtomicApbbf::from_bytes(&Apbf::new(3, 5, 100).unwrap().to_bytes()).is_err());
-    let timed = AtomicApbbf::new(3, 5, 7, 64, 4).unwrap().timed(60).unwrap();
+    let timed = AtomicApbbf::with_time_span(60, 3, 5, 7, 64, 4).unwrap();
     for i in 0..500 {
         timed.insert_at(Digest::mixed(i), i / 10);
     }

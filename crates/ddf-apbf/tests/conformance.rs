@@ -15,7 +15,7 @@ conformance!(
 // Without timestamps every insertion happens at time 0: generations close by count.
 conformance!(
     apbf_timed,
-    Apbf::new(4, 6, 2_000).unwrap().timed(100).unwrap(),
+    Apbf::with_time_span(100, 4, 6, 2_000).unwrap(),
     Conformance::default()
         .promise(Promise::LastInsertions(6 * 346))
         .budget_bits(20_000)
@@ -30,7 +30,7 @@ conformance!(
 );
 conformance!(
     apbbf_line,
-    Apbbf::new(3, 5, 8, 512, 8).unwrap().timed(1_000).unwrap(),
+    Apbbf::with_time_span(1_000, 3, 5, 8, 512, 8).unwrap(),
     Conformance::default()
         .promise(Promise::LastInsertions(5 * 117))
         .budget_bits(8 * 8 * 512)
@@ -38,12 +38,12 @@ conformance!(
 // With timestamps: generations close by time as well as by count.
 ddf_core::timed_conformance!(
     apbf_timed_clock,
-    Apbf::new(4, 6, 2_000).unwrap().timed(100).unwrap(),
+    Apbf::with_time_span(100, 4, 6, 2_000).unwrap(),
     20
 );
 ddf_core::timed_conformance!(
     apbbf_timed_clock,
-    Apbbf::new(3, 5, 8, 512, 8).unwrap().timed(1_000).unwrap(),
+    Apbbf::with_time_span(1_000, 3, 5, 8, 512, 8).unwrap(),
     200
 );
 
@@ -58,7 +58,7 @@ conformance!(
 );
 conformance!(
     atomic_apbf_timed,
-    AtomicApbf::new(4, 6, 2_000).unwrap().timed(100).unwrap(),
+    AtomicApbf::with_time_span(100, 4, 6, 2_000).unwrap(),
     Conformance::default()
         .promise(Promise::LastInsertions(6 * 346))
         .budget_bits(20_000)
@@ -73,10 +73,7 @@ conformance!(
 );
 conformance!(
     atomic_apbbf_line,
-    AtomicApbbf::new(3, 5, 8, 512, 8)
-        .unwrap()
-        .timed(1_000)
-        .unwrap(),
+    AtomicApbbf::with_time_span(1_000, 3, 5, 8, 512, 8).unwrap(),
     Conformance::default()
         .promise(Promise::LastInsertions(5 * 117))
         .budget_bits(8 * 8 * 512)
@@ -101,21 +98,13 @@ mod atomic_timed_clock {
 
     #[test]
     fn atomic_apbf() {
-        timed_checks(
-            || AtomicApbf::new(4, 6, 2_000).unwrap().timed(100).unwrap(),
-            20,
-        );
+        timed_checks(|| AtomicApbf::with_time_span(100, 4, 6, 2_000).unwrap(), 20);
     }
 
     #[test]
     fn atomic_apbbf() {
         timed_checks(
-            || {
-                AtomicApbbf::new(3, 5, 8, 512, 8)
-                    .unwrap()
-                    .timed(1_000)
-                    .unwrap()
-            },
+            || AtomicApbbf::with_time_span(1_000, 3, 5, 8, 512, 8).unwrap(),
             200,
         );
     }

@@ -36,8 +36,11 @@ const GOLDEN: &[(u32, u32, bool, u64)] = &[
 /// A stream of 6,000 items from 1,500 ids (repeats near and far), one time
 /// step per 8 items, with a jump now and then.
 fn run(block_bits: u32, b: u32, timed: bool) -> u64 {
-    let f = Apbbf::new(3, 5, 6, block_bits, b).unwrap();
-    let mut f = if timed { f.timed(400).unwrap() } else { f };
+    let mut f = if timed {
+        Apbbf::with_time_span(400, 3, 5, 6, block_bits, b).unwrap()
+    } else {
+        Apbbf::new(3, 5, 6, block_bits, b).unwrap()
+    };
     let (mut h, mut now) = (BASIS, 0u64);
     let mut x = 0x601du64;
     for i in 0..6_000u64 {

@@ -10,7 +10,7 @@ const NAMES: &[&str] = &[
     "l",
     "m",
     "window",
-    "fp",
+    "fpr",
     "npws",
     "blocks",
     "block_bits",
@@ -27,17 +27,17 @@ proptest! {
         l in width(),
         m in size(),
         window in size(),
-        fp in probability(),
+        fpr in probability(),
         npws in probability().prop_map(|p| 2.0 * p),
         span in size(),
     ) {
-        if let Some(f) = check(Apbf::new(k, l, m), NAMES)? {
-            check(f.timed(span), NAMES)?;
+        if check(Apbf::new(k, l, m), NAMES)?.is_some() {
+            check(Apbf::with_time_span(span, k, l, m), NAMES)?;
         }
-        if let Some(f) = check(Apbf::with_window(window, fp), NAMES)? {
-            check(f.timed(span), NAMES)?;
+        if let Some(f) = check(Apbf::with_window(window, fpr), NAMES)? {
+            check(Apbf::with_time_span(span, f.k(), f.l(), f.slice_bits()), NAMES)?;
         }
-        check(Apbf::with_window_and_npws(window, fp, npws), NAMES)?;
+        check(Apbf::with_window_and_npws(window, fpr, npws), NAMES)?;
     }
 
     #[test]
@@ -46,14 +46,14 @@ proptest! {
         l in width(),
         m in size(),
         window in size(),
-        fp in probability(),
+        fpr in probability(),
         span in size(),
     ) {
-        if let Some(f) = check(AtomicApbf::new(k, l, m), NAMES)? {
-            check(f.timed(span), NAMES)?;
+        if check(AtomicApbf::new(k, l, m), NAMES)?.is_some() {
+            check(AtomicApbf::with_time_span(span, k, l, m), NAMES)?;
         }
-        if let Some(f) = check(AtomicApbf::with_window(window, fp), NAMES)? {
-            check(f.timed(span), NAMES)?;
+        if let Some(f) = check(AtomicApbf::with_window(window, fpr), NAMES)? {
+            check(AtomicApbf::with_time_span(span, f.k(), f.l(), f.slice_bits()), NAMES)?;
         }
     }
 
@@ -65,15 +65,16 @@ proptest! {
         block_bits in width(),
         b in width(),
         window in size(),
-        fp in probability(),
+        fpr in probability(),
         span in size(),
     ) {
-        if let Some(f) = check(Apbbf::new(k, l, blocks, block_bits, b), NAMES)? {
-            check(f.timed(span), NAMES)?;
+        if check(Apbbf::new(k, l, blocks, block_bits, b), NAMES)?.is_some() {
+            check(Apbbf::with_time_span(span, k, l, blocks, block_bits, b), NAMES)?;
         }
         check(Apbbf::with_window_shape(window, k, l, block_bits, b), NAMES)?;
-        if let Some(f) = check(Apbbf::with_window(window, fp), NAMES)? {
-            check(f.timed(span), NAMES)?;
+        if let Some(f) = check(Apbbf::with_window(window, fpr), NAMES)? {
+            let (bb, bpb) = (f.block_bits(), f.bits_per_block());
+            check(Apbbf::with_time_span(span, f.k(), f.l(), f.blocks(), bb, bpb), NAMES)?;
         }
     }
 }

@@ -51,10 +51,11 @@ proptest! {
         events in prop::collection::vec((0u64..300, 0u64..40), 0..800),
     ) {
         prop_assume!(m as f64 * std::f64::consts::LN_2 >= f64::from(k));
-        let f = Apbf::new(k, l, m).unwrap();
         match timed {
-            Some(span) => observe_is_query_then_insert(f.timed(span).unwrap(), &events)?,
-            None => observe_is_query_then_insert(f, &events)?,
+            Some(span) => {
+                observe_is_query_then_insert(Apbf::with_time_span(span, k, l, m).unwrap(), &events)?
+            }
+            None => observe_is_query_then_insert(Apbf::new(k, l, m).unwrap(), &events)?,
         }
     }
 
@@ -69,9 +70,13 @@ proptest! {
         timed in prop::option::of(1u64..300),
         events in prop::collection::vec((0u64..300, 0u64..40), 0..600),
     ) {
-        let Ok(f) = Apbbf::new(k, l, blocks, if wide { 512 } else { 64 }, b) else { return Ok(()) };
+        let bb = if wide { 512 } else { 64 };
+        let Ok(f) = Apbbf::new(k, l, blocks, bb, b) else { return Ok(()) };
         match timed {
-            Some(span) => observe_is_query_then_insert(f.timed(span).unwrap(), &events)?,
+            Some(span) => observe_is_query_then_insert(
+                Apbbf::with_time_span(span, k, l, blocks, bb, b).unwrap(),
+                &events,
+            )?,
             None => observe_is_query_then_insert(f, &events)?,
         }
     }
@@ -131,7 +136,7 @@ proptest! {
         events in prop::collection::vec((0u64..60, 0u64..40), 0..600),
     ) {
         let m = 400u64;
-        let mut f = Apbf::new(k, l, m).unwrap().timed(span).unwrap();
+        let mut f = Apbf::with_time_span(span, k, l, m).unwrap();
         let g = f.generation();
         let period = span.div_ceil(u64::from(l));
         let mut now = 0u64;
@@ -154,7 +159,7 @@ proptest! {
     /// Queries see the generations time has closed, with no insertion in between.
     #[test]
     fn timed_queries_age_without_insertions(k in 1u32..5, l in 1u32..6, span in 1u64..1000) {
-        let mut f = Apbbf::new(k, l, 64, 512, 8).unwrap().timed(span).unwrap();
+        let mut f = Apbbf::with_time_span(span, k, l, 64, 512, 8).unwrap();
         let d = Digest::mixed(42);
         f.insert_at(d, 10);
         let period = span.div_ceil(u64::from(l));
@@ -187,7 +192,7 @@ proptest! {
     ) {
         if let Ok(f) = Apbf::new(k, l, m) {
             prop_assert!(f.generation() >= 1);
-            let _ = f.timed(span);
+            let _ = Apbf::with_time_span(span, k, l, m);
         }
         if let Ok(f) = Apbbf::new(k, l, blocks, block_bits, b) {
             prop_assert!(f.generation() >= 1);

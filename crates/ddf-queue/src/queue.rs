@@ -378,16 +378,16 @@ impl<F: DuplicateFilter> Queue<F> {
     /// use ddf_shf::CompactShf;
     ///
     /// // The last 3,000 time units in L = 4 slices of 1,000, at most 500 per slice.
-    /// let mut q = Queue::with_time_span(4, 500, 3_000, |_| CompactShf::new(500, 32))?;
+    /// let mut q = Queue::with_time_span(3_000, 4, 500, |_| CompactShf::new(500, 32))?;
     /// assert_eq!(q.window(), Window::Time(3_000));
     /// assert_eq!(q.observe_at(Digest::mixed(1), 0), Verdict::Unseen);
     /// assert_eq!(q.observe_at(Digest::mixed(1), 2_000), Verdict::Duplicate);
     /// # Ok::<(), ddf_queue::ParamError>(())
     /// ```
     pub fn with_time_span(
+        span: u64,
         subfilters: usize,
         capacity: u64,
-        span: u64,
         make: impl FnMut(usize) -> Result<F, ParamError>,
     ) -> Result<Self, ParamError> {
         ensure_range("subfilters", subfilters, 2..=MAX_SUBFILTERS)?;
@@ -711,11 +711,11 @@ mod tests {
         assert_eq!(Queue::new(0, 10, make).unwrap_err().param(), "subfilters");
         assert_eq!(Queue::new(3, 0, make).unwrap_err().param(), "capacity");
         assert_eq!(
-            Queue::with_time_span(1, 10, 5, make).unwrap_err().param(),
+            Queue::with_time_span(5, 1, 10, make).unwrap_err().param(),
             "subfilters"
         );
         assert_eq!(
-            Queue::with_time_span(3, 10, 0, make).unwrap_err().param(),
+            Queue::with_time_span(0, 3, 10, make).unwrap_err().param(),
             "time_span"
         );
         // Each subfilter is offered 250 bits but takes 300.
@@ -762,7 +762,7 @@ mod tests {
     #[test]
     fn a_full_subfilter_rotates_early_at_the_next_insertion() {
         // Slices of 10 units, c = 4.
-        let mut q = Queue::with_time_span(3, 4, 20, |_| ExactWindow::new(4)).unwrap();
+        let mut q = Queue::with_time_span(20, 3, 4, |_| ExactWindow::new(4)).unwrap();
         let d = Digest::mixed;
         for i in 0..4 {
             q.observe_at(d(i), 0);
@@ -789,7 +789,7 @@ mod tests {
     #[test]
     fn time_slices_expire_items() {
         // t = 30 over L − 1 = 3 slices of 10.
-        let mut q = Queue::with_time_span(4, 1_000, 30, |_| Ok(ExactWindow::unbounded())).unwrap();
+        let mut q = Queue::with_time_span(30, 4, 1_000, |_| Ok(ExactWindow::unbounded())).unwrap();
         let d = Digest::mixed(7);
         q.observe_at(d, 5);
         assert!(q.contains_at(d, 34));

@@ -26,13 +26,13 @@ conformance!(
 conformance!(
     timed_queue,
     // Untimed calls never advance the clock: only the capacity rotates.
-    Queue::with_time_span(3, 50, 1_000, |_| ExactWindow::new(50)).unwrap(),
+    Queue::with_time_span(1_000, 3, 50, |_| ExactWindow::new(50)).unwrap(),
     Conformance::default().promise(Promise::LastInsertions(100))
 );
 // With timestamps: subfilters also rotate when their time slot ends.
 ddf_core::timed_conformance!(
     timed_queue_clock,
-    Queue::with_time_span(3, 50, 1_000, |_| ExactWindow::new(50)).unwrap(),
+    Queue::with_time_span(1_000, 3, 50, |_| ExactWindow::new(50)).unwrap(),
     100
 );
 // Hashed subfilters with their own prefetching batch paths, timed; 2^22
@@ -40,7 +40,7 @@ ddf_core::timed_conformance!(
 // `batches_are_one_by_one` covers count windows at that size).
 ddf_core::timed_conformance!(
     timed_queue_of_qhts,
-    Queue::with_time_span(4, 60, 1_000, |i| ddf_qht::Qht::new(1 << 15, 4, 8)
+    Queue::with_time_span(1_000, 4, 60, |i| ddf_qht::Qht::new(1 << 15, 4, 8)
         .map(|q| q.with_seed(i as u64)))
     .unwrap(),
     100

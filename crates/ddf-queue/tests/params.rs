@@ -31,7 +31,7 @@ proptest! {
         alphabet in probability().prop_map(|p| p * 1e6),
     ) {
         check(Queue::new(l, capacity, |_| Ok(ExactWindow::unbounded())), NAMES)?;
-        check(Queue::with_time_span(l, capacity, span, |_| Ok(ExactWindow::unbounded())), NAMES)?;
+        check(Queue::with_time_span(span, l, capacity, |_| Ok(ExactWindow::unbounded())), NAMES)?;
         // A subfilter's own parameter error passes through with its name.
         let sub = &["subfilters", "capacity", "memory_bits", "window", "hash_bits"];
         check_budget(

@@ -37,7 +37,7 @@ proptest! {
         events in prop::collection::vec((0u64..20, 0u64..5), 0..300),
     ) {
         // Capacity above any possible arrival count: only time rotates.
-        let mut q = Queue::with_time_span(l, 1_000, span, |_| Ok(ExactWindow::unbounded())).unwrap();
+        let mut q = Queue::with_time_span(span, l, 1_000, |_| Ok(ExactWindow::unbounded())).unwrap();
         let mut now = 0;
         let mut seen: Vec<(u64, u64)> = Vec::new();
         for &(item, gap) in &events {
@@ -71,7 +71,7 @@ proptest! {
         let make = || {
             let sub = |i: usize| ddf_qht::Qht::new(1 << 16, 4, 16).map(|q| q.with_seed(seed ^ i as u64));
             match span {
-                Some(t) if l >= 2 => Queue::with_time_span(l, c, t, sub),
+                Some(t) if l >= 2 => Queue::with_time_span(t, l, c, sub),
                 _ => Queue::new(l, c, sub),
             }
             .unwrap()

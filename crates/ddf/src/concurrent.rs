@@ -146,13 +146,10 @@ impl Candidate {
                 l,
                 slice_bits,
                 time_span,
-            } => {
-                let f = ddf_apbf::AtomicApbf::new(k, l, slice_bits)?;
-                Ok(ConcurrentFilter::Apbf(match time_span {
-                    Some(t) => f.timed(t)?,
-                    None => f,
-                }))
-            }
+            } => Ok(ConcurrentFilter::Apbf(match time_span {
+                Some(t) => ddf_apbf::AtomicApbf::with_time_span(t, k, l, slice_bits)?,
+                None => ddf_apbf::AtomicApbf::new(k, l, slice_bits)?,
+            })),
             #[cfg(feature = "apbf")]
             Config::Apbbf {
                 k,
@@ -161,13 +158,17 @@ impl Candidate {
                 block_bits,
                 bits_per_block,
                 time_span,
-            } => {
-                let f = ddf_apbf::AtomicApbbf::new(k, l, blocks, block_bits, bits_per_block)?;
-                Ok(ConcurrentFilter::Apbbf(match time_span {
-                    Some(t) => f.timed(t)?,
-                    None => f,
-                }))
-            }
+            } => Ok(ConcurrentFilter::Apbbf(match time_span {
+                Some(t) => ddf_apbf::AtomicApbbf::with_time_span(
+                    t,
+                    k,
+                    l,
+                    blocks,
+                    block_bits,
+                    bits_per_block,
+                )?,
+                None => ddf_apbf::AtomicApbbf::new(k, l, blocks, block_bits, bits_per_block)?,
+            })),
             #[allow(unreachable_patterns)]
             _ => Err(ConcurrentBuildError::NotConcurrent {
                 family: self.family(),

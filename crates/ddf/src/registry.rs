@@ -222,10 +222,9 @@ families! {
         },
         timed if time_span.is_some(),
         build(_seed) {
-            let f = ddf_apbf::Apbf::new(k, l, slice_bits)?;
             match time_span {
-                Some(t) => f.timed(t)?,
-                None => f,
+                Some(t) => ddf_apbf::Apbf::with_time_span(t, k, l, slice_bits)?,
+                None => ddf_apbf::Apbf::new(k, l, slice_bits)?,
             }
         };
     /// [`Apbbf`](ddf_apbf::Apbbf): count or time generations.
@@ -249,10 +248,9 @@ families! {
         },
         timed if time_span.is_some(),
         build(_seed) {
-            let f = ddf_apbf::Apbbf::new(k, l, blocks, block_bits, bits_per_block)?;
             match time_span {
-                Some(t) => f.timed(t)?,
-                None => f,
+                Some(t) => ddf_apbf::Apbbf::with_time_span(t, k, l, blocks, block_bits, bits_per_block)?,
+                None => ddf_apbf::Apbbf::new(k, l, blocks, block_bits, bits_per_block)?,
             }
         };
     /// [`SlidingBloom`](ddf_sliding::SlidingBloom): count or time window.

@@ -77,7 +77,7 @@ conformance!(
 );
 ddf_core::timed_conformance!(
     filter_apbf_timed_clock,
-    Filter::from(Apbf::new(4, 6, 2_000).unwrap().timed(100).unwrap()),
+    Filter::from(Apbf::with_time_span(100, 4, 6, 2_000).unwrap()),
     20
 );
 ddf_core::timed_conformance!(

@@ -118,7 +118,10 @@ fn shard_filters(kind: usize, seed: u64) -> (Shared<Filter>, Window) {
             // Generations also close after `g` insertions: size them for
             // far more than the ~1 arrival per time unit a shard sees here,
             // so that time alone expires items (the promise's condition).
-            _ => ddf::Apbf::with_window(2_000, 0.01)?.timed(200)?.into(),
+            _ => {
+                let w = ddf::Apbf::with_window(2_000, 0.01)?;
+                ddf::Apbf::with_time_span(200, w.k(), w.l(), w.slice_bits())?.into()
+            }
         })
     };
     let shared = Shared::with_seed(shards, seed, make).unwrap();
@@ -260,7 +263,10 @@ fn batch_shards(kind: usize, shards: usize, seed: u64) -> Shared<Filter> {
                 .into(),
             2 => ddf::Apbf::with_window(60, 0.01)?.into(),
             3 => ddf::ExactWindow::with_time_span(30, 500)?.into(),
-            _ => ddf::Apbf::with_window(500, 0.01)?.timed(30)?.into(),
+            _ => {
+                let w = ddf::Apbf::with_window(500, 0.01)?;
+                ddf::Apbf::with_time_span(30, w.k(), w.l(), w.slice_bits())?.into()
+            }
         })
     })
     .unwrap()

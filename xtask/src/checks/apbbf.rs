@@ -149,6 +149,6 @@ fn no_fn_timed(ctx: &Ctx) -> Outcome {
         mean_gap,
         1 << 14,
         ctx.pick(300_000, 3_000_000),
-        |_| make((2, 5, 64, 4), 400).timed(span).expect("span ≥ 1"),
+        |_| Apbbf::with_time_span(span, 2, 5, 400, 64, 4).expect("span ≥ 1"),
     )
 }

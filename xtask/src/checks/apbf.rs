@@ -327,7 +327,10 @@ fn no_fn_timed(ctx: &Ctx) -> Outcome {
         mean_gap,
         1 << 15,
         ctx.pick(300_000, 3_000_000),
-        |_| sized(5, 7, g).timed(span).expect("span ≥ 1"),
+        |_| {
+            let f = sized(5, 7, g);
+            Apbf::with_time_span(span, 5, 7, f.slice_bits()).expect("span ≥ 1")
+        },
     )
 }
 

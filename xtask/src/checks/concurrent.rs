@@ -67,6 +67,8 @@ trait Subject: AtomicForm + Sized {
     fn fpr_bound(f: &Atomic<Self>, g: f64) -> f64;
     /// The shape, for the note.
     fn shape(f: &Atomic<Self>) -> String;
+    /// A filter of `f`'s shape with time-based generations over `span`.
+    fn with_time_span(span: u64, f: &Atomic<Self>) -> Atomic<Self>;
 }
 
 impl Subject for Apbf {
@@ -83,6 +85,11 @@ impl Subject for Apbf {
 
     fn shape(f: &Atomic<Self>) -> String {
         format!("k = {}, l = {}, m = {}", f.k(), f.l(), f.slice_bits())
+    }
+
+    fn with_time_span(span: u64, f: &Atomic<Self>) -> Atomic<Self> {
+        Atomic::<Apbf>::with_time_span(span, f.k(), f.l(), f.slice_bits())
+            .expect("valid parameters")
     }
 }
 
@@ -119,6 +126,12 @@ impl Subject for Apbbf {
             f.bits_per_block(),
             f.blocks()
         )
+    }
+
+    fn with_time_span(span: u64, f: &Atomic<Self>) -> Atomic<Self> {
+        let (k, l, blocks) = (f.k(), f.l(), f.blocks());
+        Atomic::<Apbbf>::with_time_span(span, k, l, blocks, f.block_bits(), f.bits_per_block())
+            .expect("valid parameters")
     }
 }
 
@@ -244,7 +257,7 @@ fn no_fn_time<F: Subject>(ctx: &Ctx) -> Outcome {
         // over one window of them (12,000 for the APBF's l = 24).
         let f = F::make();
         let l = u64::from(f.l());
-        let f = f.timed(10 * l).expect("valid parameters");
+        let f = F::with_time_span(10 * l, &f);
         let tau = f.period().expect("timed");
         assert!(
             tau == 10 && f.generation() > 500,

@@ -96,7 +96,7 @@ impl Subject {
                 let sized = Apbf::with_window(8_000, 0.01).expect("valid");
                 let (k, l, m) = (sized.k(), sized.l(), sized.slice_bits());
                 let span = 100 * u64::from(l);
-                let filter = sized.timed(span).expect("valid");
+                let filter = Apbf::with_time_span(span, k, l, m).expect("valid");
                 let g = filter.generation();
                 let tau = filter.period().expect("timed");
                 let r = steady_fill_ratios(k as usize, l as usize, m as f64, g as f64, g as f64);
@@ -112,9 +112,7 @@ impl Subject {
             Subject::Apbbf => {
                 // Table 3's first shape (k = 2, l = 3, B = 64, b = 4, 1.6 %).
                 let (k, l, blocks, big_b, b) = (2u32, 3u32, 200u64, 64u32, 4u32);
-                let filter = Apbbf::new(k, l, blocks, big_b, b)
-                    .and_then(|f| f.timed(300))
-                    .expect("valid");
+                let filter = Apbbf::with_time_span(300, k, l, blocks, big_b, b).expect("valid");
                 let g = filter.generation();
                 let tau = filter.period().expect("timed");
                 let r = apbbf_segment_rates(k as usize, l as usize, big_b, b);
@@ -134,7 +132,7 @@ impl Subject {
                 let sub = PartitionedBloom::with_items(c, 0.01).expect("valid");
                 let (k, m) = (sub.slices(), sub.slice_bits());
                 let filter =
-                    Queue::with_time_span(l, c, span, |_| PartitionedBloom::with_items(c, 0.01))
+                    Queue::with_time_span(span, l, c, |_| PartitionedBloom::with_items(c, 0.01))
                         .expect("valid");
                 let p = partitioned_fp(c as f64, m as f64, f64::from(k));
                 Setup {

@@ -39,7 +39,10 @@ pub fn every_kind() -> Result<Vec<(&'static str, Filter)>, ParamError> {
             ddf::BlockDecayingBloom::new(64, 512, 8, 3)?.into(),
         ),
         ("apbf-count", ddf::Apbf::new(4, 3, 256)?.into()),
-        ("apbf-time", ddf::Apbf::new(4, 3, 256)?.timed(40)?.into()),
+        (
+            "apbf-time",
+            ddf::Apbf::with_time_span(40, 4, 3, 256)?.into(),
+        ),
         ("apbbf", ddf::Apbbf::new(4, 3, 8, 512, 8)?.into()),
         ("shf", ddf::Shf::new(64, 12)?.into()),
         ("compact-shf", ddf::CompactShf::new(64, 12)?.into()),

@@ -1,0 +1,183 @@
+//! The public age-partitioned filter, generic over its segment layout:
+//! [`Apbf`](crate::Apbf) (a Bloom slice per segment) and
+//! [`Apbbf`](crate::Apbbf) (a blocked Bloom filter per segment) share every
+//! method and trait implementation here.
+
+use crate::core::{AgeCore, CACHED_BITS, Segments};
+use ddf_core::{Digest, ParamError, Verdict, Window};
+
+/// How the segments of an [`AgePartitioned`] filter store items:
+/// [`Slices`](crate::Slices) (the APBF, §5) or [`Blocks`](crate::Blocks)
+/// (the APBBF, §6). Implemented by those two only.
+pub trait SegmentLayout: Segments {}
+
+impl SegmentLayout for crate::Slices {}
+impl SegmentLayout for crate::Blocks {}
+
+/// An age-partitioned filter (Shtul, Baquero, Almeida, *Age-Partitioned
+/// Bloom Filters*, §5.1): `k + l` segments in a circular buffer, an item
+/// set in the `k` newest, generations closed by count (and by time, with
+/// `with_time_span`), queries by Algorithm 1. The layout `S` says how a
+/// segment stores items. Used through its two names, [`Apbf`](crate::Apbf)
+/// (`AgePartitioned<Slices>`) and [`Apbbf`](crate::Apbbf)
+/// (`AgePartitioned<Blocks>`), whose documentation teaches each.
+#[derive(Clone, PartialEq, Eq)]
+pub struct AgePartitioned<S: SegmentLayout> {
+    pub(crate) core: AgeCore<S>,
+}
+
+impl<S: SegmentLayout> AgePartitioned<S> {
+    /// The filter of `core`, given time-based generations over a window of
+    /// `span` time units (`t ≥ 1`, parameter `time_span`): each generation
+    /// lasts at most `τ = ⌈t/l⌉`.
+    pub(crate) fn from_core_with_span(mut core: AgeCore<S>, span: u64) -> Result<Self, ParamError> {
+        core.set_time_span(span)?;
+        Ok(AgePartitioned { core })
+    }
+
+    /// Segments per item and consecutive matches per query, `k`.
+    pub fn k(&self) -> u32 {
+        self.core.k
+    }
+
+    /// Extra segments, `l`: the window is `l` generations.
+    pub fn l(&self) -> u32 {
+        self.core.l
+    }
+
+    /// Insertions per generation, `g`.
+    pub fn generation(&self) -> u64 {
+        self.core.generation
+    }
+
+    /// Insertions in the current generation (a shift happens at the next
+    /// insertion once it reaches `g`).
+    pub fn generation_fill(&self) -> u64 {
+        self.core.in_generation
+    }
+
+    /// The time per generation `τ`, if generations are also closed by time.
+    pub fn period(&self) -> Option<u64> {
+        self.core.clock.map(|c| c.period)
+    }
+
+    /// Algorithm 1 with its cost: the answer of `contains` and the number
+    /// of segments it read (slices, or blocks of one cache line or word),
+    /// the quantity of the APBF paper's access recursions.
+    pub fn query_accesses(&self, digest: Digest) -> (bool, u32) {
+        self.core.query(digest, self.core.now())
+    }
+}
+
+impl<S: SegmentLayout> ddf_core::DuplicateFilter for AgePartitioned<S> {
+    #[inline]
+    fn contains(&self, digest: Digest) -> bool {
+        self.core.contains(digest, self.core.now())
+    }
+
+    #[inline]
+    fn insert(&mut self, digest: Digest) {
+        let now = self.core.now();
+        self.core.insert(digest, now);
+    }
+
+    /// The query and the insertion share the item's probes.
+    #[inline]
+    fn observe(&mut self, digest: Digest) -> Verdict {
+        let now = self.core.now();
+        self.core.observe(digest, now)
+    }
+
+    /// Prefetches each item's segments a few items ahead; same verdicts
+    /// and state as one by one.
+    fn observe_batch(&mut self, digests: &[Digest], verdicts: &mut Vec<Verdict>) {
+        ddf_core::batch::observe_batch(self, digests, verdicts);
+    }
+
+    fn contains_batch(&self, digests: &[Digest], answers: &mut Vec<bool>) {
+        ddf_core::batch::contains_batch(self, digests, answers);
+    }
+
+    /// `(k + l)` segments of state.
+    fn memory_bits(&self) -> u64 {
+        self.core.segs.memory_bits()
+    }
+
+    fn clear(&mut self) {
+        self.core.clear();
+    }
+}
+
+/// The segments of an unseen item's query and insertion, `S::LOOKAHEAD`
+/// items ahead.
+impl<S: SegmentLayout> ddf_core::batch::Prefetch for AgePartitioned<S> {
+    const LOOKAHEAD: usize = S::LOOKAHEAD;
+    /// 16 Mbit (2 MiB, a per-core L2 of the Intel Xeon measured): below it
+    /// the hints' probe hashes cost more than they save (APBBF at 1 Mbit:
+    /// 68 ns one by one, 78 ns with hints).
+    const MIN_PREFETCH_BITS: u64 = CACHED_BITS;
+
+    #[inline]
+    fn prefetch(&self, digest: Digest) {
+        self.core.prefetch(digest);
+    }
+}
+
+impl<S: SegmentLayout> ddf_core::TimedFilter for AgePartitioned<S> {
+    /// Without time-based generations the time is ignored.
+    #[inline]
+    fn contains_at(&self, digest: Digest, now: u64) -> bool {
+        self.core.contains(digest, now)
+    }
+
+    #[inline]
+    fn insert_at(&mut self, digest: Digest, now: u64) {
+        self.core.insert(digest, now);
+    }
+
+    #[inline]
+    fn observe_at(&mut self, digest: Digest, now: u64) -> Verdict {
+        self.core.observe(digest, now)
+    }
+
+    /// Prefetches as [`observe_batch`](ddf_core::DuplicateFilter::observe_batch)
+    /// does; same verdicts and state as one by one.
+    fn observe_batch_at(&mut self, digests: &[Digest], now: u64, verdicts: &mut Vec<Verdict>) {
+        ddf_core::batch::observe_batch_at(self, digests, now, verdicts);
+    }
+
+    fn contains_batch_at(&self, digests: &[Digest], now: u64, answers: &mut Vec<bool>) {
+        ddf_core::batch::contains_batch_at(self, digests, now, answers);
+    }
+
+    /// 0 without time-based generations, which ignore the time.
+    fn clock_regressions(&self) -> u64 {
+        self.core.clock_regressions()
+    }
+
+    /// Generations that reached `g` insertions before their `τ` had passed
+    /// (0 without time-based generations).
+    fn generations_closed_early(&self) -> u64 {
+        self.core.closed_early()
+    }
+}
+
+impl<S: SegmentLayout> ddf_core::Windowed for AgePartitioned<S> {
+    /// `l·g` insertions, or `l·τ` time units with time-based generations.
+    fn window(&self) -> Window {
+        let l = u64::from(self.core.l);
+        match self.core.clock {
+            Some(c) => Window::Time(l * c.period),
+            None => Window::Count(l * self.core.generation),
+        }
+    }
+
+    /// `k·g` (or `k·τ`): the generations still partly present just before a shift.
+    fn slack(&self) -> u64 {
+        let k = u64::from(self.core.k);
+        match self.core.clock {
+            Some(c) => k * c.period,
+            None => k * self.core.generation,
+        }
+    }
+}
