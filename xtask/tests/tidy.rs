@@ -803,17 +803,10 @@ fn holds_word(text: &str, word: &str) -> bool {
 /// the command and the Redis module together (tests aside): the registry,
 /// the facade's re-export and the family's adapter
 /// (`planner/families/<crate>.rs`). Everything else reaches the family
-/// through the registry (`Filter`, `Config`, `Family`, a plan). The one
-/// exception is `concurrent.rs`, the lock-free form of the APBF family:
-/// `ConcurrentFilter` holds its atomic types and builds them from the
-/// APBF's `Config`, a second filter enum that the registry does not
-/// write while one family alone has a lock-free type.
+/// through the registry (`Filter`, `Config`, `Family`, a plan), the
+/// lock-free forms too (`registry::build_concurrent`).
 #[test]
 fn each_family_type_is_named_in_at_most_three_files() {
-    const ALSO: &[(&str, &str)] = &[
-        ("Apbf", "crates/ddf/src/concurrent.rs"),
-        ("Apbbf", "crates/ddf/src/concurrent.rs"),
-    ];
     let mut sources = Vec::new();
     for dir in [
         "crates/ddf/src",
@@ -848,9 +841,7 @@ fn each_family_type_is_named_in_at_most_three_files() {
     for ty in &types {
         let named: Vec<&str> = sources
             .iter()
-            .filter(|(rel, text)| {
-                holds_word(text, ty) && !ALSO.contains(&(ty.as_str(), rel.as_str()))
-            })
+            .filter(|(_, text)| holds_word(text, ty))
             .map(|(rel, _)| rel.as_str())
             .collect();
         if named.len() > 3 {
@@ -866,10 +857,6 @@ fn each_family_type_is_named_in_at_most_three_files() {
 
 /// The other names the false-positive rate once had.
 const OLD_RATE_NAMES: [&str; 4] = ["fp", "epsilon", "target_fpr", "max_fpr"];
-
-/// Crates whose rename to `fpr` lands with other work in flight: each must
-/// still use an old name (the test says when to drop it from this list).
-const RATE_RENAME_PENDING: [&str; 1] = ["ddf-apbf"];
 
 /// The parameters of the `pub fn`s of `text`, as `(line, function,
 /// parameter, type)`: the identifier before each `:` that follows `(` or
@@ -920,7 +907,6 @@ fn pub_fn_parameters(text: &str) -> Vec<(usize, String, String, String)> {
 #[test]
 fn the_rate_is_fpr_everywhere() {
     let mut bad = Vec::new();
-    let mut pending_clean = Vec::new();
     for dir in crates() {
         let krate = dir.file_name().map(|n| n.to_string_lossy().into_owned());
         let krate = krate.unwrap_or_default();
@@ -929,14 +915,13 @@ fn the_rate_is_fpr_everywhere() {
         }
         let mut rs = Vec::new();
         files(&dir.join("src"), "rs", &mut rs);
-        let mut found = Vec::new();
         for path in &rs {
             let text = read(path);
             for (line, function, param, ty) in pub_fn_parameters(&text) {
                 // A rate is an `f64` (a cuckoo fingerprint `fp: u32` is not one).
                 let rate = ty == "f64" || ty.starts_with("Option<f64");
                 if rate && OLD_RATE_NAMES.contains(&param.as_str()) {
-                    found.push(format!(
+                    bad.push(format!(
                         "{}:{line}: `pub fn {function}` takes `{param}`",
                         path.display()
                     ));
@@ -947,27 +932,16 @@ fn the_rate_is_fpr_everywhere() {
             for call in ["ParamError::new(", "ensure_probability("] {
                 for old in OLD_RATE_NAMES {
                     if squeezed.contains(&format!("{call}\"{old}\"")) {
-                        found.push(format!("{}: `{call}\"{old}\"`", path.display()));
+                        bad.push(format!("{}: `{call}\"{old}\"`", path.display()));
                     }
                 }
             }
-        }
-        if RATE_RENAME_PENDING.contains(&krate.as_str()) {
-            if found.is_empty() {
-                pending_clean.push(krate);
-            }
-        } else {
-            bad.extend(found);
         }
     }
     assert!(
         bad.is_empty(),
         "name the false-positive rate `fpr`:\n{}",
         bad.join("\n")
-    );
-    assert!(
-        pending_clean.is_empty(),
-        "{pending_clean:?} name the rate `fpr` now: remove them from RATE_RENAME_PENDING"
     );
 }
 

@@ -2,8 +2,8 @@
 //! state is bits that insertions only set (the age-partitioned Bloom
 //! filters, plain and blocked), built from a planner [`Candidate`].
 
+use crate::Candidate;
 use crate::Filter;
-use crate::{Candidate, Config};
 use ddf_core::{Digest, ParamError, Verdict};
 use std::fmt;
 
@@ -14,12 +14,12 @@ use std::fmt;
 #[derive(Debug)]
 #[non_exhaustive]
 pub enum ConcurrentFilter {
-    /// A lock-free APBF ([`ddf_apbf::AtomicApbf`]).
+    /// The lock-free APBF, [`ddf_apbf::AtomicApbf`].
     #[cfg(feature = "apbf")]
-    Apbf(ddf_apbf::AtomicApbf),
-    /// A lock-free APBBF ([`ddf_apbf::AtomicApbbf`]).
+    AtomicApbf(ddf_apbf::AtomicApbf),
+    /// The lock-free APBBF, [`ddf_apbf::AtomicApbbf`].
     #[cfg(feature = "apbf")]
-    Apbbf(ddf_apbf::AtomicApbbf),
+    AtomicApbbf(ddf_apbf::AtomicApbbf),
 }
 
 /// Forwards a call to the variant's type (with the `apbf` feature off the
@@ -28,9 +28,9 @@ macro_rules! each {
     ($scrutinee:expr, $($f:ident)+ => $call:expr) => {
         match $scrutinee {
             #[cfg(feature = "apbf")]
-            ConcurrentFilter::Apbf($($f)+) => $call,
+            ConcurrentFilter::AtomicApbf($($f)+) => $call,
             #[cfg(feature = "apbf")]
-            ConcurrentFilter::Apbbf($($f)+) => $call,
+            ConcurrentFilter::AtomicApbbf($($f)+) => $call,
         }
     };
 }
@@ -139,38 +139,9 @@ impl Candidate {
     /// # Ok::<(), Box<dyn std::error::Error>>(())
     /// ```
     pub fn build_concurrent(&self) -> Result<ConcurrentFilter, ConcurrentBuildError> {
-        match self.config {
-            #[cfg(feature = "apbf")]
-            Config::Apbf {
-                k,
-                l,
-                slice_bits,
-                time_span,
-            } => Ok(ConcurrentFilter::Apbf(match time_span {
-                Some(t) => ddf_apbf::AtomicApbf::with_time_span(t, k, l, slice_bits)?,
-                None => ddf_apbf::AtomicApbf::new(k, l, slice_bits)?,
-            })),
-            #[cfg(feature = "apbf")]
-            Config::Apbbf {
-                k,
-                l,
-                blocks,
-                block_bits,
-                bits_per_block,
-                time_span,
-            } => Ok(ConcurrentFilter::Apbbf(match time_span {
-                Some(t) => ddf_apbf::AtomicApbbf::with_time_span(
-                    t,
-                    k,
-                    l,
-                    blocks,
-                    block_bits,
-                    bits_per_block,
-                )?,
-                None => ddf_apbf::AtomicApbbf::new(k, l, blocks, block_bits, bits_per_block)?,
-            })),
-            #[allow(unreachable_patterns)]
-            _ => Err(ConcurrentBuildError::NotConcurrent {
+        match crate::registry::build_concurrent(&self.config) {
+            Some(built) => Ok(built?),
+            None => Err(ConcurrentBuildError::NotConcurrent {
                 family: self.family(),
             }),
         }
@@ -198,8 +169,8 @@ mod tests {
                     .unwrap_or_else(|| panic!("{family} planned for {req:?}"));
                 let f = c.build_concurrent().unwrap();
                 match (&f, family) {
-                    (super::ConcurrentFilter::Apbf(_), "APBF")
-                    | (super::ConcurrentFilter::Apbbf(_), "APBBF") => {}
+                    (super::ConcurrentFilter::AtomicApbf(_), "APBF")
+                    | (super::ConcurrentFilter::AtomicApbbf(_), "APBBF") => {}
                     _ => panic!("{family} built as {f:?}"),
                 }
                 assert_eq!(f.observe_at(Digest::mixed(1), 5), Verdict::Unseen);

@@ -473,6 +473,57 @@ impl fmt::Display for Family {
     }
 }
 
+/// The lock-free form of `config`, for the families that have one (state
+/// that insertions only set: the age-partitioned Bloom filters), with the
+/// same arguments as the entry's `build`; `None` for every other family.
+/// Written here, beside the entries, so a family's constructors stay in one
+/// file; [`ConcurrentFilter`](crate::ConcurrentFilter) forwards to the types.
+pub(crate) fn build_concurrent(
+    config: &Config,
+) -> Option<Result<crate::ConcurrentFilter, ParamError>> {
+    #[cfg(feature = "apbf")]
+    use crate::ConcurrentFilter as C;
+    match *config {
+        #[cfg(feature = "apbf")]
+        Config::Apbf {
+            k,
+            l,
+            slice_bits,
+            time_span,
+        } => Some(
+            match time_span {
+                Some(t) => ddf_apbf::AtomicApbf::with_time_span(t, k, l, slice_bits),
+                None => ddf_apbf::AtomicApbf::new(k, l, slice_bits),
+            }
+            .map(C::AtomicApbf),
+        ),
+        #[cfg(feature = "apbf")]
+        Config::Apbbf {
+            k,
+            l,
+            blocks,
+            block_bits,
+            bits_per_block,
+            time_span,
+        } => Some(
+            match time_span {
+                Some(t) => ddf_apbf::AtomicApbbf::with_time_span(
+                    t,
+                    k,
+                    l,
+                    blocks,
+                    block_bits,
+                    bits_per_block,
+                ),
+                None => ddf_apbf::AtomicApbbf::new(k, l, blocks, block_bits, bits_per_block),
+            }
+            .map(C::AtomicApbbf),
+        ),
+        #[allow(unreachable_patterns)]
+        _ => None,
+    }
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
