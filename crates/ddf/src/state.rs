@@ -371,7 +371,8 @@ pub fn candidate_family(c: &Candidate) -> &'static str {
     Family::of(&c.config).slug()
 }
 
-#[cfg(test)]
+// The samples are exact windows.
+#[cfg(all(test, feature = "exact"))]
 mod tests {
     use super::*;
     use crate::{Digest, DuplicateFilter, Window, Windowed};
