@@ -1,6 +1,7 @@
 //! Planned filters that many threads share with no lock: the families whose
 //! state is bits that insertions only set (the age-partitioned Bloom
-//! filters, plain and blocked), built from a planner [`Candidate`].
+//! filters, plain and blocked, with the `apbf` feature), built from a
+//! planner [`Candidate`].
 
 use crate::Candidate;
 use crate::Filter;
@@ -15,22 +16,17 @@ use std::fmt;
 #[non_exhaustive]
 pub enum ConcurrentFilter {
     /// The lock-free APBF, [`ddf_apbf::AtomicApbf`].
-    #[cfg(feature = "apbf")]
     AtomicApbf(ddf_apbf::AtomicApbf),
     /// The lock-free APBBF, [`ddf_apbf::AtomicApbbf`].
-    #[cfg(feature = "apbf")]
     AtomicApbbf(ddf_apbf::AtomicApbbf),
 }
 
-/// Forwards a call to the variant's type (with the `apbf` feature off the
-/// enum has no variant and the match none).
+/// Forwards a call to the variant's type.
 macro_rules! each {
     ($scrutinee:expr, $($f:ident)+ => $call:expr) => {
         match $scrutinee {
-            #[cfg(feature = "apbf")]
-            ConcurrentFilter::AtomicApbf($($f)+) => $call,
-            #[cfg(feature = "apbf")]
-            ConcurrentFilter::AtomicApbbf($($f)+) => $call,
+                    ConcurrentFilter::AtomicApbf($($f)+) => $call,
+                    ConcurrentFilter::AtomicApbbf($($f)+) => $call,
         }
     };
 }
@@ -148,7 +144,7 @@ impl Candidate {
     }
 }
 
-#[cfg(all(test, feature = "apbf"))]
+#[cfg(test)]
 mod tests {
     use crate::{Requirements, plan};
     use ddf_core::{Digest, DuplicateFilter, TimedFilter, Verdict};

@@ -20,6 +20,7 @@
 
 mod planner;
 
+#[cfg(feature = "apbf")]
 pub mod concurrent;
 pub mod filter;
 pub mod registry;
@@ -63,6 +64,7 @@ macro_rules! guide_figure {
 #[doc = include_str!("guide/5-theory-notes.md")]
 pub mod guide {}
 
+#[cfg(feature = "apbf")]
 pub use concurrent::{ConcurrentBuildError, ConcurrentFilter};
 pub use ddf_core::snapshot;
 pub use ddf_core::{

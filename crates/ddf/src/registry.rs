@@ -478,13 +478,12 @@ impl fmt::Display for Family {
 /// same arguments as the entry's `build`; `None` for every other family.
 /// Written here, beside the entries, so a family's constructors stay in one
 /// file; [`ConcurrentFilter`](crate::ConcurrentFilter) forwards to the types.
+#[cfg(feature = "apbf")]
 pub(crate) fn build_concurrent(
     config: &Config,
 ) -> Option<Result<crate::ConcurrentFilter, ParamError>> {
-    #[cfg(feature = "apbf")]
     use crate::ConcurrentFilter as C;
     match *config {
-        #[cfg(feature = "apbf")]
         Config::Apbf {
             k,
             l,
@@ -497,7 +496,6 @@ pub(crate) fn build_concurrent(
             }
             .map(C::AtomicApbf),
         ),
-        #[cfg(feature = "apbf")]
         Config::Apbbf {
             k,
             l,
