@@ -978,21 +978,25 @@ fn time_window_breaches(text: &str) -> Vec<String> {
             bad.push(format!("line {}: `timed(span)`", n + 1));
         }
     }
-    for (at, _) in text.match_indices("pub fn with_time_span") {
-        let rest = &text[at + "pub fn with_time_span".len()..];
-        // Skip generic parameters, if any, up to the parameter list.
-        let Some(open) = rest.find('(') else {
-            continue;
-        };
-        let params = &rest[open + 1..];
-        let end = params.find([',', ')']).unwrap_or(params.len());
-        let first = params[..end]
-            .split_whitespace()
-            .collect::<Vec<_>>()
-            .join(" ");
-        if first != "span: u64" {
-            let line = text[..at].lines().count() + 1;
-            bad.push(format!("line {line}: `with_time_span({first}, …)`"));
+    // A time window's sizing takes its constructor's arguments.
+    for function in ["pub fn with_time_span", "pub fn sizing_timed"] {
+        for (at, _) in text.match_indices(function) {
+            let rest = &text[at + function.len()..];
+            // Skip generic parameters, if any, up to the parameter list.
+            let Some(open) = rest.find('(') else {
+                continue;
+            };
+            let params = &rest[open + 1..];
+            let end = params.find([',', ')']).unwrap_or(params.len());
+            let first = params[..end]
+                .split_whitespace()
+                .collect::<Vec<_>>()
+                .join(" ");
+            if first != "span: u64" {
+                let line = text[..at].lines().count() + 1;
+                let name = &function["pub fn ".len()..];
+                bad.push(format!("line {line}: `{name}({first}, …)`"));
+            }
         }
     }
     bad
@@ -1000,13 +1004,14 @@ fn time_window_breaches(text: &str) -> Vec<String> {
 
 /// One idiom for time windows (the naming table of ARCHITECTURE.md):
 /// every time-window constructor is `with_time_span(span: u64, …)`, span
-/// first, and no filter switches to time with a setter `timed(span)`.
+/// first, its sizing `sizing_timed(span: u64, …)` with the same arguments,
+/// and no filter switches to time with a setter `timed(span)`.
 #[test]
 fn time_windows_are_with_time_span_span_first() {
     // The checker catches both breaches, and passes generic parameters.
-    let wrong =
-        "pub fn timed(self, span: u64)\npub fn with_time_span(\n    n: usize,\n    span: u64,\n)";
-    assert_eq!(time_window_breaches(wrong).len(), 2);
+    let wrong = "pub fn timed(self, span: u64)\npub fn with_time_span(\n    n: usize,\n    span: u64,\n)\n\
+                 pub fn sizing_timed(k: u32, span: u64)";
+    assert_eq!(time_window_breaches(wrong).len(), 3);
     let right = "pub fn with_time_span<F>(\n    span: u64,\n    make: F,\n)";
     assert!(time_window_breaches(right).is_empty());
     let mut rs = Vec::new();

@@ -62,7 +62,7 @@ impl Apbf {
     /// predicts while at most `g` items arrive per generation period
     /// `τ = ⌈t/l⌉`: as
     /// [`sizing`](Self::sizing), with a slack of `k·τ` time units.
-    pub fn sizing_timed(k: u32, l: u32, m: u64, span: u64) -> Result<Prediction, ParamError> {
+    pub fn sizing_timed(span: u64, k: u32, l: u32, m: u64) -> Result<Prediction, ParamError> {
         let (fpr, accesses, _) = predict(k, l, m)?;
         let period = time_period(k, l, span)?;
         Ok(
@@ -235,16 +235,16 @@ impl Apbbf {
     }
 
     /// What [`with_time_span`](Apbbf::with_time_span)`(span, k, l, blocks,
-    /// block_bits, bits_per_block)` predicts while at most `g` items arrive per generation period
-    /// `τ = ⌈t/l⌉`: as [`sizing`](Self::sizing), with a slack of `k·τ` time
-    /// units.
+    /// block_bits, bits_per_block)` predicts, with the same arguments, while
+    /// at most `g` items arrive per generation period `τ = ⌈t/l⌉`: as
+    /// [`sizing`](Self::sizing), with a slack of `k·τ` time units.
     pub fn sizing_timed(
+        span: u64,
         k: u32,
         l: u32,
         blocks: u64,
         block_bits: u32,
         bits_per_block: u32,
-        span: u64,
     ) -> Result<Prediction, ParamError> {
         let p = Self::sizing(k, l, blocks, block_bits, bits_per_block)?;
         let period = time_period(k, l, span)?;

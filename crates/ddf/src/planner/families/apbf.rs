@@ -37,7 +37,7 @@ pub(crate) fn apbf(need: &Need) -> Result<Candidate, String> {
     let (k, l, m) = Apbf::parameters_for(need.goal, |l| generation_of(need, l)).map_err(why)?;
     let (window, time_span) = window_of(need);
     let p = match time_span {
-        Some(span) => Apbf::sizing_timed(k, l, m, span),
+        Some(span) => Apbf::sizing_timed(span, k, l, m),
         None => Apbf::sizing(k, l, m),
     }
     .map_err(why)?;
@@ -59,7 +59,7 @@ pub(crate) fn apbbf(need: &Need) -> Result<Candidate, String> {
     let (k, l, blocks, bb, b) = (s.k, s.l, s.blocks, s.block_bits, s.bits_per_block);
     let (window, time_span) = window_of(need);
     let p = match time_span {
-        Some(span) => Apbbf::sizing_timed(k, l, blocks, bb, b, span),
+        Some(span) => Apbbf::sizing_timed(span, k, l, blocks, bb, b),
         None => Apbbf::sizing(k, l, blocks, bb, b),
     }
     .map_err(why)?;
