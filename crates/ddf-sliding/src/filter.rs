@@ -1,6 +1,6 @@
 //! `SlidingBloom`: generations over the tagged table, and the filter traits.
 
-use crate::plan::{CELLS_PER_BUCKET, Clock, Plan, Request, SCAN_STRIDE, Sizing, Slack};
+use crate::plan::{Clock, Plan, Request, SCAN_STRIDE, Sizing, Slack};
 use crate::table::{Ages, EntryKey, Slot, Table};
 use ddf_core::batch::{self, Prefetch};
 use ddf_core::{
@@ -334,14 +334,27 @@ impl SlidingBloom {
         self.plan.tag_bits
     }
 
-    /// Buckets of the table (each of four cells).
+    /// Buckets of the table, each of
+    /// [`cells_per_bucket`](Self::cells_per_bucket) cells in one aligned word.
     pub fn buckets(&self) -> u64 {
         self.plan.buckets
     }
 
-    /// Cells of the table, `4·B`.
+    /// Cells per bucket `b`: as many as the bucket's word (64 or 128 bits)
+    /// holds, from [`CELLS_PER_BUCKET`](crate::CELLS_PER_BUCKET) up to
+    /// [`MAX_CELLS_PER_BUCKET`](crate::MAX_CELLS_PER_BUCKET).
+    pub fn cells_per_bucket(&self) -> u32 {
+        self.plan.cells_per_bucket
+    }
+
+    /// Bits of the word each bucket occupies: 64 or 128.
+    pub fn bucket_bits(&self) -> u32 {
+        self.plan.bucket_bits
+    }
+
+    /// Cells of the table, `b·B`.
     pub fn cells(&self) -> u64 {
-        self.plan.buckets * CELLS_PER_BUCKET as u64
+        self.plan.cells()
     }
 
     /// The false-positive rate asked for, `fpr` (the paper's `ε`).

@@ -11,6 +11,7 @@ pub use ddf_core::{
     TimedFilter, Verdict, Window, Windowed, digest,
 };
 
+mod buckets;
 mod filter;
 mod plan;
 mod sizing;
@@ -19,8 +20,8 @@ mod table;
 
 pub use filter::SlidingBloom;
 pub use plan::{
-    CELLS_PER_BUCKET, COUNTER_WORDS, DESIGN_LOAD, DESIGN_LOAD_RANGE, SCAN_SPEEDUP, Sizing, Slack,
-    SpaceBreakdown,
+    ALIGNED_SPACE_MARGIN, CELLS_PER_BUCKET, COUNTER_WORDS, DESIGN_LOAD, DESIGN_LOAD_RANGE,
+    MAX_CELLS_PER_BUCKET, SCAN_SPEEDUP, Sizing, Slack, SpaceBreakdown,
 };
 pub use table::{EntryKey, MAX_KICKS, STASH_CAPACITY};
 

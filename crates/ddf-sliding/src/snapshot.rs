@@ -1,7 +1,8 @@
 //! Snapshots of a `SlidingBloom`: parameters, clock, cells and stash, validated on the way in.
 
+use crate::buckets::Buckets;
 use crate::filter::{ClockState, SlidingBloom};
-use crate::plan::{CELLS_PER_BUCKET, Clock, Plan, Request, Slack};
+use crate::plan::{CELLS_PER_BUCKET, Clock, Layout, Plan, Request, Slack};
 use crate::table::{EntryKey, Table};
 use ddf_bits::CellRows;
 use ddf_core::TimeClock;
@@ -12,9 +13,11 @@ const CLOCK_COUNT: u8 = 0;
 const CLOCK_TIME: u8 = 1;
 const SLACK_AT_MOST: u8 = 0;
 const SLACK_LEAST_SPACE: u8 = 1;
+const LAYOUT_PACKED: u8 = 0;
+const LAYOUT_ALIGNED: u8 = 1;
 
 /// Body: the request (clock, window, slack, capacity, generations asked for,
-/// fpr), the derived geometry (c, buckets, remainder and tag bits, checked
+/// fpr, design load, and from layout 5 the bucket layout), the derived geometry (c, buckets, remainder and tag bits, checked
 /// against a rebuild), the clock (generation, insertions in it, generations closed early,
 /// latest time, clock regressions,
 /// insertions, seed, generator, scan position), the cells as words and the
@@ -31,7 +34,9 @@ impl Snapshot for SlidingBloom {
     // deadline, so it must refuse the bytes; this reader takes both (a
     // layout-3 state is at or ahead of the pacing assumed here, and a scan
     // ahead only visits buckets early).
-    const VERSION: u16 = 4;
+    // Layout 5 adds the bucket layout: packed four-cell rows, as layouts 3
+    // and 4 stored every table, or aligned words of as many cells as fit.
+    const VERSION: u16 = 5;
     const OLDEST_VERSION: u16 = 3;
 
     fn encode_body(&self, out: &mut Encoder) {
@@ -56,6 +61,10 @@ impl Snapshot for SlidingBloom {
         out.put_u64(request.generations.unwrap_or(0));
         out.put_f64(request.fpr);
         out.put_f64(request.load);
+        out.put_u8(match plan.layout {
+            Layout::Packed => LAYOUT_PACKED,
+            Layout::Aligned => LAYOUT_ALIGNED,
+        });
         out.put_u64(plan.generations);
         out.put_u64(plan.buckets);
         out.put_u8(plan.remainder_bits as u8);
@@ -74,7 +83,7 @@ impl Snapshot for SlidingBloom {
         ] {
             out.put_u64(v);
         }
-        out.put_words(self.table().cells().as_words());
+        out.put_words(&self.table().cells().words());
         let stash = self.table().stash();
         out.put_u64(stash.len() as u64);
         for (key, &tag) in stash {
@@ -84,7 +93,7 @@ impl Snapshot for SlidingBloom {
         }
     }
 
-    fn decode_body(input: &mut Decoder<'_>, _version: u16) -> Result<Self, DecodeError> {
+    fn decode_body(input: &mut Decoder<'_>, version: u16) -> Result<Self, DecodeError> {
         let clock = match input.u8("clock")? {
             CLOCK_COUNT => Clock::Count,
             CLOCK_TIME => Clock::Time,
@@ -114,6 +123,20 @@ impl Snapshot for SlidingBloom {
         }
         let fpr = input.f64("fpr")?;
         let load = input.f64("load")?;
+        // Layouts 3 and 4 are packed and have no layout byte.
+        let layout = match version {
+            ..=4 => Layout::Packed,
+            _ => match input.u8("layout")? {
+                LAYOUT_PACKED => Layout::Packed,
+                LAYOUT_ALIGNED => Layout::Aligned,
+                l => {
+                    return Err(DecodeError::invalid(
+                        "layout",
+                        format!("unknown layout {l}"),
+                    ));
+                }
+            },
+        };
         // Plan first and allocate only once the cells are known to be there.
         let plan = Plan::new(Request {
             clock,
@@ -123,6 +146,7 @@ impl Snapshot for SlidingBloom {
             generations,
             fpr,
             load,
+            layout: Some(layout),
         })?;
         let derived = (
             input.u64("generations used")?,
@@ -175,7 +199,7 @@ impl Snapshot for SlidingBloom {
             ));
         }
         let cell_bits = plan.remainder_bits + plan.tag_bits;
-        let expected_words = (plan.table_bits()).div_ceil(64);
+        let expected_words = plan.table_bits().div_ceil(64);
         let words = input.words("cells")?;
         if words.len() as u64 != expected_words {
             return Err(DecodeError::invalid(
@@ -186,15 +210,29 @@ impl Snapshot for SlidingBloom {
                 ),
             ));
         }
-        let cells = CellRows::from_words(plan.buckets, CELLS_PER_BUCKET, cell_bits, words)
-            .map_err(|e| DecodeError::invalid("cells", e.to_string()))?;
+        let per_bucket = plan.cells_per_bucket;
+        let cells = match layout {
+            Layout::Aligned => Buckets::aligned_from_words(
+                &words,
+                plan.buckets,
+                per_bucket,
+                cell_bits,
+            )
+            .map_err(|b| {
+                DecodeError::invalid("cells", format!("bucket {b} has bits beyond its cells"))
+            })?,
+            Layout::Packed => Buckets::packed(
+                CellRows::from_words(plan.buckets, CELLS_PER_BUCKET, cell_bits, words)
+                    .map_err(|e| DecodeError::invalid("cells", e.to_string()))?,
+            ),
+        };
         let fresh = SlidingBloom::from_plan(plan)?;
         let mut table = Table::restore(&plan, cells, scan);
         let modulus = plan.tag_modulus;
         let tag_mask = (1u32 << plan.tag_bits) - 1;
         let mut keys = BTreeSet::new();
         for b in 0..plan.buckets {
-            for j in 0..CELLS_PER_BUCKET {
+            for j in 0..per_bucket {
                 let v = table.cells().get(b, j);
                 if v == 0 {
                     continue;
@@ -260,20 +298,37 @@ mod tests {
 
     #[test]
     fn layout_3_bytes_are_read_as_layout_4() {
-        // Layout 4 writes layout 3's bytes; this reader takes both, and
-        // refuses what came before.
-        let mut f = SlidingBloom::least_space(1000, 0.01).unwrap();
-        let mut rng = ddf_hash::SplitMix64::new(4);
-        for _ in 0..1500 {
-            f.insert(Digest::new(rng.next_u64()));
+        // Layout 4 wrote layout 3's bytes; this reader takes both as four
+        // cells a bucket, and refuses what came before.
+        let v4: &[u8] = include_bytes!("../tests/data/sliding-v4-narrow-count.bin");
+        let env = snapshot::open(v4).unwrap();
+        assert_eq!(env.version, 4);
+        let f = SlidingBloom::from_bytes(v4).unwrap();
+        let v3 = snapshot::seal(SlidingBloom::KIND, 3, 0, &[], env.body);
+        assert_eq!(
+            SlidingBloom::from_bytes(&v3).unwrap().to_bytes(),
+            f.to_bytes()
+        );
+        let v2 = snapshot::seal(SlidingBloom::KIND, 2, 0, &[], env.body);
+        assert!(SlidingBloom::from_bytes(&v2).is_err());
+    }
+
+    #[test]
+    fn layout_5_round_trips_both_bucket_layouts() {
+        for layout in [Layout::Packed, Layout::Aligned] {
+            let mut request = Request::count(1000, Slack::LeastSpace, None, 1e-3);
+            request.layout = Some(layout);
+            let mut f = SlidingBloom::from_request(request).unwrap();
+            assert_eq!(f.plan().layout, layout);
+            let mut rng = ddf_hash::SplitMix64::new(4);
+            for _ in 0..1500 {
+                f.insert(Digest::new(rng.next_u64()));
+            }
+            let bytes = f.to_bytes();
+            assert_eq!(snapshot::open(&bytes).unwrap().version, 5);
+            let back = SlidingBloom::from_bytes(&bytes).unwrap();
+            assert_eq!(back.to_bytes(), bytes);
+            assert_eq!(back.plan().layout, layout);
         }
-        let mut body = Encoder::new();
-        f.encode_body(&mut body);
-        let body = body.into_bytes();
-        let old = snapshot::seal(SlidingBloom::KIND, 3, 0, &[], &body);
-        let back = SlidingBloom::from_bytes(&old).unwrap();
-        assert_eq!(back.to_bytes(), f.to_bytes());
-        let older = snapshot::seal(SlidingBloom::KIND, 2, 0, &[], &body);
-        assert!(SlidingBloom::from_bytes(&older).is_err());
     }
 }

@@ -1,6 +1,7 @@
 //! The dictionary of §2.2: a two-choice table of (remainder, generation tag) cells with lazy deletion, an incremental scan and an exact stash.
 
-use crate::plan::{CELLS_PER_BUCKET, Plan};
+use crate::buckets::Buckets;
+use crate::plan::{CELLS_PER_BUCKET, Layout, Plan};
 use ddf_bits::CellRows;
 use ddf_hash::{Digest, SplitMix64};
 use std::collections::BTreeMap;
@@ -82,7 +83,7 @@ impl Ages {
     }
 }
 
-/// `B` buckets of four cells, each cell `remainder << s | tag` (`s` tag
+/// `B` buckets of `b` cells, each cell `remainder << s | tag` (`s` tag
 /// bits), 0 for empty; entries that find no cell go to an exact stash.
 ///
 /// An item with digest `h` has buckets `b₁ = ⌊h·B/2^64⌋` and
@@ -93,8 +94,10 @@ impl Ages {
 /// `({b₁, b₂}, ρ)` exists, in the table or in the stash.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub(crate) struct Table {
-    cells: CellRows,
+    cells: Buckets,
     buckets: u64,
+    /// Cells per bucket `b`.
+    per_bucket: u32,
     /// Lane constants for buckets read as `u128` (any width).
     wide: Lanes<u128>,
     /// The same for `u64`, used when `narrow`.
@@ -116,11 +119,11 @@ pub(crate) struct Table {
     stash_overflows: u64,
 }
 
-/// The word a bucket of four cells is read into for its SWAR operations:
-/// `u64` when the bucket fits in one (`4·(r + s) ≤ 64`, cells of at most
-/// 16 bits, the usual `ε ≥ 2^-10`), `u128` otherwise. Every lane operation
-/// on a `u128` costs two or three machine instructions, so narrow buckets
-/// take the `u64` path and halve the work of each probe.
+/// The word a bucket is stored in and read into for its SWAR operations:
+/// `u64` when four cells fit in one (`4·(r + s) ≤ 64`, cells of at most
+/// 16 bits), `u128` otherwise ([`Buckets`]). Every lane operation on a
+/// `u128` costs two or three machine instructions, so narrow buckets take
+/// the `u64` path and halve the work of each probe.
 pub(crate) trait Word:
     Copy
     + Eq
@@ -144,9 +147,9 @@ pub(crate) trait Word:
     /// `x` in the low bits.
     fn from_u32(x: u32) -> Self;
     /// Bucket `r` of `cells`.
-    fn read(cells: &CellRows, r: u64) -> Self;
+    fn read(cells: &Buckets, r: u64) -> Self;
     /// Overwrites bucket `r` of `cells` with `row`.
-    fn write(cells: &mut CellRows, r: u64, row: Self);
+    fn write(cells: &mut Buckets, r: u64, row: Self);
     /// The table's lane constants for this word.
     fn lanes(table: &Table) -> &Lanes<Self>;
 }
@@ -188,11 +191,11 @@ macro_rules! impl_word {
                 x as $t
             }
             #[inline(always)]
-            fn read(cells: &CellRows, r: u64) -> Self {
+            fn read(cells: &Buckets, r: u64) -> Self {
                 cells.$read(r)
             }
             #[inline(always)]
-            fn write(cells: &mut CellRows, r: u64, row: Self) {
+            fn write(cells: &mut Buckets, r: u64, row: Self) {
                 cells.$write(r, row);
             }
             #[inline(always)]
@@ -203,15 +206,18 @@ macro_rules! impl_word {
     };
 }
 
-impl_word!(u64, narrow, read_row_word, write_row_word);
-impl_word!(u128, wide, read_row, write_row);
+impl_word!(u64, narrow, narrow, set_narrow);
+impl_word!(u128, wide, wide, set_wide);
 
-/// SWAR constants for a bucket of four cells read as one [`Word`]: every
-/// cell is a lane of `r + s` bits, the tag in its low `s` bits.
+/// SWAR constants for a bucket of `b` cells read as one [`Word`]: every
+/// cell is a lane of `r + s` bits, the tag in its low `s` bits; the word's
+/// bits above the last lane belong to no lane.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub(crate) struct Lanes<W> {
     /// Cell width `r + s`.
     width: u32,
+    /// Lanes `b`.
+    cells: u32,
     /// Tag width `s`.
     tag_bits: u32,
     /// The remainder bits of every cell.
@@ -232,11 +238,12 @@ pub(crate) struct Lanes<W> {
 }
 
 impl Lanes<u128> {
-    fn new(width: u32, tag_bits: u32) -> Lanes<u128> {
-        let lows = (0..CELLS_PER_BUCKET as u32).fold(0u128, |acc, j| acc | 1 << (j * width));
+    fn new(width: u32, tag_bits: u32, cells: u32) -> Lanes<u128> {
+        let lows = (0..cells).fold(0u128, |acc, j| acc | 1 << (j * width));
         let highs = lows << (width - 1);
         Lanes {
             width,
+            cells,
             tag_bits,
             cell_mask: (((1u64 << width) - 1) as u32),
             lows,
@@ -253,6 +260,7 @@ impl Lanes<u128> {
     fn narrowed<W: Word>(&self) -> Lanes<W> {
         Lanes {
             width: self.width,
+            cells: self.cells,
             tag_bits: self.tag_bits,
             remainders: W::truncate(self.remainders),
             cell_mask: self.cell_mask,
@@ -283,18 +291,18 @@ impl<W: Word> Lanes<W> {
 
     /// How many lanes `flags` flags (at their top bit). One multiplication
     /// sums the lanes into the top one: the build targets baseline x86-64,
-    /// whose `count_ones` is a dozen instructions. The sum is at most 4 and
-    /// every lane has at least 3 bits (`s ≥ 2`, `r ≥ 1`), so it fits.
+    /// whose `count_ones` is a dozen instructions. The sum is at most `b`,
+    /// which the plan keeps below `2^(r + s)`, so it fits the lane.
     #[inline]
     fn count(&self, flags: W) -> u32 {
         let ones = flags >> (self.width - 1);
-        (ones.wrapping_mul(self.lows) >> (3 * self.width)).low_u32() & 7
+        (ones.wrapping_mul(self.lows) >> ((self.cells - 1) * self.width)).low_u32() & self.cell_mask
     }
 
     /// Cell `j` of a bucket.
     #[inline]
-    fn cell(&self, bucket: W, j: usize) -> u32 {
-        self.cell_at(bucket, j as u32 * self.width)
+    fn cell(&self, bucket: W, j: u32) -> u32 {
+        self.cell_at(bucket, j * self.width)
     }
 
     /// The cell of a bucket whose lane starts at bit `at`.
@@ -349,16 +357,22 @@ impl<W: Word> Lanes<W> {
 impl Table {
     pub(crate) fn new(plan: &Plan) -> Table {
         let cell_bits = plan.remainder_bits + plan.tag_bits;
-        // The plan checked the size against the state ceiling.
-        let cells = CellRows::new(plan.buckets, CELLS_PER_BUCKET, cell_bits)
-            .expect("the plan checked the table size");
-        let wide = Lanes::new(cell_bits, plan.tag_bits);
+        let cells = match plan.layout {
+            Layout::Aligned => Buckets::aligned(plan.buckets, plan.cells_per_bucket, cell_bits),
+            Layout::Packed => Buckets::packed(
+                // The plan checked the size against the state ceiling.
+                CellRows::new(plan.buckets, CELLS_PER_BUCKET, cell_bits)
+                    .expect("the plan checked the table size"),
+            ),
+        };
+        let wide = Lanes::new(cell_bits, plan.tag_bits, plan.cells_per_bucket);
         Table {
+            narrow_rows: cells.is_narrow(),
             cells,
             buckets: plan.buckets,
+            per_bucket: plan.cells_per_bucket,
             wide,
             narrow: wide.narrowed(),
-            narrow_rows: CELLS_PER_BUCKET as u32 * cell_bits <= u64::BITS,
             tag_bits: plan.tag_bits,
             tag_mask: (1 << plan.tag_bits) - 1,
             stash: BTreeMap::new(),
@@ -382,11 +396,11 @@ impl Table {
     }
 
     /// Rebuilds a table from snapshot parts; the caller validates them.
-    pub(crate) fn restore(plan: &Plan, cells: CellRows, scan: u64) -> Table {
+    pub(crate) fn restore(plan: &Plan, cells: Buckets, scan: u64) -> Table {
         let mut t = Table::new(plan);
+        t.occupied = cells.occupied();
         t.cells = cells;
         t.scan = scan;
-        t.occupied = t.cells.as_packed().iter().filter(|&v| v != 0).count() as u64;
         t
     }
 
@@ -422,8 +436,8 @@ impl Table {
     /// Prefetches both buckets of `slot` (a cache hint for batches).
     #[inline]
     pub(crate) fn prefetch(&self, slot: Slot) {
-        self.cells.prefetch_row(slot.first);
-        self.cells.prefetch_row(slot.second);
+        self.cells.prefetch(slot.first);
+        self.cells.prefetch(slot.second);
     }
 
     /// The tag of `slot`'s entry, active or stale, if it has one.
@@ -484,9 +498,9 @@ impl Table {
             }
         }
         for (bucket, row) in [slot.first, slot.second].into_iter().zip(rows) {
-            for j in 0..CELLS_PER_BUCKET {
+            for j in 0..self.per_bucket {
                 let victim = lanes.cell(row, j) >> self.tag_bits;
-                self.cells.prefetch_row(self.alternate(bucket, victim));
+                self.cells.prefetch(self.alternate(bucket, victim));
             }
         }
     }
@@ -630,13 +644,21 @@ impl Table {
         ages: &Ages,
         rng: &mut SplitMix64,
     ) {
+        // Every line the search may read is requested first, so that its
+        // misses overlap rather than follow one another.
         for (bucket, row) in [slot.first, slot.second].into_iter().zip(rows) {
-            for j in 0..CELLS_PER_BUCKET {
+            for j in 0..self.per_bucket {
+                let victim = W::lanes(self).cell(row, j) >> self.tag_bits;
+                self.cells.prefetch(self.alternate(bucket, victim));
+            }
+        }
+        for (bucket, row) in [slot.first, slot.second].into_iter().zip(rows) {
+            for j in 0..self.per_bucket {
                 let victim = W::lanes(self).cell(row, j);
                 let other = self.alternate(bucket, victim >> self.tag_bits);
                 if other != bucket && self.try_place::<W>(other, victim, ages) {
                     self.kicks += 1;
-                    self.cells.set(bucket, j, value);
+                    self.cells.replace(bucket, j, value);
                     return;
                 }
             }
@@ -648,7 +670,7 @@ impl Table {
         };
         for _ in 0..MAX_KICKS {
             self.kicks += 1;
-            let j = rng.below(CELLS_PER_BUCKET as u64) as usize;
+            let j = rng.below(u64::from(self.per_bucket)) as u32;
             value = self.cells.replace(bucket, j, value);
             bucket = self.alternate(bucket, value >> self.tag_bits);
             if self.try_place::<W>(bucket, value, ages) {
@@ -759,7 +781,7 @@ impl Table {
         self.scan
     }
 
-    pub(crate) fn cells(&self) -> &CellRows {
+    pub(crate) fn cells(&self) -> &Buckets {
         &self.cells
     }
 
@@ -776,9 +798,8 @@ impl Table {
     /// Every entry with its tag: table cells, then the stash.
     pub(crate) fn entries(&self) -> impl Iterator<Item = (EntryKey, u32)> + '_ {
         let table = (0..self.buckets).flat_map(move |b| {
-            let row = self.cells.read_row(b);
-            (0..CELLS_PER_BUCKET).filter_map(move |j| {
-                let v = self.wide.cell(row, j);
+            (0..self.per_bucket).filter_map(move |j| {
+                let v = self.cells.get(b, j);
                 (v != 0).then(|| (self.key(b, v >> self.tag_bits), v & self.tag_mask))
             })
         });
@@ -823,7 +844,7 @@ mod tests {
             for current in 0..plan.tag_modulus {
                 let ages = t.ages(current, plan.tag_modulus, c as u32);
                 for _ in 0..50 {
-                    let cells: Vec<u32> = (0..CELLS_PER_BUCKET)
+                    let cells: Vec<u32> = (0..plan.cells_per_bucket)
                         .map(|_| match rng.below(4) {
                             0 => 0,
                             _ => {
@@ -899,7 +920,7 @@ mod tests {
             assert_eq!(t.upsert(t.slot(0, rem), 0, &ages, &mut rng), None);
             assert!(t.stash_len() <= STASH_CAPACITY);
         }
-        let cells = plan.buckets * CELLS_PER_BUCKET as u64;
+        let cells = plan.cells();
         let placed = u64::from(keys);
         assert_eq!(
             t.occupied() + t.stash_len() as u64 + t.stash_overflows(),

@@ -266,11 +266,13 @@ fn sliding_space_breakdown(_opts: &Options) -> Table {
             f.generations().to_string(),
             f.remainder_bits().to_string(),
             f.tag_bits().to_string(),
+            f.cells_per_bucket().to_string(),
             format!("{:.2}", b.fingerprint),
             format!("{:.2}", b.extra_generation),
             format!("{:.2}", b.tags),
             format!("{:.2}", b.bucket_compare),
             format!("{:.2}", b.unused_cells),
+            format!("{:.2}", b.padding),
             format!("{:.2}", b.stash + b.counters),
             format!("{:.2}", b.total),
             thm,
@@ -286,11 +288,13 @@ fn sliding_space_breakdown(_opts: &Options) -> Table {
             "c",
             "remainder_bits",
             "tag_bits",
+            "cells_per_bucket",
             "fingerprint",
             "extra_generation",
             "tags",
             "bucket_compare",
             "unused_cells",
+            "padding",
             "stash_and_counters",
             "total",
             "construction_thm_1_1",
@@ -301,10 +305,11 @@ fn sliding_space_breakdown(_opts: &Options) -> Table {
                element (`SlidingBloom::space_breakdown`; the parts sum to `total`, its `memory_bits / n`). \
                `fingerprint` is log2(1/ε), the leading term of Theorems 1.1 and 1.2; `extra_generation` the \
                hashes of the (c + 1)-th generation, (n'/n − 1)·log2(1/ε) with n' = (c + 1)·⌈n/c⌉; `tags` \
-               n'/n·s; `bucket_compare` n'/n·(r − log2(1/ε)), the remainder bits a query comparing 2·4 \
-               cells at load α needs beyond one comparison (log2(8α) ≈ 2.85 at α = 0.9) plus the rounding \
-               of r; `unused_cells` the cells no active entry fills (design load 0.9 and the small-table \
-               margin); `stash_and_counters` the 16 reserved stash entries and the counters. Theorem 1.1 \
+               n'/n·s; `bucket_compare` n'/n·(r − log2(1/ε)), the remainder bits a query comparing 2·b \
+               cells at load α needs beyond one comparison (log2(2bα), 2.85 at b = 4 and α = 0.9) plus the \
+               rounding of r; `unused_cells` the cells no active entry fills (design load 0.9 and the \
+               small-table margin); `padding` the bits of each bucket's 64- or 128-bit word that no cell \
+               uses; `stash_and_counters` the 16 reserved stash entries and the counters. Theorem 1.1 \
                (`construction_thm_1_1`) prices no dictionary overhead at all; `construction_succinct` is \
                its c with an ideal succinct dictionary counted exactly, ℬ(n'/ε, n') + n'·⌈log2(2c + 3)⌉."
             .into(),
