@@ -549,6 +549,9 @@ impl Table {
         ages: &Ages,
         rng: &mut SplitMix64,
     ) -> Option<u32> {
+        // The second bucket's line is requested before the first is read,
+        // so that one item's two misses overlap.
+        self.cells.prefetch(slot.second);
         let lanes = *W::lanes(self);
         let fresh = (slot.remainder << self.tag_bits) | tag;
         let want = lanes.wanted(slot.remainder);

@@ -33,7 +33,7 @@ impl DuplicateFilter for SlidingBloom {
         batch::contains_batch(self, digests, answers);
     }
 
-    /// Table cells times their width, `4·B·(r + s)`, plus the stash's
+    /// The buckets' bits (`B·W` aligned, `B·4·(r + s)` packed), plus the stash's
     /// [`STASH_CAPACITY`](crate::STASH_CAPACITY) reserved entries (bucket,
     /// remainder and tag each) and the counters
     /// ([`COUNTER_WORDS`](crate::COUNTER_WORDS) words, and one per
