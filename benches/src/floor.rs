@@ -1,6 +1,6 @@
 //! The hardware floor: hash the key, touch as many random cache lines as the filter does.
 
-use ddf_core::{Digest, DuplicateFilter};
+use ddf_core::{Digest, DuplicateFilter, TimedFilter};
 
 /// Bytes per cache line.
 const LINE_BYTES: u64 = 64;
@@ -94,6 +94,25 @@ impl DuplicateFilter for Floor {
 
     fn clear(&mut self) {
         self.words.fill(0);
+    }
+}
+
+/// The floor has no clock: a time window's floor is its count floor.
+impl TimedFilter for Floor {
+    fn contains_at(&self, digest: Digest, _now: u64) -> bool {
+        self.contains(digest)
+    }
+
+    fn insert_at(&mut self, digest: Digest, _now: u64) {
+        self.insert(digest);
+    }
+
+    fn clock_regressions(&self) -> u64 {
+        0
+    }
+
+    fn generations_closed_early(&self) -> u64 {
+        0
     }
 }
 

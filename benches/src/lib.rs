@@ -10,7 +10,7 @@ pub mod tumbling;
 
 pub use floor::Floor;
 pub use keys::{KeyStream, Str40, StreamKind};
-pub use manifest::{Case, Manifest};
+pub use manifest::{Case, GrowthCase, Manifest};
 pub use tumbling::Tumbling;
 
 use ddf_core::{Digest, DuplicateFilter, Verdict};
@@ -95,11 +95,20 @@ where
 }
 
 /// Brings `filter` to its steady state with `items` random digests (no
-/// hashing: the digests are uniform already).
+/// hashing: the digests are uniform already), through the batch path,
+/// which leaves the state of one-by-one insertions and is the faster way
+/// to fill a table far larger than the caches.
 pub fn prefill<F: DuplicateFilter + ?Sized>(filter: &mut F, items: u64, seed: u64) {
     let mut rng = ddf_hash::SplitMix64::new(seed);
-    for _ in 0..items {
-        filter.insert(Digest::new(rng.next_u64()));
+    let mut digests = [Digest::new(0); BATCH];
+    let mut verdicts = Vec::with_capacity(BATCH);
+    let mut left = items;
+    while left > 0 {
+        let n = left.min(BATCH as u64) as usize;
+        digests[..n].fill_with(|| Digest::new(rng.next_u64()));
+        verdicts.clear();
+        filter.observe_batch(&digests[..n], &mut verdicts);
+        left -= n as u64;
     }
 }
 

@@ -134,3 +134,29 @@ mod tests {
         assert_eq!(back.cases(), m.cases());
     }
 }
+
+/// One measured case of the steady-state growth table (`benches/growth`):
+/// a filter the planner offers, fed `2w` items, on one path.
+#[derive(Debug, Clone, Serialize, Deserialize, PartialEq)]
+pub struct GrowthCase {
+    /// Criterion's full id, `growth/2^k/span/filter path`.
+    pub id: String,
+    /// The id of the one-line floor measured just before this subject.
+    pub floor: String,
+    /// `log₂` of the window (items, or time units at one arrival per unit).
+    pub log_window: u32,
+    /// `count` or `time`.
+    pub span: String,
+    /// The family's display name.
+    pub filter: String,
+    /// Whether this is the planner's first candidate (its default).
+    pub default: bool,
+    /// `memory_bits` after the prefill.
+    pub memory_bits: u64,
+    /// The floor's array, in bits: the largest subject of the window.
+    pub floor_bits: u64,
+    /// `one` or `batch`.
+    pub path: String,
+    /// Operations per criterion iteration.
+    pub ops: usize,
+}

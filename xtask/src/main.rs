@@ -1,8 +1,9 @@
-//! ddf's task runner: `cargo xtask test | setup | verify | tables | figures | bench | bench-cli |
-//! bench-redis | bench-threads | bench-python | test-python`.
+//! ddf's task runner: `cargo xtask test | setup | verify | tables | figures | bench |
+//! bench-growth | bench-cli | bench-redis | bench-threads | bench-python | test-python`.
 
 mod bench;
 mod bench_cli;
+mod bench_growth;
 mod bench_redis;
 mod bench_threads;
 mod checks;
@@ -44,6 +45,14 @@ commands:
            --only REGEX       criterion filter on benchmark ids
            --docs             also rewrite docs/performance.md and the README's table
            --all-cells        with --quick: quick times, but every cell of the matrix
+           then the growth table (bench-growth)
+  bench-growth  the steady-state growth table: every windowed family the
+           planner offers at windows 2^14, 2^18, 2^22 and 2^25, each fed 2w
+           items first, one by one and batched, against the one-line floor
+           and the exact window; write target/ddf/growth.md and growth.json
+           --quick            short criterion times, windows up to 2^22
+           --only REGEX       criterion filter on benchmark ids
+           --docs             also rewrite docs/performance.md and the README's table
   bench-cli  time the `ddf` binary against huniq, runiq, awk and sort -u on
            one file of real records; write target/ddf/bench-cli/bench-cli.md
            --lines N          records in the file (default 100000000)
@@ -155,7 +164,8 @@ fn main() -> ExitCode {
         "verify" => verify::run(&opts),
         "tables" => tables::run(&opts),
         "figures" => figures::run(&opts),
-        "bench" => bench::run(&opts),
+        "bench" => bench::run(&opts).and_then(|ok| Ok(ok && bench_growth::run(&opts)?)),
+        "bench-growth" => bench_growth::run(&opts),
         "help" | "--help" | "-h" => {
             print!("{USAGE}");
             Ok(true)

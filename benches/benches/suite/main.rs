@@ -162,21 +162,13 @@ struct Suite<'c> {
     fold: foldhash::fast::FixedState,
 }
 
-/// The most items a filter is prefilled with (quick, full). At 1 Mbit
-/// every filter reaches its steady state well within it; a 64 MiB filter
-/// gets a fraction of its capacity, since there the cost of an operation is
-/// its cache misses, which do not depend on the fill.
-const PREFILL_CAP: (u64, u64) = (1 << 21, 1 << 23);
-
 impl Suite<'_> {
-    /// Prefills `filter` with `items` random digests, at most [`PREFILL_CAP`].
+    /// Prefills `filter` with `items` random digests: each filter is asked
+    /// for at least the items that turn its state over (two windows, or
+    /// twice its capacity), so that it is timed full and replacing, as it
+    /// runs in a long stream, at every size.
     fn prefill<F: DuplicateFilter>(&self, filter: &mut F, items: u64, seed: u64) {
-        let cap = if self.quick {
-            PREFILL_CAP.0
-        } else {
-            PREFILL_CAP.1
-        };
-        benches::prefill(filter, items.min(cap), seed);
+        benches::prefill(filter, items, seed);
     }
 
     /// Times `filter` in every cell at `size` with every hash, each against its floor.
