@@ -1,5 +1,22 @@
 //! Keeping the candidates that meet every requirement, ranking them, and
 //! saying per family why none did.
+//!
+//! **Ranking.** With a target rate, least memory first; with a memory
+//! budget alone, least predicted `FPR + FNR`; ties to the cheaper
+//! [`Cost`](super::Cost), then to fewer accesses.
+//!
+//! **Cost rule** (with a target rate, where every candidate kept meets it):
+//! a candidate is *dominated* by another that needs at most
+//! [`DOMINANCE_MEMORY`] (1.25×) its memory and whose predicted memory time
+//! ([`Cost::memory_ns`](super::Cost::memory_ns)) is less than half its own
+//! ([`DOMINANCE_COST`]: for tables of one cache tier that do not scan, more
+//! than twice the accesses). A dominated candidate is **ranked after every
+//! candidate that dominates it**, not dropped: `plan(..)[0]` is never
+//! dominated, and a caller who asks for a family by name (the command's
+//! `--filter`, the Redis module's `FILTER`, the Python package's
+//! `filter=`) still finds it. [`Candidate::dominated_by`] names the first
+//! of its dominators. With a budget alone the rule does not apply: the
+//! error the user asked to minimize ranks, cost only breaks ties.
 
 use super::{Candidate, Need, Requirements};
 use ddf_core::ParamError;
@@ -125,12 +142,49 @@ fn error_order(a: f64, b: f64) -> std::cmp::Ordering {
     key(a).total_cmp(&key(b))
 }
 
-/// Keeps the sized candidates that meet `req` and ranks them: with a
-/// target, least memory first; with a budget alone, least `FPR + FNR`;
-/// ties to fewer accesses, then less memory (for candidates rated at
-/// saturation, where `FPR + FNR` is about 1 for all: the least FNR, then
-/// the family order). `sized` holds, per family, its
-/// candidate or why it has none.
+/// How much more memory than a candidate another may take and still
+/// dominate it (the cost rule of the module docs).
+const DOMINANCE_MEMORY: f64 = 1.25;
+
+/// How many times a dominating candidate's memory time a dominated one
+/// exceeds (the cost rule of the module docs).
+const DOMINANCE_COST: f64 = 2.0;
+
+/// Whether `cheap` dominates `costly`: at most [`DOMINANCE_MEMORY`] times
+/// its memory at less than `1/`[`DOMINANCE_COST`] of its memory time.
+fn dominates(cheap: &Candidate, costly: &Candidate) -> bool {
+    cheap.memory_bits as f64 <= DOMINANCE_MEMORY * costly.memory_bits as f64
+        && costly.cost.memory_ns() > DOMINANCE_COST * cheap.cost.memory_ns()
+}
+
+/// Reorders `ranked` so that every candidate comes after all those that
+/// dominate it, otherwise keeping the order: each place goes to the first
+/// candidate left that no other candidate left dominates. Domination
+/// halves the memory time at each step, so it has no cycle and some
+/// candidate is always free.
+fn demote_dominated(ranked: Vec<Candidate>) -> Vec<Candidate> {
+    let mut left = ranked;
+    let mut out = Vec::with_capacity(left.len());
+    while !left.is_empty() {
+        let free = (0..left.len())
+            .find(|&i| !left.iter().any(|d| dominates(d, &left[i])))
+            .unwrap_or(0);
+        let mut next = left.remove(free);
+        next.dominated_by = out
+            .iter()
+            .find(|d: &&Candidate| dominates(d, &next))
+            .map(Candidate::family);
+        out.push(next);
+    }
+    out
+}
+
+/// Keeps the sized candidates that meet `req` and ranks them (module
+/// docs): with a target, least memory first, then the cost rule; with a
+/// budget alone, least `FPR + FNR`; ties to the cheaper cost, then fewer
+/// accesses, then less memory (for candidates rated at saturation, where
+/// `FPR + FNR` is about 1 for all: the least FNR, then the family order).
+/// `sized` holds, per family, its candidate or why it has none.
 pub(super) fn rank(
     req: &Requirements,
     need: &Need,
@@ -165,7 +219,14 @@ pub(super) fn rank(
         } else {
             a.memory_bits.cmp(&b.memory_bits)
         };
-        primary.then(a.accesses.total_cmp(&b.accesses)).then(last)
+        primary
+            .then(a.cost.one_ns.total_cmp(&b.cost.one_ns))
+            .then(a.accesses.total_cmp(&b.accesses))
+            .then(last)
     });
-    Ok(kept)
+    Ok(if by_memory {
+        demote_dominated(kept)
+    } else {
+        kept
+    })
 }
