@@ -41,22 +41,40 @@ pub enum PlanError {
     /// The requirements are valid but no family compiled in meets them: one
     /// [`Exclusion`] per family, naming the requirement that excluded it.
     NoCandidate(Vec<Exclusion>),
+    /// [`plan_sharded`](crate::plan_sharded) over a count window: the
+    /// binomial excess of `shards` shards, `S·w_s − w` merged insertions
+    /// (each shard holds the `1 − δ/S` quantile of its share), is itself
+    /// merged slack and exceeds the `max_slack` accepted; `fits` shards
+    /// (the largest count a bisection over `1..S` finds, at least 1) keep
+    /// it within the limit.
+    TooManyShards {
+        /// The shard count asked for.
+        shards: usize,
+        /// Its binomial excess, in merged insertions.
+        excess: u64,
+        /// The slack accepted ([`Requirements::slack_limit`](super::Requirements::slack_limit)).
+        max_slack: u64,
+        /// A shard count whose excess is at most `max_slack`.
+        fits: usize,
+    },
 }
 
 impl PlanError {
-    /// The requirement an [`Invalid`](Self::Invalid) error names.
+    /// The requirement an [`Invalid`](Self::Invalid) error names, or
+    /// `shards` for [`TooManyShards`](Self::TooManyShards).
     pub fn param(&self) -> Option<&'static str> {
         match self {
             PlanError::Invalid(e) => Some(e.param()),
             PlanError::NoCandidate(_) => None,
+            PlanError::TooManyShards { .. } => Some("shards"),
         }
     }
 
-    /// The families excluded and why (empty for an invalid requirement).
+    /// The families excluded and why (empty for the other errors).
     pub fn exclusions(&self) -> &[Exclusion] {
         match self {
-            PlanError::Invalid(_) => &[],
             PlanError::NoCandidate(list) => list,
+            PlanError::Invalid(_) | PlanError::TooManyShards { .. } => &[],
         }
     }
 }
@@ -84,6 +102,17 @@ impl fmt::Display for PlanError {
                 }
                 Ok(())
             }
+            PlanError::TooManyShards {
+                shards,
+                excess,
+                max_slack,
+                fits,
+            } => write!(
+                f,
+                "{shards} shards hold {excess} merged insertions beyond the window (the \
+                 binomial excess S·w_s − w), above max_slack {max_slack}: {fits} shards \
+                 meet it, or raise max_slack to {excess}"
+            ),
         }
     }
 }
@@ -92,7 +121,7 @@ impl std::error::Error for PlanError {
     fn source(&self) -> Option<&(dyn std::error::Error + 'static)> {
         match self {
             PlanError::Invalid(e) => Some(e),
-            PlanError::NoCandidate(_) => None,
+            PlanError::NoCandidate(_) | PlanError::TooManyShards { .. } => None,
         }
     }
 }
