@@ -85,7 +85,10 @@ pub(crate) fn plan(cmd: &PlanCmd) -> Result<(), Fail> {
     }
     let yields: Vec<String> = candidates
         .iter()
-        .filter_map(|c| c.dominated_by.map(|by| format!("{} after {by}", c.family())))
+        .filter_map(|c| {
+            c.dominated_by
+                .map(|by| format!("{} after {by}", c.family()))
+        })
         .collect();
     if !yields.is_empty() {
         println!(

@@ -323,13 +323,18 @@ fn plan_table_and_json() {
 /// after the sliding Bloom filter.
 #[test]
 fn plan_shows_the_cost_class() {
-    let args = ["plan", "--window", "4194304", "--fpr", "1e-3", "--slack", "4194304"];
+    let args = [
+        "plan", "--window", "4194304", "--fpr", "1e-3", "--slack", "4194304",
+    ];
     let (code, out, err) = run(&args, b"");
     assert_eq!(code, 0, "{err}");
     let text = String::from_utf8(out).unwrap();
     assert!(text.contains("cost (one/batch)"), "{text}");
     let first = text.lines().find(|l| l.starts_with("1 ")).unwrap();
-    assert!(first.contains("sliding") && first.contains(" lines DRAM ~"), "{text}");
+    assert!(
+        first.contains("sliding") && first.contains(" lines DRAM ~"),
+        "{text}"
+    );
     assert!(text.contains("APBBF after sliding Bloom"), "{text}");
     let (code, out, _) = run(&[&args[..], &["--json"]].concat(), b"");
     assert_eq!(code, 0);

@@ -133,7 +133,10 @@ fn assert_cost_rule(list: &[Candidate]) -> Result<(), TestCaseError> {
         .iter()
         .filter(|c| !list.iter().any(|d| dominates(d, c)))
         .collect();
-    prop_assert!(free.windows(2).all(|p| p[0].memory_bits <= p[1].memory_bits));
+    prop_assert!(
+        free.windows(2)
+            .all(|p| p[0].memory_bits <= p[1].memory_bits)
+    );
     Ok(())
 }
 
@@ -183,14 +186,21 @@ fn at_the_size_people_run_the_first_is_never_dominated() {
         assert_cost_rule(&list).unwrap();
         let first = &list[0];
         assert_eq!(first.family(), "sliding Bloom", "{first}");
-        assert!(first.dominated_by.is_none() && first.cost.lines < 5.0, "{first}");
+        assert!(
+            first.dominated_by.is_none() && first.cost.lines < 5.0,
+            "{first}"
+        );
         assert_eq!(first.cost.tier, Tier::Dram);
         assert!(first.cost.one_ns < 400.0, "{}", first.cost);
         for family in ["APBBF", "APBF"] {
             let at = list.iter().position(|c| c.family() == family).unwrap();
             assert!(list[at].accesses > 2.0 * first.accesses, "{}", list[at]);
             assert_eq!(list[at].dominated_by, Some("sliding Bloom"), "{}", list[at]);
-            assert!(list[at].to_string().contains("ranked after the sliding Bloom"));
+            assert!(
+                list[at]
+                    .to_string()
+                    .contains("ranked after the sliding Bloom")
+            );
         }
     }
 }
@@ -208,7 +218,10 @@ fn the_compact_shf_scan_is_priced() {
         .position(|c| matches!(c.config, Config::CompactShf { .. }))
         .unwrap();
     let cshf = &list[at];
-    assert!(at > 0 && cshf.cost.scanned_words >= 4096 * 20 / 64, "{cshf}");
+    assert!(
+        at > 0 && cshf.cost.scanned_words >= 4096 * 20 / 64,
+        "{cshf}"
+    );
     assert_eq!(cshf.dominated_by, Some("sliding Bloom"), "{cshf}");
     assert!(list[..at].iter().any(|c| c.memory_bits > cshf.memory_bits));
     let small = plan(&Requirements::count(64).fpr(1e-3)).unwrap();

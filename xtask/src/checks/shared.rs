@@ -67,9 +67,8 @@ pub(crate) fn checks() -> Vec<Check> {
 /// plan meets it. The count of violations must be 0.
 fn merged_slack_within_limit() -> Outcome {
     let (mut plans, mut refused, mut violations) = (0u64, 0u64, Vec::new());
-    let within = |p: &ShardedPlan, limit: u64| {
-        p.candidates.iter().all(|c| p.merged_slack(c) <= limit)
-    };
+    let within =
+        |p: &ShardedPlan, limit: u64| p.candidates.iter().all(|c| p.merged_slack(c) <= limit);
     for w in [1u64 << 10, 1 << 14, 1 << 16, 1 << 20] {
         for shards in [2usize, 16, DEFAULT_SHARDS, 4096] {
             for limit in [w / 100, w / 4, w] {

@@ -154,7 +154,10 @@ impl fmt::Display for Candidate {
         }
         write!(f, ", {:.1} accesses ({})", self.accesses, self.cost)?;
         if let Some(other) = self.dominated_by {
-            write!(f, ", ranked after the {other}, which is cheaper at about its memory")?;
+            write!(
+                f,
+                ", ranked after the {other}, which is cheaper at about its memory"
+            )?;
         }
         Ok(())
     }
