@@ -14,7 +14,7 @@
 //! candidate that dominates it**, not dropped: `plan(..)[0]` is never
 //! dominated, and a caller who asks for a family by name (the command's
 //! `--filter`, the Redis module's `FILTER`, the Python package's
-//! `filter=`) still finds it. [`Candidate::dominated_by`] names the first
+//! `family=`) still finds it. [`Candidate::dominated_by`] names the first
 //! of its dominators. With a budget alone the rule does not apply: the
 //! error the user asked to minimize ranks, cost only breaks ties.
 
