@@ -811,7 +811,8 @@ mod tests {
     /// from two threads, one by one and in batches.
     #[test]
     fn subjects_answer_repeats() {
-        let w = 1 << 12;
+        // 256 shards of a smaller window hold more than `w` beyond it.
+        let w = 1 << 14;
         for s in subjects(w, 4 * w).unwrap() {
             let built = (s.build)().unwrap();
             let keys: Vec<u64> = (0..500).map(|i| key(1, 0, i)).collect();

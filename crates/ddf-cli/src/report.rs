@@ -19,10 +19,13 @@ pub(crate) fn plan(cmd: &PlanCmd) -> Result<(), Fail> {
     // The exact filter is its own row when the flags ask for it.
     let rows: Vec<serde_json::Value> = if candidates.is_empty() {
         let c = choose::choose(args).map_err(Fail::Usage)?;
+        let accesses = 4.0;
+        let cost = ddf::Cost::predict(c.memory_bits, accesses, 0);
         vec![json!({
             "family": c.family, "config": c.config,
             "memory_bytes": c.memory_bits.div_ceil(8), "fpr": 0.0, "fnr": 0.0,
-            "false_negatives": false, "slack": 0, "accesses": 4.0,
+            "false_negatives": false, "slack": 0, "accesses": accesses,
+            "cost": cost_json(&cost, None),
         })]
     } else {
         candidates
@@ -35,6 +38,7 @@ pub(crate) fn plan(cmd: &PlanCmd) -> Result<(), Fail> {
                     "fpr": c.fpr, "fnr": c.fnr,
                     "false_negatives": c.false_negatives,
                     "slack": c.slack, "accesses": c.accesses,
+                    "cost": cost_json(&c.cost, c.dominated_by),
                     "saturated": c.saturated,
                 })
             })
@@ -58,8 +62,8 @@ pub(crate) fn plan(cmd: &PlanCmd) -> Result<(), Fail> {
         );
     }
     println!(
-        "{:<4} {:<13} {:>12} {:>10} {:>10} {:>8} {:>9}  parameters",
-        "rank", "family", "memory", "FPR", "FNR", "slack", "accesses"
+        "{:<4} {:<13} {:>12} {:>10} {:>10} {:>8} {:>9}  {:<34} parameters",
+        "rank", "family", "memory", "FPR", "FNR", "slack", "accesses", "cost (one/batch)"
     );
     for (i, r) in rows.iter().enumerate() {
         let unit = match window {
@@ -67,7 +71,7 @@ pub(crate) fn plan(cmd: &PlanCmd) -> Result<(), Fail> {
             _ => "",
         };
         println!(
-            "{:<4} {:<13} {:>12} {:>10.3e} {:>10.3e} {:>8} {:>9.1}  {}",
+            "{:<4} {:<13} {:>12} {:>10.3e} {:>10.3e} {:>8} {:>9.1}  {:<34} {}",
             i + 1,
             r["family"].as_str().unwrap_or(""),
             human_bytes(r["memory_bytes"].as_u64().unwrap_or(0)),
@@ -75,10 +79,39 @@ pub(crate) fn plan(cmd: &PlanCmd) -> Result<(), Fail> {
             r["fnr"].as_f64().unwrap_or(0.0),
             format!("{}{unit}", r["slack"].as_u64().unwrap_or(0)),
             r["accesses"].as_f64().unwrap_or(0.0),
+            r["cost"]["class"].as_str().unwrap_or(""),
             r["config"].as_str().unwrap_or(""),
         );
     }
+    let yields: Vec<String> = candidates
+        .iter()
+        .filter_map(|c| {
+            c.dominated_by
+                .map(|by| format!("{} after {by}", c.family()))
+        })
+        .collect();
+    if !yields.is_empty() {
+        println!(
+            "(* ranked after a candidate that needs at most 1.25x its memory and costs under \
+             half as much: {})",
+            yields.join(", ")
+        );
+    }
     Ok(())
+}
+
+/// The planner's cost model for one row: its class as printed (with `*`
+/// when a cheaper candidate of about its memory ranks before it), the
+/// table's cache tier and the predicted nanoseconds.
+fn cost_json(cost: &ddf::Cost, dominated_by: Option<&str>) -> serde_json::Value {
+    let mark = if dominated_by.is_some() { " *" } else { "" };
+    json!({
+        "class": format!("{cost}{mark}"),
+        "lines": cost.lines, "scanned_words": cost.scanned_words,
+        "tier": cost.tier.to_string(),
+        "one_ns": cost.one_ns, "batch_ns": cost.batch_ns,
+        "dominated_by": dominated_by,
+    })
 }
 
 /// Describes a state file, never its key.

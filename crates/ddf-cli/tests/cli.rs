@@ -317,6 +317,36 @@ fn plan_table_and_json() {
     assert!(c.iter().all(|c| c["fpr"].as_f64().unwrap() <= 1e-6));
 }
 
+/// The plan shows each candidate's predicted cost class, and marks the
+/// candidates ranked after a cheaper one of about their memory: at a
+/// window of 2^22 with any slack, the APBBF and APBF of many accesses
+/// after the sliding Bloom filter.
+#[test]
+fn plan_shows_the_cost_class() {
+    let args = [
+        "plan", "--window", "4194304", "--fpr", "1e-3", "--slack", "4194304",
+    ];
+    let (code, out, err) = run(&args, b"");
+    assert_eq!(code, 0, "{err}");
+    let text = String::from_utf8(out).unwrap();
+    assert!(text.contains("cost (one/batch)"), "{text}");
+    let first = text.lines().find(|l| l.starts_with("1 ")).unwrap();
+    assert!(
+        first.contains("sliding") && first.contains(" lines DRAM ~"),
+        "{text}"
+    );
+    assert!(text.contains("APBBF after sliding Bloom"), "{text}");
+    let (code, out, _) = run(&[&args[..], &["--json"]].concat(), b"");
+    assert_eq!(code, 0);
+    let v: serde_json::Value = serde_json::from_slice(&out).unwrap();
+    let c = v["candidates"].as_array().unwrap();
+    assert_eq!(c[0]["cost"]["dominated_by"], serde_json::Value::Null);
+    assert_eq!(c[0]["cost"]["tier"], "DRAM");
+    let apbbf = c.iter().find(|c| c["family"] == "apbbf").unwrap();
+    assert_eq!(apbbf["cost"]["dominated_by"], "sliding Bloom");
+    assert!(apbbf["cost"]["one_ns"].as_f64() > c[0]["cost"]["one_ns"].as_f64());
+}
+
 #[test]
 fn exit_codes() {
     assert_eq!(run(&["dedup", "--no-such-flag"], b"").0, 2);

@@ -32,6 +32,11 @@ pub struct Prediction {
     /// Expected memory accesses (words, cache lines or table slots) of one
     /// `observe` of an unseen item.
     pub accesses: f64,
+    /// How many of those [`accesses`](Self::accesses) are words read in
+    /// order by a scan (0 unless the family scans): such words stream
+    /// through the caches, so they cost compare work rather than a cache
+    /// miss each, but their count grows with the table.
+    pub scanned_words: u64,
 }
 
 impl Prediction {
@@ -53,7 +58,15 @@ impl Prediction {
             false_negatives: false,
             slack: 0,
             accesses,
+            scanned_words: 0,
         }
+    }
+
+    /// The same prediction, `words` of its accesses read in order by a scan.
+    #[must_use]
+    pub fn with_scan(mut self, words: u64) -> Self {
+        self.scanned_words = words;
+        self
     }
 
     /// The same prediction with a slack beyond the window.

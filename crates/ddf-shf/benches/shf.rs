@@ -70,5 +70,44 @@ fn bench(c: &mut Criterion) {
     group.finish();
 }
 
-criterion_group!(benches, bench);
+/// How CSHF's cost grows with the window at a fixed rate (10^-3, the
+/// narrowest `h` that meets it), next to the SHF of the same `(w, h)`: an
+/// unseen item's lookup scans the whole ring, `⌈w/⌊64/h⌋⌉` words, so its
+/// time grows about linearly. Every observed key is new (a counter), so
+/// each operation is a full scan and an eviction, as in steady state.
+fn growth(c: &mut Criterion) {
+    let hasher = KeyedSipHasher::with_seed(1);
+    let mut group = c.benchmark_group("growth_fpr_1e-3");
+    group.sample_size(10);
+    group.throughput(Throughput::Elements(OPS as u64));
+    for log_w in [8u32, 10, 12, 14, 16] {
+        let window = 1u64 << log_w;
+        let goal = ddf_core::Goal::Fpr(1e-3);
+        let h = CompactShf::parameters_for(goal, window).expect("a rate 64-bit hashes reach");
+        let mut cshf = CompactShf::new(window, h).expect("fits");
+        warm(&mut cshf, window);
+        let mut next = 1u64 << 50;
+        group.bench_with_input(BenchmarkId::new("cshf", window), &window, |b, _| {
+            b.iter(|| {
+                for _ in 0..OPS {
+                    next += 1;
+                    black_box(cshf.observe(digest(&hasher, &next)));
+                }
+            })
+        });
+        let mut shf = Shf::new(window, h).expect("fits");
+        warm(&mut shf, window);
+        group.bench_with_input(BenchmarkId::new("shf", window), &window, |b, _| {
+            b.iter(|| {
+                for _ in 0..OPS {
+                    next += 1;
+                    black_box(shf.observe(digest(&hasher, &next)));
+                }
+            })
+        });
+    }
+    group.finish();
+}
+
+criterion_group!(benches, bench, growth);
 criterion_main!(benches);

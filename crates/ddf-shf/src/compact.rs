@@ -14,6 +14,19 @@ use ddf_core::{Digest, DuplicateFilter, ParamError, Window, Windowed};
 /// false-positive probability is `1 − (1 − 2^(−h))^w` (Theorem 3).
 /// [`CompactShf::near_exact`] is the linear-time filter of Theorem 2.
 ///
+/// **Its cost grows with the window.** An unseen item's lookup reads the
+/// whole ring, `⌈w/⌊64/h⌋⌉` words (one read per `⌊64/h⌋` hashes), so an
+/// `observe` costs O(w/⌊64/h⌋) where the [`Shf`](crate::Shf)'s is O(1).
+/// Measured at a rate of 10⁻³ (`h` = 18 at `w` = 256 to 26 at 65,536;
+/// `growth` in `benches/shf.rs`), each 4× window took 3.2–3.9× the time:
+/// 0.36, 1.3, 4.2, 17 and 60 µs per operation at `w` = 2^8, 2^10, 2^12,
+/// 2^14 and 2^16, SHF 66–101 ns in the same run (2 cores at load average
+/// 6–7, so read the ratios: 3.5× SHF at 2^8, 14× at 2^10, 910× at 2^16).
+/// Use it for windows of a few hundred items, where half the SHF's memory
+/// is worth the scan; [`sizing`](CompactShf::sizing) reports the scan
+/// (`scanned_words`), and the planner prices it and ranks the CSHF after a
+/// cheaper filter of about its memory.
+///
 /// # Examples
 ///
 /// ```

@@ -67,17 +67,20 @@ impl Shf {
 impl CompactShf {
     /// What [`new`](CompactShf::new)`(window, hash_bits)` predicts, without
     /// building it: `w·h` bits, the SHF's false-positive probability, no
-    /// misses, no slack; a lookup scans the ring's `w·h` bits word by word
-    /// and the insertion writes one slot, `⌈w·h/64⌉ + 1` accesses. Fails as
-    /// `new` does.
+    /// misses, no slack; a lookup scans the ring one word of `⌊64/h⌋`
+    /// hashes at a time and the insertion writes one slot,
+    /// `⌈w/⌊64/h⌋⌉ + 1` accesses, of which the `⌈w/⌊64/h⌋⌉` words of the
+    /// scan are [`scanned_words`](Prediction::scanned_words) (read in order;
+    /// see [`CompactShf`] for what that costs). Fails as `new` does.
     pub fn sizing(window: u64, hash_bits: u32) -> Result<Prediction, ParamError> {
         ring::check(window, hash_bits)?;
-        let bits = window * u64::from(hash_bits);
+        let words = scanned_words(window, hash_bits);
         Ok(Prediction::exact_window(
-            bits,
+            window * u64::from(hash_bits),
             stored_hashes_fp(f64::from(hash_bits), window as f64),
-            bits.div_ceil(64) as f64 + 1.0,
-        ))
+            words as f64 + 1.0,
+        )
+        .with_scan(words))
     }
 
     /// The hash width for `goal` over `window`: the narrowest that meets a
@@ -92,6 +95,12 @@ impl CompactShf {
     }
 }
 
+/// The words a full ring's scan reads: `⌊64/h⌋` hashes each
+/// ([`ddf_bits::FieldScan`]), the last word partial.
+fn scanned_words(window: u64, hash_bits: u32) -> u64 {
+    window.div_ceil(u64::from(64 / hash_bits))
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -104,6 +113,8 @@ mod tests {
             assert_eq!(s.memory_bits, Shf::new(w, h).unwrap().memory_bits());
             let c = CompactShf::sizing(w, h).unwrap();
             assert_eq!(c.memory_bits, CompactShf::new(w, h).unwrap().memory_bits());
+            assert_eq!(c.scanned_words, w.div_ceil(u64::from(64 / h)));
+            assert_eq!(s.scanned_words, 0);
         }
     }
 

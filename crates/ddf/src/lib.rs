@@ -72,7 +72,7 @@ pub use ddf_core::{
     PortableHasher, Prediction, Snapshot, Tally, TimedFilter, Verdict, Window, Windowed, digest,
 };
 pub use filter::Filter;
-pub use planner::{Candidate, Exclusion, PlanError, Requirements, Span, plan};
+pub use planner::{Candidate, Cost, Exclusion, PlanError, Requirements, Span, Tier, plan};
 pub use registry::{Config, Family, UnknownFamily};
 pub use shared::{DEFAULT_SHARDS, MAX_SHARDS, ShardedPlan, Shared, plan_sharded};
 

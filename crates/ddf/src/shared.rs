@@ -24,7 +24,8 @@
 //!   is inside its shard's window ([`ddf_theory::sharding::shard_window`]:
 //!   the `1 − δ/S` quantile of `Binomial(w, 1/S)`, union bound over shards).
 //!   The false-positive rate is the per-shard rate; the slack in merged
-//!   items becomes random, `S·(w_s + s_s) − w` on average.
+//!   items becomes random, `S·(w_s + s_s) − w` on average, and
+//!   [`plan_sharded`] keeps that within the slack accepted.
 //! - **The whole stream** (`Window::Unbounded`) is unchanged.
 //!
 //! # Threads
@@ -82,7 +83,10 @@
 //! shards 4.3 %, 256 shards 9.1 % (the sliding Bloom filter: 21.3, 22.2 and
 //! 24.1 bits per item with a slack of `w/4`); for a window of 10⁴ the
 //! excess at 256 shards is 105 % (use fewer shards for small windows:
-//! [`Shared::with_shards`], `plan_sharded(req, S, δ)`).
+//! [`Shared::with_shards`], `plan_sharded(req, S, δ)`). That excess,
+//! `S·w_s − w` merged items, is slack as well: [`plan_sharded`] refuses a
+//! shard count whose excess exceeds the slack accepted
+//! ([`PlanError::TooManyShards`] names one that fits).
 
 use crate::planner::{Candidate, PlanError, Requirements, Span, plan};
 use ddf_core::{Digest, DuplicateFilter, KeyedSipHasher, ParamError, TimedFilter, Verdict};
@@ -766,17 +770,33 @@ impl ShardedPlan {
 /// same span at rate `λ/S`; for the whole stream, as asked (each shard then
 /// sees fewer distinct items than planned for, so the prediction is
 /// conservative). A memory budget is split evenly, and a slack limit `m`
-/// over merged items becomes `⌊(m + w)/S⌋ − w_s` shard insertions. The
-/// binomial excess `S·w_s − w` (about `z·√(w·S)`) is itself merged slack:
-/// when it exceeds `m` the shards get no slack of their own and the merged
-/// slack is that excess ([`ShardedPlan::merged_slack`] reports it), so a
-/// tight slack limit wants fewer shards.
+/// over merged items ([`Requirements::slack_limit`], 1 % of the window by
+/// default) becomes `⌊(m + w)/S⌋ − w_s` shard insertions, so every
+/// candidate's [`merged_slack`](ShardedPlan::merged_slack) is at most `m`.
+///
+/// The binomial excess `S·w_s − w` (about `z·√(w·S)`) is itself merged
+/// slack. When it exceeds `m`, no shard size meets both the window promise
+/// and the limit, and the plan fails with [`PlanError::TooManyShards`],
+/// which names a shard count that meets it (fewer shards) and the excess
+/// (the `max_slack` that `S` shards need).
 ///
 /// ```
-/// use ddf::{Requirements, plan_sharded};
+/// use ddf::{PlanError, Requirements, plan_sharded};
 ///
-/// let p = plan_sharded(&Requirements::count(100_000).fpr(0.001), 8, 1e-6)?;
+/// // 8 shards over 100,000 items hold about 4,300 items beyond the window.
+/// let req = Requirements::count(100_000).fpr(0.001);
+/// let p = plan_sharded(&req.clone().max_slack(10_000), 8, 1e-6)?;
 /// assert!(p.miss_bound <= 1e-6 && !p.candidates.is_empty());
+/// assert!(p.candidates.iter().all(|c| p.merged_slack(c) <= 10_000));
+///
+/// // The default slack (1 %, 1,000 items) is too tight for 8 shards.
+/// match plan_sharded(&req, 8, 1e-6) {
+///     Err(PlanError::TooManyShards { fits, excess, .. }) => {
+///         assert!(fits < 8 && excess > 1_000);
+///         assert!(plan_sharded(&req, fits, 1e-6).is_ok());
+///     }
+///     other => panic!("{other:?}"),
+/// }
 /// # Ok::<(), ddf::PlanError>(())
 /// ```
 pub fn plan_sharded(
@@ -791,6 +811,16 @@ pub fn plan_sharded(
         Span::Count(w) => {
             // A zero window stays zero, for `plan` below to reject by name.
             let ws = ddf_theory::sharding::shard_window(w, s, delta).unwrap_or(w);
+            let limit = req.slack_limit();
+            let excess = binomial_excess(w, s, delta);
+            if excess > limit {
+                return Err(PlanError::TooManyShards {
+                    shards,
+                    excess,
+                    max_slack: limit,
+                    fits: shards_within(w, s, delta, limit) as usize,
+                });
+            }
             let bound = ddf_theory::sharding::shard_window_miss_bound(w, s, ws);
             let slack = move |m: u64| (m.saturating_add(w) / s).saturating_sub(ws);
             (Span::Count(ws), bound, Box::new(slack))
@@ -815,6 +845,31 @@ pub fn plan_sharded(
         miss_bound,
         candidates,
     })
+}
+
+/// `S·w_s − w`: the merged insertions `shards` shards hold beyond a count
+/// window `w`, each holding the window `w_s` of [`plan_sharded`] (0 for a
+/// zero window, which `plan` rejects by name).
+fn binomial_excess(w: u64, shards: u64, delta: f64) -> u64 {
+    ddf_theory::sharding::shard_window(w, shards, delta)
+        .map_or(0, |ws| ddf_theory::sharding::merged_slack(w, shards, ws, 0))
+}
+
+/// A shard count in `1..shards` whose [`binomial_excess`] is at most
+/// `limit`, for a `shards` whose excess exceeds it: bisection between one
+/// shard (no excess) and `shards`. The excess grows about as `√S`, so
+/// this is the largest such count but for the quantile's rounding.
+fn shards_within(w: u64, shards: u64, delta: f64, limit: u64) -> u64 {
+    let (mut fits, mut fails) = (1, shards);
+    while fails - fits > 1 {
+        let mid = fits + (fails - fits) / 2;
+        if binomial_excess(w, mid, delta) <= limit {
+            fits = mid;
+        } else {
+            fails = mid;
+        }
+    }
+    fits
 }
 
 const _: () = {

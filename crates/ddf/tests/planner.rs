@@ -2,7 +2,7 @@
 //! any target and window, every candidate builds with the memory it
 //! predicts, errors name the requirement or, per family, why it was left out.
 
-use ddf::{Config, DuplicateFilter, PlanError, Requirements, Span, plan};
+use ddf::{Candidate, Config, Cost, DuplicateFilter, PlanError, Requirements, Span, Tier, plan};
 use proptest::prelude::*;
 use std::time::{Duration, Instant};
 
@@ -103,6 +103,133 @@ fn a_target_ranks_by_memory_and_every_candidate_meets_it() {
             .all(|p| p[0].memory_bits <= p[1].memory_bits)
     );
     assert!(list.iter().all(|c| c.fpr <= 0.01 && !c.false_negatives));
+}
+
+/// The cost rule, written out from the public fields: `cheap` needs at
+/// most 1.25× `costly`'s memory at less than half its memory time.
+fn dominates(cheap: &Candidate, costly: &Candidate) -> bool {
+    cheap.memory_bits as f64 <= 1.25 * costly.memory_bits as f64
+        && costly.cost.memory_ns() > 2.0 * cheap.cost.memory_ns()
+}
+
+/// With a target: no candidate before one that dominates it, the first
+/// dominated by none, `dominated_by` naming an earlier dominator exactly
+/// when there is one, and the candidates no other dominates in memory
+/// order.
+fn assert_cost_rule(list: &[Candidate]) -> Result<(), TestCaseError> {
+    for (i, c) in list.iter().enumerate() {
+        prop_assert!(
+            !list[i + 1..].iter().any(|d| dominates(d, c)),
+            "{c} before a candidate that dominates it"
+        );
+        let first = list[..i].iter().find(|d| dominates(d, c));
+        prop_assert_eq!(c.dominated_by, first.map(Candidate::family), "{}", c);
+        prop_assert_eq!(
+            c.cost,
+            Cost::predict(c.memory_bits, c.accesses, c.cost.scanned_words)
+        );
+    }
+    let free: Vec<_> = list
+        .iter()
+        .filter(|c| !list.iter().any(|d| dominates(d, c)))
+        .collect();
+    prop_assert!(
+        free.windows(2)
+            .all(|p| p[0].memory_bits <= p[1].memory_bits)
+    );
+    Ok(())
+}
+
+proptest! {
+    #![proptest_config(ProptestConfig::with_cases(48))]
+
+    /// The cost rule over count and time windows, targets and slack limits
+    /// (the compact SHF's scan allowed by a high `max_accesses`).
+    #[test]
+    fn no_candidate_ranks_before_one_that_dominates_it(
+        log_w in 4.0f64..26.0,
+        timed in any::<bool>(),
+        log_target in -7.0f64..-1.0,
+        // A fraction of the window; from 1 on, any slack.
+        slack in proptest::option::of(0.0f64..1.5),
+        scans in any::<bool>(),
+    ) {
+        let w = 2f64.powf(log_w) as u64;
+        let mut req = if timed {
+            Requirements::time(w / 16 + 1, 16.0)
+        } else {
+            Requirements::count(w)
+        }
+        .fpr(10f64.powf(log_target));
+        if let Some(s) = slack {
+            req = req.max_slack(if s >= 1.0 { u64::MAX } else { (w as f64 * s) as u64 });
+        }
+        if scans {
+            req = req.max_accesses(1e6);
+        }
+        // A tight slack may leave no family (the exclusions say why).
+        if let Ok(list) = plan(&req) {
+            assert_cost_rule(&list)?;
+        }
+    }
+}
+
+/// Where users run ddf: a window of 2^22 or 2^25 at 10^-3 with any slack up
+/// to the window. The least memory is the sliding Bloom filter at about
+/// four lines; the APBBF shape of 23 accesses and the APBF of 17 are
+/// ranked after it, named as dominated; the first candidate is in main
+/// memory at under 400 ns one by one in the model.
+#[test]
+fn at_the_size_people_run_the_first_is_never_dominated() {
+    for w in [1u64 << 22, 1 << 25] {
+        let list = plan(&Requirements::count(w).fpr(1e-3).max_slack(w)).unwrap();
+        assert_cost_rule(&list).unwrap();
+        let first = &list[0];
+        assert_eq!(first.family(), "sliding Bloom", "{first}");
+        assert!(
+            first.dominated_by.is_none() && first.cost.lines < 5.0,
+            "{first}"
+        );
+        assert_eq!(first.cost.tier, Tier::Dram);
+        assert!(first.cost.one_ns < 400.0, "{}", first.cost);
+        for family in ["APBBF", "APBF"] {
+            let at = list.iter().position(|c| c.family() == family).unwrap();
+            assert!(list[at].accesses > 2.0 * first.accesses, "{}", list[at]);
+            assert_eq!(list[at].dominated_by, Some("sliding Bloom"), "{}", list[at]);
+            assert!(
+                list[at]
+                    .to_string()
+                    .contains("ranked after the sliding Bloom")
+            );
+        }
+    }
+}
+
+/// The compact SHF scans its whole ring: allowed many accesses, it is
+/// offered with the least memory at a window of 4096 but ranked after the
+/// sliding Bloom filter, within 1.25× its memory at a fraction of the cost;
+/// at a window of 64 its scan is short and it stays first.
+#[test]
+fn the_compact_shf_scan_is_priced() {
+    let list = plan(&Requirements::count(4096).fpr(1e-3).max_accesses(1e6)).unwrap();
+    assert_cost_rule(&list).unwrap();
+    let at = list
+        .iter()
+        .position(|c| matches!(c.config, Config::CompactShf { .. }))
+        .unwrap();
+    let cshf = &list[at];
+    assert!(
+        at > 0 && cshf.cost.scanned_words >= 4096 * 20 / 64,
+        "{cshf}"
+    );
+    assert_eq!(cshf.dominated_by, Some("sliding Bloom"), "{cshf}");
+    assert!(list[..at].iter().any(|c| c.memory_bits > cshf.memory_bits));
+    let small = plan(&Requirements::count(64).fpr(1e-3)).unwrap();
+    assert!(
+        matches!(small[0].config, Config::CompactShf { .. }),
+        "{}",
+        small[0]
+    );
 }
 
 #[test]

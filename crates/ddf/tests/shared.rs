@@ -4,8 +4,8 @@
 
 use ddf::hash::SplitMix64;
 use ddf::{
-    Digest, DuplicateFilter, Filter, Requirements, Shared, Span, TimedFilter, Verdict, Window,
-    Windowed, plan_sharded,
+    Digest, DuplicateFilter, Filter, PlanError, Requirements, Shared, Span, TimedFilter, Verdict,
+    Window, Windowed, plan_sharded,
 };
 use proptest::prelude::*;
 use std::collections::HashMap;
@@ -204,7 +204,7 @@ fn parts_round_trip_and_items_keep_their_shard() {
 
 #[test]
 fn plan_sharded_sizes_each_shard_by_the_binomial_quantile() {
-    let req = Requirements::count(100_000).fpr(0.001);
+    let req = Requirements::count(100_000).fpr(0.001).max_slack(10_000);
     let p = plan_sharded(&req, 8, 1e-6).unwrap();
     let Span::Count(ws) = p.shard_span else {
         panic!("{:?}", p.shard_span)
@@ -249,6 +249,58 @@ fn plan_sharded_sizes_each_shard_by_the_binomial_quantile() {
             .param(),
         Some("window")
     );
+}
+
+/// The binomial excess `S·w_s − w` of `shards` shards over a count window.
+fn excess(w: u64, shards: usize, delta: f64) -> u64 {
+    let ws = ddf::theory::sharding::shard_window(w, shards as u64, delta).unwrap();
+    ws * shards as u64 - w
+}
+
+proptest! {
+    #![proptest_config(ProptestConfig::with_cases(64))]
+
+    /// `plan_sharded` over a count window meets the slack limit or refuses:
+    /// every candidate's merged slack is within the limit; a refusal names
+    /// the excess above it and a shard count that meets it, one more than
+    /// which does not.
+    #[test]
+    fn merged_slack_never_exceeds_the_limit(
+        log_w in 4.0f64..22.0,
+        shards in 1usize..=512,
+        slack in proptest::option::of(0.0f64..1.2),
+        log_delta in -12.0f64..-1.0,
+    ) {
+        let w = 2f64.powf(log_w) as u64;
+        let mut req = Requirements::count(w).fpr(0.01);
+        if let Some(f) = slack {
+            req = req.max_slack((w as f64 * f) as u64);
+        }
+        let limit = req.slack_limit();
+        let delta = 10f64.powf(log_delta);
+        let within = |p: &ddf::ShardedPlan| p.candidates.iter().all(|c| p.merged_slack(c) <= limit);
+        match plan_sharded(&req, shards, delta) {
+            Ok(p) => {
+                prop_assert!(excess(w, shards, delta) <= limit);
+                prop_assert!(within(&p), "{:?}", p);
+            }
+            Err(PlanError::TooManyShards { shards: asked, excess: e, max_slack, fits }) => {
+                prop_assert_eq!((asked, max_slack), (shards, limit));
+                prop_assert_eq!(e, excess(w, shards, delta));
+                prop_assert!(e > limit && (1..shards).contains(&fits));
+                prop_assert!(excess(w, fits, delta) <= limit);
+                prop_assert!(fits + 1 == shards || excess(w, fits + 1, delta) > limit);
+                match plan_sharded(&req, fits, delta) {
+                    Ok(p) => prop_assert!(within(&p)),
+                    // A tight slack may leave no family at all.
+                    Err(PlanError::NoCandidate(_)) => {}
+                    Err(other) => prop_assert!(false, "{} shards: {}", fits, other),
+                }
+            }
+            Err(PlanError::NoCandidate(_)) => {}
+            Err(other) => prop_assert!(false, "{other}"),
+        }
+    }
 }
 
 /// Shards of one of five kinds (count and time windows, exact and not), for

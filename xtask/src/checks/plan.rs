@@ -97,6 +97,11 @@ pub(crate) fn checks() -> Vec<Check> {
             paper: PLANNER,
             run: |ctx| misses(ctx, &apbbf_time(ctx), 914),
         },
+        Check {
+            id: "plan/cost-rule",
+            paper: PLANNER,
+            run: |_| cost_rule(),
+        },
     ];
     // The filters that forget, planned at saturation (no distinct_items):
     // each family's saturated FPR and worst-case FNR, measured.
@@ -552,4 +557,47 @@ fn saturated(ctx: &Ctx, family: &str, salt: u64, rate: Rate) -> Outcome {
         counts.len()
     );
     out.note(note)
+}
+
+/// The cost rule of `ddf::plan` over count and time windows from 2^10 to
+/// 2^26 at targets 10^-2 … 10^-6, any slack up to the window, the compact
+/// SHF's scan allowed: no candidate ranks before one that needs at most
+/// 1.25× its memory at less than half its memory time, and
+/// `dominated_by` says so exactly. The count of violations must be 0.
+fn cost_rule() -> Outcome {
+    let dominates = |cheap: &Candidate, costly: &Candidate| {
+        cheap.memory_bits as f64 <= 1.25 * costly.memory_bits as f64
+            && costly.cost.memory_ns() > 2.0 * cheap.cost.memory_ns()
+    };
+    let (mut lists, mut demoted, mut violations) = (0u64, 0u64, Vec::new());
+    for log_w in [10u32, 14, 18, 22, 26] {
+        let w = 1u64 << log_w;
+        for fpr in [1e-2, 1e-3, 1e-6] {
+            for timed in [false, true] {
+                let req = if timed {
+                    Requirements::time(w / 64, 64.0)
+                } else {
+                    Requirements::count(w)
+                }
+                .fpr(fpr)
+                .max_slack(w)
+                .max_accesses(1e6);
+                let Ok(list) = plan(&req) else { continue };
+                lists += 1;
+                for (i, c) in list.iter().enumerate() {
+                    let first = list[..i].iter().find(|d| dominates(d, c));
+                    demoted += u64::from(first.is_some());
+                    if list[i + 1..].iter().any(|d| dominates(d, c))
+                        || c.dominated_by != first.map(Candidate::family)
+                    {
+                        violations.push(format!("w 2^{log_w}, fpr {fpr:e}, timed {timed}: {c}"));
+                    }
+                }
+            }
+        }
+    }
+    Outcome::exact(0.0, violations.len() as f64).note(format!(
+        "{lists} plans, {demoted} candidates ranked after a cheaper one of about their memory; \
+         violations: {violations:?}"
+    ))
 }

@@ -9,7 +9,7 @@ use crate::verify::{Check, Ctx};
 use ddf::theory::sharding::{shard_window, shard_window_miss_bound, shard_window_miss_lower};
 use ddf::{
     Candidate, DEFAULT_SHARDS, Digest, DuplicateFilter, ExactWindow, Filter, KeyedSipHasher,
-    Requirements, ShardedPlan, Shared, Verdict, Window, plan_sharded,
+    PlanError, Requirements, ShardedPlan, Shared, Verdict, Window, plan_sharded,
 };
 use ddf_sim::{EvalConfig, Report};
 
@@ -53,7 +53,54 @@ pub(crate) fn checks() -> Vec<Check> {
             paper: SHARDING,
             run: default_no_fn,
         },
+        Check {
+            id: "shared/merged-slack-within-limit",
+            paper: SHARDING,
+            run: |_| merged_slack_within_limit(),
+        },
     ]
+}
+
+/// `plan_sharded` over a grid of count windows, shard counts, slack limits
+/// and `δ`: a plan's every candidate has a merged slack within the limit,
+/// and a refusal names an excess above the limit and a shard count whose
+/// plan meets it. The count of violations must be 0.
+fn merged_slack_within_limit() -> Outcome {
+    let (mut plans, mut refused, mut violations) = (0u64, 0u64, Vec::new());
+    let within =
+        |p: &ShardedPlan, limit: u64| p.candidates.iter().all(|c| p.merged_slack(c) <= limit);
+    for w in [1u64 << 10, 1 << 14, 1 << 16, 1 << 20] {
+        for shards in [2usize, 16, DEFAULT_SHARDS, 4096] {
+            for limit in [w / 100, w / 4, w] {
+                for delta in [1e-6, 1e-12] {
+                    let req = Requirements::count(w).fpr(0.01).max_slack(limit);
+                    let case = format!("w {w}, {shards} shards, slack {limit}, δ {delta:e}");
+                    match plan_sharded(&req, shards, delta) {
+                        Ok(p) if within(&p, limit) => plans += 1,
+                        Ok(_) => violations.push(case),
+                        Err(PlanError::TooManyShards { excess, fits, .. }) => {
+                            refused += 1;
+                            let fits_plan = plan_sharded(&req, fits, delta);
+                            let ok = excess > limit
+                                && fits < shards
+                                && match &fits_plan {
+                                    Ok(p) => within(p, limit),
+                                    Err(e) => matches!(e, PlanError::NoCandidate(_)),
+                                };
+                            if !ok {
+                                violations.push(format!("{case}: refused, {fits} shards fail"));
+                            }
+                        }
+                        Err(e) => violations.push(format!("{case}: {e}")),
+                    }
+                }
+            }
+        }
+    }
+    Outcome::exact(0.0, violations.len() as f64).note(format!(
+        "{plans} plans within their limit, {refused} refused naming a shard count that fits; \
+         violations: {violations:?}"
+    ))
 }
 
 /// The window of the default-shard checks: 2^16, so each of the
@@ -61,13 +108,13 @@ pub(crate) fn checks() -> Vec<Check> {
 const DEFAULT_WINDOW: u64 = 1 << 16;
 
 /// A count window of 2^16 at 1 % over [`DEFAULT_SHARDS`] shards, slack up
-/// to half the window (the binomial excess `S·w_s − w` of 256 shards is
-/// about 40 % of this window, so a tighter limit leaves only exact
-/// families), `δ` as given.
+/// to the window (the binomial excess `S·w_s − w` of 256 shards is 38 % of
+/// this window at `δ` = 10⁻⁶ and 52 % at 10⁻¹², and `plan_sharded` refuses
+/// a limit below it), `δ` as given.
 fn default_plan(delta: f64) -> Result<(ShardedPlan, Candidate), String> {
     let req = Requirements::count(DEFAULT_WINDOW)
         .fpr(0.01)
-        .max_slack(DEFAULT_WINDOW / 2);
+        .max_slack(DEFAULT_WINDOW);
     let plan = plan_sharded(&req, DEFAULT_SHARDS, delta).map_err(|e| e.to_string())?;
     let best = plan
         .candidates
@@ -176,9 +223,11 @@ fn window_misses(ctx: &Ctx) -> (u64, u64, MissSetup) {
     (counts.iter().sum(), trials, setup)
 }
 
-/// A count window of 20,000 at 1% over 4 shards, `δ` as given.
+/// A count window of 20,000 at 1% over 4 shards, `δ` as given, slack up to
+/// 2,000 (the binomial excess of 4 shards is 1,240 at `δ` = 10⁻⁶, 1,790 at
+/// 10⁻¹²).
 fn sharded_plan(delta: f64) -> Result<(ShardedPlan, Candidate), String> {
-    let req = Requirements::count(20_000).fpr(0.01);
+    let req = Requirements::count(20_000).fpr(0.01).max_slack(2_000);
     let plan = plan_sharded(&req, 4, delta).map_err(|e| e.to_string())?;
     let best = plan
         .candidates

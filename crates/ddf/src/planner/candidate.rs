@@ -1,6 +1,7 @@
 //! A planned configuration: the family and parameters chosen, what the
 //! family's sizing predicts for them, and how to build it.
 
+use super::Cost;
 use crate::{Config, Filter};
 use ddf_core::ParamError;
 use std::fmt;
@@ -31,6 +32,14 @@ pub struct Candidate {
     /// Expected memory accesses (words, cache lines or table slots) of one
     /// `observe` of an unseen item.
     pub accesses: f64,
+    /// The predicted cost of that `observe`: lines, the table's cache tier
+    /// and a time class ([`Cost::predict`] from `accesses` and
+    /// `memory_bits`).
+    pub cost: Cost,
+    /// The family of a candidate ranked before this one that needs at
+    /// most 1.25× its memory at less than half its cost (see
+    /// [`plan`](crate::plan)); `None` when there is none.
+    pub dominated_by: Option<&'static str>,
     /// The seed of the filter's own generators.
     pub seed: u64,
     /// Whether the rates are the saturated worst case: an unbounded stream
@@ -56,6 +65,8 @@ impl Candidate {
             slack: p.slack,
             window,
             accesses: p.accesses,
+            cost: Cost::predict(p.memory_bits, p.accesses, p.scanned_words),
+            dominated_by: None,
             seed,
             saturated: false,
         }
@@ -141,6 +152,13 @@ impl fmt::Display for Candidate {
         } else {
             write!(f, ", no misses")?;
         }
-        write!(f, ", {:.1} accesses", self.accesses)
+        write!(f, ", {:.1} accesses ({})", self.accesses, self.cost)?;
+        if let Some(other) = self.dominated_by {
+            write!(
+                f,
+                ", ranked after the {other}, which is cheaper at about its memory"
+            )?;
+        }
+        Ok(())
     }
 }

@@ -8,8 +8,8 @@
 //! take (`mod.rs`), asks every family of the [registry](crate::registry)
 //! through its adapter (`families/`, one file per family crate; the rules
 //! of any queue in `crate::queued`), keeps the candidates that meet every requirement and ranks
-//! them (`rank.rs`), and says per family why none qualified when none did
-//! ([`PlanError`]).
+//! them (`rank.rs`, with the cost model of `cost.rs`), and says per family
+//! why none qualified when none did ([`PlanError`]).
 //! [`Candidate`] (`candidate.rs`) and [`Config`](crate::Config) (the registry's)
 //! carry the choice and build it.
 //!
@@ -18,10 +18,12 @@
 //! times, so any requirements plan in bounded time.
 
 mod candidate;
+mod cost;
 pub(crate) mod families;
 mod rank;
 
 pub use candidate::Candidate;
+pub use cost::{Cost, Tier};
 pub use rank::{Exclusion, PlanError};
 
 use ddf_core::{Goal, ParamError};
@@ -382,7 +384,16 @@ impl Need {
 /// unless allowed, slack at most [`Requirements::max_slack`] (default 1 %
 /// of the window), memory, rate, accesses. **Ranking:** with a target rate,
 /// least memory first; with a memory budget alone, least predicted error
-/// (`FPR + FNR`) first; ties go to fewer memory accesses.
+/// (`FPR + FNR`) first; ties go to the cheaper [`Cost`], then to fewer
+/// memory accesses.
+///
+/// **Cost rule:** with a target rate, a candidate that costs more than
+/// twice another's memory time ([`Cost::memory_ns`]; for tables of one
+/// cache tier that do not scan, more than twice the accesses) while that
+/// other needs at most 1.25× its memory is ranked after it, never before:
+/// the first candidate is never so dominated. It stays in the list, so a
+/// family asked for by name is still found; [`Candidate::dominated_by`]
+/// says which candidate it yields to.
 ///
 /// **Read the rate with the slack:** a candidate's `fpr` holds for items
 /// last seen more than window + `slack` ago; its `Display` says so.

@@ -1,5 +1,22 @@
 //! Keeping the candidates that meet every requirement, ranking them, and
 //! saying per family why none did.
+//!
+//! **Ranking.** With a target rate, least memory first; with a memory
+//! budget alone, least predicted `FPR + FNR`; ties to the cheaper
+//! [`Cost`](super::Cost), then to fewer accesses.
+//!
+//! **Cost rule** (with a target rate, where every candidate kept meets it):
+//! a candidate is *dominated* by another that needs at most
+//! [`DOMINANCE_MEMORY`] (1.25×) its memory and whose predicted memory time
+//! ([`Cost::memory_ns`](super::Cost::memory_ns)) is less than half its own
+//! ([`DOMINANCE_COST`]: for tables of one cache tier that do not scan, more
+//! than twice the accesses). A dominated candidate is **ranked after every
+//! candidate that dominates it**, not dropped: `plan(..)[0]` is never
+//! dominated, and a caller who asks for a family by name (the command's
+//! `--filter`, the Redis module's `FILTER`, the Python package's
+//! `family=`) still finds it. [`Candidate::dominated_by`] names the first
+//! of its dominators. With a budget alone the rule does not apply: the
+//! error the user asked to minimize ranks, cost only breaks ties.
 
 use super::{Candidate, Need, Requirements};
 use ddf_core::ParamError;
@@ -24,22 +41,40 @@ pub enum PlanError {
     /// The requirements are valid but no family compiled in meets them: one
     /// [`Exclusion`] per family, naming the requirement that excluded it.
     NoCandidate(Vec<Exclusion>),
+    /// [`plan_sharded`](crate::plan_sharded) over a count window: the
+    /// binomial excess of `shards` shards, `S·w_s − w` merged insertions
+    /// (each shard holds the `1 − δ/S` quantile of its share), is itself
+    /// merged slack and exceeds the `max_slack` accepted; `fits` shards
+    /// (the largest count a bisection over `1..S` finds, at least 1) keep
+    /// it within the limit.
+    TooManyShards {
+        /// The shard count asked for.
+        shards: usize,
+        /// Its binomial excess, in merged insertions.
+        excess: u64,
+        /// The slack accepted ([`Requirements::slack_limit`](super::Requirements::slack_limit)).
+        max_slack: u64,
+        /// A shard count whose excess is at most `max_slack`.
+        fits: usize,
+    },
 }
 
 impl PlanError {
-    /// The requirement an [`Invalid`](Self::Invalid) error names.
+    /// The requirement an [`Invalid`](Self::Invalid) error names, or
+    /// `shards` for [`TooManyShards`](Self::TooManyShards).
     pub fn param(&self) -> Option<&'static str> {
         match self {
             PlanError::Invalid(e) => Some(e.param()),
             PlanError::NoCandidate(_) => None,
+            PlanError::TooManyShards { .. } => Some("shards"),
         }
     }
 
-    /// The families excluded and why (empty for an invalid requirement).
+    /// The families excluded and why (empty for the other errors).
     pub fn exclusions(&self) -> &[Exclusion] {
         match self {
-            PlanError::Invalid(_) => &[],
             PlanError::NoCandidate(list) => list,
+            PlanError::Invalid(_) | PlanError::TooManyShards { .. } => &[],
         }
     }
 }
@@ -67,6 +102,17 @@ impl fmt::Display for PlanError {
                 }
                 Ok(())
             }
+            PlanError::TooManyShards {
+                shards,
+                excess,
+                max_slack,
+                fits,
+            } => write!(
+                f,
+                "{shards} shards hold {excess} merged insertions beyond the window (the \
+                 binomial excess S·w_s − w), above max_slack {max_slack}: {fits} shards \
+                 meet it, or raise max_slack to {excess}"
+            ),
         }
     }
 }
@@ -75,7 +121,7 @@ impl std::error::Error for PlanError {
     fn source(&self) -> Option<&(dyn std::error::Error + 'static)> {
         match self {
             PlanError::Invalid(e) => Some(e),
-            PlanError::NoCandidate(_) => None,
+            PlanError::NoCandidate(_) | PlanError::TooManyShards { .. } => None,
         }
     }
 }
@@ -125,12 +171,49 @@ fn error_order(a: f64, b: f64) -> std::cmp::Ordering {
     key(a).total_cmp(&key(b))
 }
 
-/// Keeps the sized candidates that meet `req` and ranks them: with a
-/// target, least memory first; with a budget alone, least `FPR + FNR`;
-/// ties to fewer accesses, then less memory (for candidates rated at
-/// saturation, where `FPR + FNR` is about 1 for all: the least FNR, then
-/// the family order). `sized` holds, per family, its
-/// candidate or why it has none.
+/// How much more memory than a candidate another may take and still
+/// dominate it (the cost rule of the module docs).
+const DOMINANCE_MEMORY: f64 = 1.25;
+
+/// How many times a dominating candidate's memory time a dominated one
+/// exceeds (the cost rule of the module docs).
+const DOMINANCE_COST: f64 = 2.0;
+
+/// Whether `cheap` dominates `costly`: at most [`DOMINANCE_MEMORY`] times
+/// its memory at less than `1/`[`DOMINANCE_COST`] of its memory time.
+fn dominates(cheap: &Candidate, costly: &Candidate) -> bool {
+    cheap.memory_bits as f64 <= DOMINANCE_MEMORY * costly.memory_bits as f64
+        && costly.cost.memory_ns() > DOMINANCE_COST * cheap.cost.memory_ns()
+}
+
+/// Reorders `ranked` so that every candidate comes after all those that
+/// dominate it, otherwise keeping the order: each place goes to the first
+/// candidate left that no other candidate left dominates. Domination
+/// halves the memory time at each step, so it has no cycle and some
+/// candidate is always free.
+fn demote_dominated(ranked: Vec<Candidate>) -> Vec<Candidate> {
+    let mut left = ranked;
+    let mut out = Vec::with_capacity(left.len());
+    while !left.is_empty() {
+        let free = (0..left.len())
+            .find(|&i| !left.iter().any(|d| dominates(d, &left[i])))
+            .unwrap_or(0);
+        let mut next = left.remove(free);
+        next.dominated_by = out
+            .iter()
+            .find(|d: &&Candidate| dominates(d, &next))
+            .map(Candidate::family);
+        out.push(next);
+    }
+    out
+}
+
+/// Keeps the sized candidates that meet `req` and ranks them (module
+/// docs): with a target, least memory first, then the cost rule; with a
+/// budget alone, least `FPR + FNR`; ties to the cheaper cost, then fewer
+/// accesses, then less memory (for candidates rated at saturation, where
+/// `FPR + FNR` is about 1 for all: the least FNR, then the family order).
+/// `sized` holds, per family, its candidate or why it has none.
 pub(super) fn rank(
     req: &Requirements,
     need: &Need,
@@ -165,7 +248,14 @@ pub(super) fn rank(
         } else {
             a.memory_bits.cmp(&b.memory_bits)
         };
-        primary.then(a.accesses.total_cmp(&b.accesses)).then(last)
+        primary
+            .then(a.cost.one_ns.total_cmp(&b.cost.one_ns))
+            .then(a.accesses.total_cmp(&b.accesses))
+            .then(last)
     });
-    Ok(kept)
+    Ok(if by_memory {
+        demote_dominated(kept)
+    } else {
+        kept
+    })
 }
