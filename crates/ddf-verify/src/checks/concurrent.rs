@@ -5,12 +5,11 @@
 
 use crate::outcome::Outcome;
 use crate::{Check, Ctx};
+use ddf_apbf::testing::{Misses, count_window_violations, drive, time_window_violations};
 use ddf_apbf::{Apbbf, Apbf, Atomic, AtomicForm};
 use ddf_core::{Digest, TimedFilter, Verdict};
-use ddf_hash::SplitMix64;
 use ddf_theory::apbf::{false_positive, steady_fill_ratios};
 use ddf_theory::blocked_bloom::blocked_fp;
-use std::collections::HashMap;
 use std::sync::atomic::{AtomicU64, Ordering};
 
 const APBF_PROMISE: &str =
@@ -135,113 +134,15 @@ impl Subject for Apbbf {
     }
 }
 
-/// One operation as its thread saw it, between two tickets of the
-/// checker's own `SeqCst` counter (taken just before it began and just
-/// after it returned): ticket order contains happens-before.
-#[derive(Clone, Copy)]
-struct Op {
-    start: u64,
-    end: u64,
-    key: u64,
-    time: u64,
-    seen: bool,
-}
-
-/// `THREADS` threads observing `per_thread` keys each, drawn from `keys`
-/// (seeded per thread); a timed run stamps an operation with its start
-/// ticket divided by `ticks_per_time`.
-fn drive<F: AtomicForm>(
-    f: &Atomic<F>,
-    seed: u64,
-    per_thread: u64,
-    keys: u64,
-    timed: Option<u64>,
-) -> Vec<Op> {
-    let ticket = AtomicU64::new(0);
-    let mut all = Vec::new();
-    std::thread::scope(|s| {
-        let handles: Vec<_> = (0..THREADS)
-            .map(|t| {
-                let ticket = &ticket;
-                s.spawn(move || {
-                    let mut rng = SplitMix64::new(seed ^ ddf_hash::mix64(t + 1));
-                    (0..per_thread)
-                        .map(|_| {
-                            let key = rng.next_u64() % keys;
-                            // SeqCst: the checker's order (see `Op`).
-                            let start = ticket.fetch_add(1, Ordering::SeqCst);
-                            let time = timed.map_or(0, |r| start / r);
-                            let v = match timed {
-                                Some(_) => f.observe_at(Digest::mixed(key), time),
-                                None => f.observe(Digest::mixed(key)),
-                            };
-                            let end = ticket.fetch_add(1, Ordering::SeqCst);
-                            Op {
-                                start,
-                                end,
-                                key,
-                                time,
-                                seen: v == Verdict::Duplicate,
-                            }
-                        })
-                        .collect::<Vec<_>>()
-                })
-            })
-            .collect();
-        for h in handles {
-            all.extend(h.join().expect("a driver thread panicked"));
-        }
-    });
-    all.sort_by_key(|o| o.start);
-    all
-}
-
-/// Counts `Unseen` verdicts of keys whose previous observe returned before
-/// this one began, and those of them the promise does not allow:
-/// `allowed(previous, op, span)` with `span` the insertions that may have
-/// completed between the previous observe's start and this one's end.
-fn violations(ops: &[Op], allowed: impl Fn(&Op, &Op, u64) -> bool) -> (u64, u64, u64) {
-    let starts: Vec<u64> = ops.iter().map(|o| o.start).collect();
-    let mut ends: Vec<u64> = ops.iter().map(|o| o.end).collect();
-    ends.sort_unstable();
-    // Per key, the latest observe that has ended, as the merged order goes.
-    let mut by_end: Vec<&Op> = ops.iter().collect();
-    by_end.sort_by_key(|o| o.end);
-    let mut last: HashMap<u64, &Op> = HashMap::new();
-    let (mut repeats, mut misses, mut bad) = (0, 0, 0);
-    let mut ended = 0;
-    for o in ops {
-        while ended < by_end.len() && by_end[ended].end < o.start {
-            last.insert(by_end[ended].key, by_end[ended]);
-            ended += 1;
-        }
-        let Some(prev) = last.get(&o.key) else {
-            continue;
-        };
-        repeats += 1;
-        if o.seen {
-            continue;
-        }
-        misses += 1;
-        let started_by_end = starts.partition_point(|&s| s < o.end) as u64;
-        let done_before = ends.partition_point(|&e| e < prev.start) as u64;
-        if !allowed(prev, o, started_by_end - done_before) {
-            bad += 1;
-        }
-    }
-    (repeats, misses, bad)
-}
-
 /// Count window: a repeat is reported unless at least `l·g − c·T`
 /// insertions completed between its previous observe's start and its end.
 fn no_fn_count<F: Subject>(ctx: &Ctx) -> Outcome {
     let per_thread = ctx.pick(50_000, 200_000);
     let runs = ctx.per_seed(1201, 1, 2, |seed| {
         let f = F::make();
-        let (l, g, c) = (u64::from(f.l()), f.generation(), f.chunk());
-        assert!(c > 1, "threads count in chunks");
-        let ops = drive(&f, seed, per_thread, 30_000, None);
-        violations(&ops, |_, _, span| span + c * THREADS >= l * g)
+        assert!(f.chunk() > 1, "threads count in chunks");
+        let ops = drive(&f, THREADS, seed, per_thread, 30_000, None);
+        count_window_violations(&f, &ops, THREADS)
     });
     summarise(&runs, "count window 20,000 at 1 %")
 }
@@ -263,34 +164,21 @@ fn no_fn_time<F: Subject>(ctx: &Ctx) -> Outcome {
             tau == 10 && f.generation() > 500,
             "τ = 10 and more than a period's 500 insertions per generation"
         );
-        let ops = drive(&f, seed, per_thread, 500 * l, Some(100));
-        let mut latest = Vec::with_capacity(ops.len());
-        let mut max = 0;
-        for o in &ops {
-            max = o.time.max(max);
-            latest.push(max);
-        }
-        let latest_before = |ticket: u64| {
-            let i = ops.partition_point(|o| o.start < ticket);
-            if i == 0 { 0 } else { latest[i - 1] }
-        };
-        let out = violations(&ops, |prev, o, _| {
-            latest_before(o.end) >= prev.time + l * tau
-        });
+        let ops = drive(&f, THREADS, seed, per_thread, 500 * l, Some(100));
+        let mut found = time_window_violations(&f, &ops);
         if f.generations_closed_early() > 0 {
             // The promise is then the count window's; report it as a failure
             // of the setup rather than judge with the wrong rule.
-            return (out.0, out.1, out.2 + 1);
+            found.violations += 1;
         }
-        out
+        found
     });
     summarise(&runs, "time window 10·l units, τ = 10")
 }
 
-fn summarise(runs: &[(u64, u64, u64)], what: &str) -> Outcome {
-    let (repeats, misses, bad) = runs
-        .iter()
-        .fold((0, 0, 0), |a, r| (a.0 + r.0, a.1 + r.1, a.2 + r.2));
+fn summarise(runs: &[Misses], what: &str) -> Outcome {
+    let all = runs.iter().cloned().fold(Misses::default(), Misses::merged);
+    let (repeats, misses, bad) = (all.repeats, all.misses, all.violations);
     Outcome::exact(0.0, bad as f64).note(format!(
         "{THREADS} threads, {what}: {repeats} repeats after a completed observe, \
          {misses} forgotten (all past the window), {bad} inside it"
