@@ -128,10 +128,8 @@ pub use ddf_queue as queue;
 #[cfg(feature = "queue")]
 pub use ddf_queue::Queue;
 
-#[cfg(feature = "queue")]
-mod queued;
 #[cfg(all(feature = "queue", feature = "qht"))]
-pub use planner::families::qht::queued_qht;
+pub use ddf_queue::qht::queued_qht;
 
 /// The Naor–Yogev sliding Bloom filter (the `ddf-sliding` crate).
 #[cfg(feature = "sliding")]

@@ -128,9 +128,10 @@ fn error_order(a: f64, b: f64) -> std::cmp::Ordering {
 /// Keeps the sized candidates that meet `req` and ranks them: with a
 /// target, least memory first; with a budget alone, least `FPR + FNR`;
 /// ties to fewer accesses, then less memory (for candidates rated at
-/// saturation, where `FPR + FNR` is about 1 for all: the least FNR, then
-/// the family order). `sized` holds, per family, its
-/// candidate or why it has none.
+/// saturation, where `FPR + FNR` is about 1 for all: the least FNR). The
+/// final tie-break is the registry's entry order: `sized` comes in that
+/// order (`crate::registry::ADAPTERS`) and the sort is stable.
+/// `sized` holds, per family, its candidate or why it has none.
 pub(super) fn rank(
     req: &Requirements,
     need: &Need,
@@ -159,7 +160,7 @@ pub(super) fn rank(
         };
         // Saturated candidates share FPR + FNR ≈ 1: within the target, the
         // one that misses least (the higher FPR) first; further ties keep
-        // the planner's family order (QHT first).
+        // the registry's entry order (QHT first among them).
         let last = if a.saturated && b.saturated {
             error_order(a.fnr, b.fnr)
         } else {
