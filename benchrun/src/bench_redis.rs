@@ -828,7 +828,7 @@ fn table(
         o.window,
     ));
     if !targets.is_empty() {
-        s.push_str("\nTargets of issue 16:\n\n");
+        s.push_str("\nTargets:\n\n");
         for (t, ok) in targets {
             s.push_str(&format!(
                 "- {t} — {}\n",

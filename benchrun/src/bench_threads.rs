@@ -596,7 +596,7 @@ fn best(cells: &[Cell], log_window: u32, subject: usize, threads: usize) -> Opti
         .map(Cell::best)
 }
 
-/// The targets of issue 25 for one of our rows: at 2^26, two threads at
+/// The targets for one of our rows: at 2^26, two threads at
 /// least 1.8× one; at 2^20, two threads no slower than one (a lock-free
 /// type: at least 1.3×); eight threads at least two.
 fn targets(log_window: u32, lock_free: bool, at: impl Fn(usize) -> Option<f64>) -> String {

@@ -1,4 +1,4 @@
-//! Overload checks (issue 13): every timed filter fed at 1×, 2× and 8× the
+//! Overload checks: every timed filter fed at 1×, 2× and 8× the
 //! rate it was sized for keeps its memory, its false-positive bound, and
 //! misses only what its early closes allow.
 //!
@@ -45,7 +45,7 @@ use ddf_theory::bloom::partitioned_fp;
 use std::collections::HashMap;
 use std::sync::{Mutex, OnceLock};
 
-const ISSUE: &str = "issue 13 §3: bounded memory under overload";
+const OVERLOAD: &str = "ARCHITECTURE.md, overload never allocates: bounded memory under overload";
 
 /// The rates tested, in multiples of the sized rate.
 const RATES: [u64; 3] = [1, 2, 8];
@@ -145,7 +145,7 @@ impl Subject {
                 }
             }
             Subject::Sliding => {
-                // Issue 13's reproducer: 1,000 items per 1,000 units at ε = 1 %.
+                // Sized for 1,000 items per 1,000 units at ε = 1 %.
                 let filter = SlidingBloom::with_time_span(1_000, Slack::LeastSpace, 1_000, 0.01)
                     .expect("valid")
                     .with_seed(seed);
@@ -346,27 +346,27 @@ macro_rules! subject_checks {
         [
             Check {
                 id: $memory,
-                paper: ISSUE,
+                paper: OVERLOAD,
                 run: |ctx| memory(ctx, $subject),
             },
             Check {
                 id: $misses,
-                paper: ISSUE,
+                paper: OVERLOAD,
                 run: |ctx| misses(ctx, $subject),
             },
             Check {
                 id: $fpr1,
-                paper: ISSUE,
+                paper: OVERLOAD,
                 run: |ctx| fpr(ctx, $subject, 1),
             },
             Check {
                 id: $fpr2,
-                paper: ISSUE,
+                paper: OVERLOAD,
                 run: |ctx| fpr(ctx, $subject, 2),
             },
             Check {
                 id: $fpr8,
-                paper: ISSUE,
+                paper: OVERLOAD,
                 run: |ctx| fpr(ctx, $subject, 8),
             },
         ]

@@ -278,7 +278,7 @@ fn unbounded_budget(ctx: &Ctx) -> Case {
     )
 }
 
-/// Issue 13, part 6: the last 10^4 items in 8 bits per item with at most 1%
+/// The last 10^4 items in 8 bits per item with at most 1%
 /// false positives, misses allowed, over a uniform stream of 2^15 items:
 /// the queue of one-cell QHTs the planner offers.
 fn queued_qht() -> Case {

@@ -152,8 +152,8 @@ fn near_exact(ctx: &Ctx) -> Outcome {
 
 /// The slope of the least-squares line through `w_max` at 200 log-spaced
 /// `M` in [10², 10⁶], against the paper's. The paper prints three
-/// significant digits and does not say how it rounded `h` or spaced its grid;
-/// the issue accepts 3 %.
+/// significant digits and does not say how it rounded `h` or spaced its grid,
+/// so 3 % is accepted.
 fn fit(_ctx: &Ctx, filter: HashFilter) -> Outcome {
     let paper = match filter {
         HashFilter::Shf => 0.0233,
