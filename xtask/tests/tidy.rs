@@ -1193,3 +1193,142 @@ fn import_cycles_are_found() {
     ];
     assert_eq!(import_cycle(&crate_imports(&acyclic)), None);
 }
+
+/// The files of the facade a new family's feature and registry entry
+/// touch, checked by `a_new_family_is_wired_through_the_facade` and named
+/// in ARCHITECTURE.md's "Adding a family".
+const FACADE_FILES: [&str; 6] = [
+    "crates/ddf/Cargo.toml",
+    "crates/ddf/build.rs",
+    "crates/ddf/src/registry.rs",
+    "crates/ddf/src/planner/families/mod.rs",
+    "crates/ddf/tests/common/mod.rs",
+    "crates/ddf/tests/golden.rs",
+];
+
+/// The family features of the facade (`name = ["dep:ddf-…", …]`), each
+/// with its crate.
+fn family_features(manifest: &str) -> Vec<(String, String)> {
+    let features = manifest
+        .split("[features]")
+        .nth(1)
+        .and_then(|s| s.split("\n[").next())
+        .unwrap_or_default();
+    features
+        .lines()
+        .filter_map(|l| {
+            let (name, value) = l.split_once('=')?;
+            let krate = value.trim().strip_prefix("[\"dep:")?.split('"').next()?;
+            Some((name.trim().to_string(), krate.to_string()))
+        })
+        .collect()
+}
+
+/// Every family feature is in the default set, the `serde` list and
+/// `build.rs`'s list; every planned entry's adapter module is declared;
+/// every registry entry's type has a filter in the golden list, whose
+/// names the golden table pins; and ARCHITECTURE.md's "Adding a family"
+/// names each of these files.
+#[test]
+fn a_new_family_is_wired_through_the_facade() {
+    let root = root();
+    let [cargo, build, registry, families, common, golden] =
+        FACADE_FILES.map(|f| read(&root.join(f)));
+    let mut bad = Vec::new();
+    let features = family_features(&cargo);
+    assert!(
+        features.len() >= 8,
+        "family features not found: {features:?}"
+    );
+    let default = cargo
+        .lines()
+        .find(|l| l.starts_with("default = "))
+        .unwrap_or_default();
+    for (feature, krate) in &features {
+        if !default.contains(&format!("\"{feature}\"")) {
+            bad.push(format!(
+                "crates/ddf/Cargo.toml: `{feature}` is not a default feature"
+            ));
+        }
+        if !cargo.contains(&format!("\"{krate}?/serde\"")) {
+            bad.push(format!(
+                "crates/ddf/Cargo.toml: `serde` does not forward to {krate}"
+            ));
+        }
+        if !build.contains(&format!("\"{}\"", feature.to_uppercase())) {
+            bad.push(format!(
+                "crates/ddf/build.rs: FAMILIES lacks {}",
+                feature.to_uppercase()
+            ));
+        }
+    }
+    for line in registry.lines().map(str::trim) {
+        if let Some(path) = line
+            .split(" by crate::planner::families::")
+            .nth(1)
+            .filter(|_| line.starts_with("planned \""))
+        {
+            let module = path.split("::").next().unwrap_or_default();
+            if !families.contains(&format!("pub(crate) mod {module};")) {
+                bad.push(format!(
+                    "planner/families/mod.rs does not declare `{module}`"
+                ));
+            }
+            if !root
+                .join(format!("crates/ddf/src/planner/families/{module}.rs"))
+                .exists()
+            {
+                bad.push(format!("no adapter file planner/families/{module}.rs"));
+            }
+        }
+    }
+    let kinds = common
+        .split("pub fn every_kind()")
+        .nth(1)
+        .unwrap_or_default();
+    for (ty, _) in registry_entries() {
+        // `ddf_queue::Queue<ddf_qht::Qht>`: a queue whose closure builds a Qht.
+        let (outer, inner) = match ty.split_once('<') {
+            Some((o, i)) => (o, Some(i.trim_end_matches('>'))),
+            None => (ty.as_str(), None),
+        };
+        let name = |path: &str| path.rsplit("::").next().unwrap_or_default().to_string();
+        let found = match inner {
+            None => holds_word(kinds, &name(outer)),
+            Some(inner) => kinds
+                .split(&format!("{}::new(", name(outer)))
+                .skip(1)
+                .any(|call| holds_word(&call.chars().take(120).collect::<String>(), &name(inner))),
+        };
+        if !found {
+            bad.push(format!("tests/common/mod.rs: the golden list has no {ty}"));
+        }
+    }
+    for name in kinds
+        .lines()
+        .filter_map(|l| {
+            l.trim()
+                .strip_prefix("(\"")
+                .or_else(|| l.trim().strip_prefix("\""))
+        })
+        .filter_map(|l| l.split('"').next())
+    {
+        if !golden.contains(&format!("(\"{name}\", 0x")) {
+            bad.push(format!("tests/golden.rs pins no hash for `{name}`"));
+        }
+    }
+    let architecture = read(&root.join("ARCHITECTURE.md"));
+    let adding = architecture
+        .split("## Adding a family")
+        .nth(1)
+        .and_then(|s| s.split("\n## ").next())
+        .unwrap_or_default();
+    for file in FACADE_FILES {
+        if !adding.contains(file) {
+            bad.push(format!(
+                "ARCHITECTURE.md's \"Adding a family\" does not name {file}"
+            ));
+        }
+    }
+    assert!(bad.is_empty(), "{}", bad.join("\n"));
+}
