@@ -1,7 +1,8 @@
 //! Sets `cfg(some_families_off)` when a family feature is switched off, so
-//! that the crate allows, in one attribute, the helpers only the missing
-//! families use (the registry compiles each family's lines under its own
-//! feature; listing every feature in each attribute is what it replaces).
+//! that the items only some families use (planner helpers, the forwarding
+//! macros' arms, the registry's generated functions) allow, each where it
+//! sits, the lints an absent family leaves (listing every feature in each
+//! attribute is what it replaces).
 
 /// The family features of `Cargo.toml`.
 const FAMILIES: [&str; 8] = [

@@ -1,22 +1,12 @@
 //! ddf's task runner: `cargo xtask test | setup | verify | tables | figures | bench |
 //! bench-growth | bench-cli | bench-redis | bench-threads | bench-python | test-python`.
 
-mod bench;
-mod bench_cli;
-mod bench_growth;
-mod bench_redis;
-mod bench_threads;
-mod checks;
-mod fig5;
-mod figures;
-mod outcome;
-mod paths;
 mod python;
-mod tables;
 mod test;
-mod verify;
 
-use std::process::ExitCode;
+use ddf_verify::Options;
+use ddf_verify::paths::workspace_root;
+use std::process::{Command, ExitCode};
 
 const USAGE: &str = "\
 usage: cargo xtask <command> [options]
@@ -83,44 +73,31 @@ commands:
            run its pytest suite (crates/ddf-py/tests)
 ";
 
-/// Options shared by the commands.
-#[derive(Debug, Clone)]
-pub(crate) struct Options {
-    pub(crate) quick: bool,
-    pub(crate) only: Option<String>,
-    pub(crate) seed: u64,
-    pub(crate) list: bool,
-    pub(crate) docs: bool,
-    pub(crate) all_cells: bool,
+/// Runs a benchmark command in the bench runner (`benchrun`), a process of
+/// its own so that xtask links none of the peers it measures.
+fn bench_runner(command: &str, args: &[String]) -> Result<bool, String> {
+    let cargo = std::env::var("CARGO").unwrap_or_else(|_| "cargo".into());
+    let status = Command::new(&cargo)
+        .args(["run", "--release", "--package", "benchrun", "--"])
+        .arg(command)
+        .args(args)
+        .current_dir(workspace_root())
+        .status()
+        .map_err(|e| format!("{cargo} run --package benchrun: cannot start: {e}"))?;
+    Ok(status.success())
 }
 
-fn parse(args: &[String]) -> Result<Options, String> {
-    let mut opts = Options {
-        quick: false,
-        only: None,
-        seed: 1,
-        list: false,
-        docs: false,
-        all_cells: false,
-    };
-    let mut it = args.iter();
-    while let Some(arg) = it.next() {
-        match arg.as_str() {
-            "--quick" => opts.quick = true,
-            "--list" => opts.list = true,
-            "--docs" => opts.docs = true,
-            "--all-cells" => opts.all_cells = true,
-            "--only" => opts.only = Some(it.next().ok_or("--only needs a SUBSTRING")?.clone()),
-            "--seed" => {
-                let v = it.next().ok_or("--seed needs a number")?;
-                opts.seed = v
-                    .parse()
-                    .map_err(|_| format!("--seed: `{v}` is not a non-negative integer"))?;
-            }
-            other => return Err(format!("unknown option `{other}`")),
-        }
+/// `bench-python`: the interpreter of `target/py-venv` with the fresh wheel
+/// and the bench requirements, handed to the runner.
+fn bench_python(args: &[String]) -> Result<bool, String> {
+    if args.iter().any(|a| a == "-h" || a == "--help") {
+        return bench_runner("bench-python", args);
     }
-    Ok(opts)
+    let python = python::prepare(&["requirements-dev.txt", "requirements-bench.txt"])?;
+    let mut with = args.to_vec();
+    with.push("--python".into());
+    with.push(python.display().to_string());
+    bench_runner("bench-python", &with)
 }
 
 fn main() -> ExitCode {
@@ -133,10 +110,10 @@ fn main() -> ExitCode {
     let own = match command.as_str() {
         "test" => Some(test::run_tests(rest)),
         "setup" => Some(test::setup()),
-        "bench-cli" => Some(bench_cli::run(rest)),
-        "bench-redis" => Some(bench_redis::run(rest)),
-        "bench-threads" => Some(bench_threads::run(rest)),
-        "bench-python" => Some(python::bench(rest)),
+        "bench" | "bench-growth" | "bench-cli" | "bench-redis" | "bench-threads" => {
+            Some(bench_runner(command, rest))
+        }
+        "bench-python" => Some(bench_python(rest)),
         "test-python" if !rest.is_empty() => {
             Some(Err(format!("test-python takes no options, not {rest:?}")))
         }
@@ -153,7 +130,7 @@ fn main() -> ExitCode {
             }
         };
     }
-    let opts = match parse(rest) {
+    let opts = match Options::parse(rest) {
         Ok(o) => o,
         Err(e) => {
             eprintln!("error: {e}\n\n{USAGE}");
@@ -161,11 +138,9 @@ fn main() -> ExitCode {
         }
     };
     let result = match command.as_str() {
-        "verify" => verify::run(&opts),
-        "tables" => tables::run(&opts),
-        "figures" => figures::run(&opts),
-        "bench" => bench::run(&opts).and_then(|ok| Ok(ok && bench_growth::run(&opts)?)),
-        "bench-growth" => bench_growth::run(&opts),
+        "verify" => ddf_verify::verify::run(&opts),
+        "tables" => ddf_verify::tables::run(&opts),
+        "figures" => ddf_verify::figures::run(&opts),
         "help" | "--help" | "-h" => {
             print!("{USAGE}");
             Ok(true)

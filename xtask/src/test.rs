@@ -176,7 +176,7 @@ pub(crate) fn run_tests(args: &[String]) -> Result<bool, String> {
     }
     let cargo = std::env::var_os("CARGO").unwrap_or_else(|| "cargo".into());
     let mut cmd = Command::new(cargo);
-    cmd.current_dir(crate::paths::workspace_root())
+    cmd.current_dir(ddf_verify::paths::workspace_root())
         .args(["test", "--workspace"])
         .args(args);
     eprintln!("test: cargo test --workspace {}", args.join(" "));

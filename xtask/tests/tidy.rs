@@ -33,7 +33,7 @@ fn read(path: &Path) -> String {
     fs::read_to_string(path).unwrap_or_else(|e| panic!("reading {}: {e}", path.display()))
 }
 
-/// The library crates under `crates/`, and the benchmark suite at the root.
+/// The crates under `crates/`, the benchmark suite and its runner at the root.
 fn crates() -> Vec<PathBuf> {
     let mut dirs: Vec<PathBuf> = fs::read_dir(root().join("crates"))
         .expect("crates/ exists")
@@ -43,6 +43,7 @@ fn crates() -> Vec<PathBuf> {
         .collect();
     dirs.sort();
     dirs.push(root().join("benches"));
+    dirs.push(root().join("benchrun"));
     dirs
 }
 
@@ -288,7 +289,7 @@ fn every_filter_kind_is_wired_everywhere() {
     let kinds = snapshot_kinds();
     assert!(kinds.len() >= 16, "kind registry not found: {kinds:?}");
     let fuzz = texts_below(&root.join("fuzz/fuzz_targets"));
-    let checks = texts_below(&root.join("xtask/src/checks"));
+    let checks = texts_below(&root.join("crates/ddf-verify/src/checks"));
     let bench = texts_below(&root.join("benches"));
     let mut bad = Vec::new();
     for kind in &kinds {
@@ -324,7 +325,7 @@ fn every_filter_kind_is_wired_everywhere() {
         }
         for (what, set) in [
             ("fuzz target in fuzz/fuzz_targets", &fuzz),
-            ("verify module in xtask/src/checks", &checks),
+            ("verify module in crates/ddf-verify/src/checks", &checks),
             ("benchmark case in benches", &bench),
         ] {
             if !set.iter().any(|(_, t)| t.contains(&ty)) {
@@ -385,7 +386,7 @@ fn workspace_dependencies(manifest: &str) -> Vec<String> {
 fn dependencies_follow_the_architecture_graph() {
     let allowed = allowed_dependencies();
     let mut bad = Vec::new();
-    for dir in crates() {
+    for dir in crates().into_iter().chain([root().join("xtask")]) {
         let name = dir
             .file_name()
             .expect("crate dir")
@@ -1031,4 +1032,303 @@ fn time_windows_are_with_time_span_span_first() {
         "time windows are `with_time_span(span: u64, …)`:\n{}",
         bad.join("\n")
     );
+}
+
+/// The benchmark peers and clients that only the bench runner links.
+const BENCH_ONLY: [&str; 3] = ["redis", "dashmap", "fastbloom"];
+
+/// `cargo xtask verify` builds no benchmark dependency: neither xtask nor
+/// the verification crate names one (the runner is a process of its own).
+#[test]
+fn xtask_links_no_benchmark_peer() {
+    let mut bad = Vec::new();
+    for manifest in ["xtask/Cargo.toml", "crates/ddf-verify/Cargo.toml"] {
+        let text = read(&root().join(manifest));
+        let deps = text
+            .split("[dependencies]")
+            .nth(1)
+            .map(|s| s.split("\n[").next().unwrap_or(""))
+            .unwrap_or("");
+        for line in deps.lines() {
+            let name = line.split(['=', '.']).next().unwrap_or("").trim();
+            if BENCH_ONLY.contains(&name) {
+                bad.push(format!("{manifest} depends on {name}"));
+            }
+        }
+    }
+    assert!(bad.is_empty(), "{}", bad.join("\n"));
+}
+
+/// The top-level modules each module names through `crate::` (`crate` for
+/// the root's own items), from `(module, source)` pairs; comments skipped.
+fn crate_imports(files: &[(String, String)]) -> Vec<(String, String)> {
+    let modules: Vec<&str> = files.iter().map(|(m, _)| m.as_str()).collect();
+    let mut edges = Vec::new();
+    for (module, text) in files {
+        for line in text.lines() {
+            let code = line.split("//").next().unwrap_or("");
+            for (at, _) in code.match_indices("crate::") {
+                let rest = &code[at + "crate::".len()..];
+                let names: Vec<&str> = match rest.strip_prefix('{') {
+                    Some(group) => group.split('}').next().unwrap_or("").split(',').collect(),
+                    None => vec![rest],
+                };
+                for name in names {
+                    let first: String = name
+                        .trim()
+                        .chars()
+                        .take_while(|c| c.is_ascii_alphanumeric() || *c == '_')
+                        .collect();
+                    let target = if modules.contains(&first.as_str()) {
+                        first
+                    } else {
+                        "crate".to_string()
+                    };
+                    if target != *module && !edges.contains(&(module.clone(), target.clone())) {
+                        edges.push((module.clone(), target));
+                    }
+                }
+            }
+        }
+    }
+    edges
+}
+
+/// A cycle in the graph of `edges`, as the modules along it, if any.
+fn import_cycle(edges: &[(String, String)]) -> Option<Vec<String>> {
+    fn visit(
+        at: &str,
+        edges: &[(String, String)],
+        path: &mut Vec<String>,
+        done: &mut Vec<String>,
+    ) -> Option<Vec<String>> {
+        if let Some(start) = path.iter().position(|m| m == at) {
+            let mut cycle = path[start..].to_vec();
+            cycle.push(at.to_string());
+            return Some(cycle);
+        }
+        if done.iter().any(|m| m == at) {
+            return None;
+        }
+        path.push(at.to_string());
+        for (_, to) in edges.iter().filter(|(from, _)| from == at) {
+            if let Some(cycle) = visit(to, edges, path, done) {
+                return Some(cycle);
+            }
+        }
+        path.pop();
+        done.push(at.to_string());
+        None
+    }
+    let mut done = Vec::new();
+    edges
+        .iter()
+        .find_map(|(from, _)| visit(from, edges, &mut Vec::new(), &mut done))
+}
+
+/// No module of the verification crate imports a module that imports it
+/// back: the root holds `Check`, `Ctx` and the seeds, the checks use the
+/// root, the runners use the checks.
+#[test]
+fn verification_modules_form_no_cycle() {
+    let src = root().join("crates/ddf-verify/src");
+    let mut rs = Vec::new();
+    files(&src, "rs", &mut rs);
+    let modules: Vec<(String, String)> = rs
+        .iter()
+        .map(|p| {
+            let rel = p.strip_prefix(&src).expect("below src");
+            let first = rel.components().next().expect("a file");
+            let name = first.as_os_str().to_string_lossy();
+            let module = match name.strip_suffix(".rs") {
+                Some("lib") => "crate".to_string(),
+                Some(stem) => stem.to_string(),
+                None => name.to_string(),
+            };
+            (module, read(p))
+        })
+        .collect();
+    let edges = crate_imports(&modules);
+    assert!(
+        edges
+            .iter()
+            .any(|(from, to)| from == "checks" && to == "crate"),
+        "the import reader found no `use crate::` of the checks: {edges:?}"
+    );
+    if let Some(cycle) = import_cycle(&edges) {
+        panic!("modules import each other: {}", cycle.join(" -> "));
+    }
+}
+
+#[test]
+fn import_cycles_are_found() {
+    let file = |m: &str, t: &str| (m.to_string(), t.to_string());
+    let cyclic = [
+        file("crate", "use crate::outcome::Outcome;\n"),
+        file(
+            "checks",
+            "use crate::{Check, Ctx};\n// use crate::verify;\n",
+        ),
+        file("verify", "use crate::checks;\n"),
+        file("outcome", "let x = crate::verify::run(o);\n"),
+    ];
+    let edges = crate_imports(&cyclic);
+    assert!(edges.contains(&("checks".to_string(), "crate".to_string())));
+    assert!(!edges.contains(&("checks".to_string(), "verify".to_string())));
+    assert_eq!(
+        import_cycle(&edges),
+        Some(vec![
+            "crate".to_string(),
+            "outcome".to_string(),
+            "verify".to_string(),
+            "checks".to_string(),
+            "crate".to_string()
+        ])
+    );
+    let acyclic = [
+        file("crate", "use crate::outcome::Outcome;\n"),
+        file("checks", "use crate::{Check, Ctx};\n"),
+        file("verify", "use crate::checks;\n"),
+        file("outcome", "\n"),
+    ];
+    assert_eq!(import_cycle(&crate_imports(&acyclic)), None);
+}
+
+/// The files of the facade a new family's feature and registry entry
+/// touch, checked by `a_new_family_is_wired_through_the_facade` and named
+/// in ARCHITECTURE.md's "Adding a family".
+const FACADE_FILES: [&str; 6] = [
+    "crates/ddf/Cargo.toml",
+    "crates/ddf/build.rs",
+    "crates/ddf/src/registry.rs",
+    "crates/ddf/src/planner/families/mod.rs",
+    "crates/ddf/tests/common/mod.rs",
+    "crates/ddf/tests/golden.rs",
+];
+
+/// The family features of the facade (`name = ["dep:ddf-…", …]`), each
+/// with its crate.
+fn family_features(manifest: &str) -> Vec<(String, String)> {
+    let features = manifest
+        .split("[features]")
+        .nth(1)
+        .and_then(|s| s.split("\n[").next())
+        .unwrap_or_default();
+    features
+        .lines()
+        .filter_map(|l| {
+            let (name, value) = l.split_once('=')?;
+            let krate = value.trim().strip_prefix("[\"dep:")?.split('"').next()?;
+            Some((name.trim().to_string(), krate.to_string()))
+        })
+        .collect()
+}
+
+/// Every family feature is in the default set, the `serde` list and
+/// `build.rs`'s list; every planned entry's adapter module is declared;
+/// every registry entry's type has a filter in the golden list, whose
+/// names the golden table pins; and ARCHITECTURE.md's "Adding a family"
+/// names each of these files.
+#[test]
+fn a_new_family_is_wired_through_the_facade() {
+    let root = root();
+    let [cargo, build, registry, families, common, golden] =
+        FACADE_FILES.map(|f| read(&root.join(f)));
+    let mut bad = Vec::new();
+    let features = family_features(&cargo);
+    assert!(
+        features.len() >= 8,
+        "family features not found: {features:?}"
+    );
+    let default = cargo
+        .lines()
+        .find(|l| l.starts_with("default = "))
+        .unwrap_or_default();
+    for (feature, krate) in &features {
+        if !default.contains(&format!("\"{feature}\"")) {
+            bad.push(format!(
+                "crates/ddf/Cargo.toml: `{feature}` is not a default feature"
+            ));
+        }
+        if !cargo.contains(&format!("\"{krate}?/serde\"")) {
+            bad.push(format!(
+                "crates/ddf/Cargo.toml: `serde` does not forward to {krate}"
+            ));
+        }
+        if !build.contains(&format!("\"{}\"", feature.to_uppercase())) {
+            bad.push(format!(
+                "crates/ddf/build.rs: FAMILIES lacks {}",
+                feature.to_uppercase()
+            ));
+        }
+    }
+    for line in registry.lines().map(str::trim) {
+        if let Some(path) = line
+            .split(" by crate::planner::families::")
+            .nth(1)
+            .filter(|_| line.starts_with("planned \""))
+        {
+            let module = path.split("::").next().unwrap_or_default();
+            if !families.contains(&format!("pub(crate) mod {module};")) {
+                bad.push(format!(
+                    "planner/families/mod.rs does not declare `{module}`"
+                ));
+            }
+            if !root
+                .join(format!("crates/ddf/src/planner/families/{module}.rs"))
+                .exists()
+            {
+                bad.push(format!("no adapter file planner/families/{module}.rs"));
+            }
+        }
+    }
+    let kinds = common
+        .split("pub fn every_kind()")
+        .nth(1)
+        .unwrap_or_default();
+    for (ty, _) in registry_entries() {
+        // `ddf_queue::Queue<ddf_qht::Qht>`: a queue whose closure builds a Qht.
+        let (outer, inner) = match ty.split_once('<') {
+            Some((o, i)) => (o, Some(i.trim_end_matches('>'))),
+            None => (ty.as_str(), None),
+        };
+        let name = |path: &str| path.rsplit("::").next().unwrap_or_default().to_string();
+        let found = match inner {
+            None => holds_word(kinds, &name(outer)),
+            Some(inner) => kinds
+                .split(&format!("{}::new(", name(outer)))
+                .skip(1)
+                .any(|call| holds_word(&call.chars().take(120).collect::<String>(), &name(inner))),
+        };
+        if !found {
+            bad.push(format!("tests/common/mod.rs: the golden list has no {ty}"));
+        }
+    }
+    for name in kinds
+        .lines()
+        .filter_map(|l| {
+            l.trim()
+                .strip_prefix("(\"")
+                .or_else(|| l.trim().strip_prefix("\""))
+        })
+        .filter_map(|l| l.split('"').next())
+    {
+        if !golden.contains(&format!("(\"{name}\", 0x")) {
+            bad.push(format!("tests/golden.rs pins no hash for `{name}`"));
+        }
+    }
+    let architecture = read(&root.join("ARCHITECTURE.md"));
+    let adding = architecture
+        .split("## Adding a family")
+        .nth(1)
+        .and_then(|s| s.split("\n## ").next())
+        .unwrap_or_default();
+    for file in FACADE_FILES {
+        if !adding.contains(file) {
+            bad.push(format!(
+                "ARCHITECTURE.md's \"Adding a family\" does not name {file}"
+            ));
+        }
+    }
+    assert!(bad.is_empty(), "{}", bad.join("\n"));
 }

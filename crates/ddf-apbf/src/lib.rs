@@ -20,6 +20,8 @@ mod blocked;
 mod core;
 mod sizing;
 mod slices;
+#[cfg(feature = "testing")]
+pub mod testing;
 
 pub use age::{AgePartitioned, SegmentLayout};
 pub use atomic_blocked::AtomicApbbf;

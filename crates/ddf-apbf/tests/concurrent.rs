@@ -2,134 +2,33 @@
 //! over the recorded merged order, and with one thread against `Apbf` and
 //! `Apbbf`.
 
+use ddf_apbf::testing::{count_window_violations, drive, time_window_violations};
 use ddf_apbf::{
     Apbbf, Apbf, Atomic, AtomicApbbf, AtomicApbf, AtomicForm, Digest, DuplicateFilter, Snapshot,
     TimedFilter, Verdict,
 };
 use ddf_hash::SplitMix64;
-use std::collections::HashMap;
-use std::sync::atomic::{AtomicU64, Ordering};
 
-/// One operation as a thread saw it: tickets taken just before it began
-/// and just after it returned (one `SeqCst` counter, the checker's only:
-/// ticket order contains happens-before between operations).
-#[derive(Clone, Copy)]
-struct Op {
-    start: u64,
-    end: u64,
-    key: u64,
-    time: u64,
-    seen: bool,
-}
-
-/// Runs `threads` threads, each observing `per_thread` keys drawn from
-/// `keys` with its own seed; `time_of(ticket)` stamps each operation.
-fn drive<F: AtomicForm>(
-    f: &Atomic<F>,
-    threads: u64,
-    per_thread: usize,
-    keys: u64,
-    timed: bool,
-    ticks_per_time: u64,
-) -> Vec<Op> {
-    let ticket = AtomicU64::new(0);
-    let mut all = Vec::new();
-    std::thread::scope(|s| {
-        let handles: Vec<_> = (0..threads)
-            .map(|t| {
-                let (f, ticket) = (f, &ticket);
-                s.spawn(move || {
-                    let mut rng = SplitMix64::new(0xC0FFEE ^ t);
-                    let mut ops = Vec::with_capacity(per_thread);
-                    for _ in 0..per_thread {
-                        let key = rng.next_u64() % keys;
-                        // SeqCst: the checker's order (see `Op`).
-                        let start = ticket.fetch_add(1, Ordering::SeqCst);
-                        let time = start / ticks_per_time;
-                        let v = if timed {
-                            f.observe_at(Digest::mixed(key), time)
-                        } else {
-                            f.observe(Digest::mixed(key))
-                        };
-                        let end = ticket.fetch_add(1, Ordering::SeqCst);
-                        ops.push(Op {
-                            start,
-                            end,
-                            key,
-                            time,
-                            seen: v == Verdict::Duplicate,
-                        });
-                    }
-                    ops
-                })
-            })
-            .collect();
-        for h in handles {
-            all.extend(h.join().unwrap());
-        }
-    });
-    all.sort_by_key(|o| o.start);
-    all
-}
-
-/// For each `Unseen` verdict, the latest earlier observe of the same key
-/// that returned before it began: the promise says the key is reported
-/// unless `bound(previous, op, counts)` allows a miss.
-fn check_misses(ops: &[Op], allowed: impl Fn(&Op, &Op, u64) -> bool) -> (usize, usize) {
-    // Tickets of operation starts and ends, sorted, to count operations
-    // started before a ticket and completed before another.
-    let starts: Vec<u64> = ops.iter().map(|o| o.start).collect();
-    let mut ends: Vec<u64> = ops.iter().map(|o| o.end).collect();
-    ends.sort_unstable();
-    let mut last_done: HashMap<u64, Vec<usize>> = HashMap::new();
-    for (i, o) in ops.iter().enumerate() {
-        last_done.entry(o.key).or_default().push(i);
-    }
-    let (mut checked, mut misses) = (0, 0);
-    for o in ops {
-        let Some(prev) = last_done[&o.key]
-            .iter()
-            .map(|&i| &ops[i])
-            .filter(|p| p.end < o.start)
-            .max_by_key(|p| p.end)
-        else {
-            continue;
-        };
-        checked += 1;
-        if o.seen {
-            continue;
-        }
-        // Insertions that may have completed within [prev.start, o.end].
-        let started_by_end = starts.partition_point(|&s| s < o.end) as u64;
-        let done_before = ends.partition_point(|&e| e < prev.start) as u64;
-        let span = started_by_end - done_before;
-        assert!(
-            allowed(prev, o, span),
-            "key {} missed: observed at tickets {}..{}, then {}..{}, {span} insertions between",
-            o.key,
-            prev.start,
-            prev.end,
-            o.start,
-            o.end
-        );
-        misses += 1;
-    }
-    (checked, misses)
-}
+/// The threads of the stress runs.
+const THREADS: u64 = 8;
 
 /// Eight threads on `f` (whose `c > 1`) over keys repeating at every
 /// distance around the window: no miss the count window does not allow.
 fn eight_threads_count_window<F: AtomicForm>(f: &Atomic<F>) {
     let (g, l, c) = (f.generation(), u64::from(f.l()), f.chunk());
     assert!(c > 1, "the shape exercises striped counting (c = {c})");
-    let threads = 8;
     // Keys over about the window: repeats at every distance around it.
-    let ops = drive(f, threads, 20_000, l * g * 3 / 2, false, 1);
-    let (checked, misses) = check_misses(&ops, |_, _, span| span + c * threads >= l * g);
-    assert!(checked > 50_000, "only {checked} repeats checked");
+    let ops = drive(f, THREADS, 0xC0FFEE, 20_000, l * g * 3 / 2, None);
+    let found = count_window_violations(f, &ops, THREADS);
+    assert_eq!(found.violations, 0, "{:?}", found.first);
+    assert!(
+        found.repeats > 50_000,
+        "only {} repeats checked",
+        found.repeats
+    );
     // Repeats past the window are forgotten: the check had misses to judge.
-    assert!(misses > 1_000, "only {misses} misses");
-    assert!(f.shifts() >= (threads * 20_000 / g) / 2);
+    assert!(found.misses > 1_000, "only {} misses", found.misses);
+    assert!(f.shifts() >= (THREADS * 20_000 / g) / 2);
 }
 
 /// Eight threads on timed `f` at 50 insertions per time unit, below `g`
@@ -137,26 +36,17 @@ fn eight_threads_count_window<F: AtomicForm>(f: &Atomic<F>) {
 fn eight_threads_time_window<F: AtomicForm>(f: &Atomic<F>) {
     let tau = f.period().unwrap();
     assert!(50 * tau < f.generation(), "no generation closes early");
-    let l = u64::from(f.l());
     // Two tickets per operation: 100 tickets per time unit.
-    let ops = drive(f, 8, 10_000, 4_000, true, 100);
+    let ops = drive(f, THREADS, 0xC0FFEE, 10_000, 4_000, Some(100));
     assert_eq!(f.generations_closed_early(), 0);
-    // Latest time of any operation begun before each ticket.
-    let mut latest_by_start: Vec<(u64, u64)> = Vec::with_capacity(ops.len());
-    let mut latest = 0;
-    for o in &ops {
-        latest = latest.max(o.time);
-        latest_by_start.push((o.start, latest));
-    }
-    let latest_before = |ticket: u64| {
-        let i = latest_by_start.partition_point(|&(s, _)| s < ticket);
-        if i == 0 { 0 } else { latest_by_start[i - 1].1 }
-    };
-    let (checked, misses) = check_misses(&ops, |prev, o, _| {
-        latest_before(o.end) >= prev.time + l * tau
-    });
-    assert!(checked > 20_000, "only {checked} repeats checked");
-    assert!(misses > 100, "only {misses} misses");
+    let found = time_window_violations(f, &ops);
+    assert_eq!(found.violations, 0, "{:?}", found.first);
+    assert!(
+        found.repeats > 20_000,
+        "only {} repeats checked",
+        found.repeats
+    );
+    assert!(found.misses > 100, "only {} misses", found.misses);
 }
 
 #[test]

@@ -4,8 +4,7 @@
 //! This is the one module that knows the planner's API (`ddf::plan`,
 //! `Candidate::config`) and the concrete filter types. Every filter is a
 //! `ddf::Filter` (one enum over every family), so a state file holds the
-//! variant's own snapshot and loads whatever kind it holds. When
-//! `Candidate::build()` returns a `Filter`, [`build`] becomes that call.
+//! variant's own snapshot and loads whatever kind it holds.
 
 use crate::input::Keys;
 use ddf::{Candidate, DuplicateFilter, Filter, Requirements, TimedFilter, Verdict, Window};
@@ -27,10 +26,8 @@ pub(crate) fn observe(f: &mut Filter, keys: &Keys, verdicts: &mut Vec<Verdict>) 
 // the facade, shared with the Python package.
 pub(crate) use ddf::state::{FAMILIES, candidate_family, family, kind_name};
 
-/// The planner's ranked candidates, or why there are none.
-///
-/// The one call into `ddf::plan`: when the planner returns its own error
-/// type for "no candidate", only this function changes.
+/// The planner's ranked candidates, or why there are none: the one call
+/// into `ddf::plan`.
 pub(crate) fn plan(req: &Requirements) -> Result<Vec<Candidate>, String> {
     let all = ddf::plan(req).map_err(|e| format!("the planner rejected the flags: {e}"))?;
     if all.is_empty() {
@@ -43,12 +40,11 @@ pub(crate) fn plan(req: &Requirements) -> Result<Vec<Candidate>, String> {
     Ok(all)
 }
 
-/// Builds the filter a candidate describes.
-///
-/// The one call that builds from a plan: when `Candidate::build()` returns
-/// a `Filter`, only this function changes.
+/// Builds the filter a candidate describes: the one call that builds from
+/// a plan.
 pub(crate) fn build(c: &Candidate) -> Result<Filter, String> {
-    Filter::try_from(c).map_err(|e| format!("cannot build {}: {e}", candidate_family(c)))
+    c.build()
+        .map_err(|e| format!("cannot build {}: {e}", candidate_family(c)))
 }
 
 /// The exact filter for a window (no planner needed): a window of records,

@@ -91,8 +91,7 @@ pub struct StreamingCuckoo {
 /// No relocation can then end in an empty cell, so Fan et al.'s walk
 /// ([`Walk`](Self::Walk)) always runs its `max_kicks` relocations and drops
 /// the fingerprint in hand: `max_kicks` bucket reads and writes per
-/// insertion (500 by default, 411 ns per item in the QHT authors' benchmark
-/// shape). [`Evict`](Self::Evict) goes straight to the outcome: the new
+/// insertion (500 by default; `docs/performance.md` has the cost). [`Evict`](Self::Evict) goes straight to the outcome: the new
 /// fingerprint takes one random cell of one of its two buckets and the one
 /// there is dropped. Both store the new fingerprint and drop one, so the
 /// table holds as many fingerprints and the false-positive rate is the

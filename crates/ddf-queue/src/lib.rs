@@ -12,8 +12,16 @@ pub use ddf_core::{
 };
 
 mod queue;
+#[cfg(any(feature = "qht", feature = "bloom"))]
+mod sized;
 
 pub use queue::{
     MAX_PLANNED_WINDOW, MAX_SUBFILTERS, Plan, Queue, SubfilterSpec, check_shape, plan_for_window,
     subfilter_kind,
 };
+#[cfg(any(feature = "qht", feature = "bloom"))]
+pub use sized::MAX_SIZED_WINDOW;
+#[cfg(feature = "bloom")]
+pub use sized::bloom;
+#[cfg(feature = "qht")]
+pub use sized::qht;

@@ -300,6 +300,7 @@ fn reserve_key(r: &Reserve) -> Result<DdfKey, RedisError> {
         req = req.memory_budget(b.saturating_mul(8));
     }
     req = req.allow_false_negatives(r.misses);
+    // Relaxed: a configuration value read alone, ordering nothing else.
     let cap = u64::try_from(MAX_MEMORY.load(Ordering::Relaxed)).unwrap_or(0);
     let (candidate, filter) = plan_filter(&req, r.family.as_deref(), cap).map_err(err)?;
     let meta = Meta {
@@ -462,11 +463,13 @@ fn ddf_observe(ctx: &Context, args: Vec<RedisString>) -> RedisResult {
     let key = ctx.open_key_writable(&args[1]);
     let mut created = None;
     if key.is_empty() {
+        // Relaxed: a configuration value read alone, ordering nothing else.
         if !AUTOCREATE.load(Ordering::Relaxed) {
             return Err(err(
                 "no such key: DDF.RESERVE it first (or set ddf.autocreate yes)",
             ));
         }
+        // Relaxed: configuration values each read alone, ordering nothing else.
         let within = AUTOCREATE_WITHIN.load(Ordering::Relaxed).to_string();
         let capacity = AUTOCREATE_CAPACITY.load(Ordering::Relaxed).to_string();
         let spec: Vec<RedisString> = [
@@ -624,6 +627,7 @@ fn ddf_loadstate(ctx: &Context, args: Vec<RedisString>) -> RedisResult {
     }
     let value = DdfKey::from_bytes(args[2].as_slice())
         .map_err(|e| err(format!("refusing the payload: {e}")))?;
+    // Relaxed: a configuration value read alone, ordering nothing else.
     let cap = u64::try_from(MAX_MEMORY.load(Ordering::Relaxed)).unwrap_or(0);
     if value.filter_bytes() > cap {
         return Err(err(format!(

@@ -1,5 +1,5 @@
 //! Benches: SHF observe (O(1)) and CSHF observe (an O(w) scan) by window size,
-//! next to a QHT of the same memory (the "within a small factor of QHT").
+//! next to a QHT of the same memory (the target: within a small factor of QHT).
 
 use criterion::{BenchmarkId, Criterion, Throughput, criterion_group, criterion_main};
 use ddf_core::{Digest, DuplicateFilter};

@@ -22,6 +22,8 @@ where
         for _ in 0..threads.clamp(1, seeds.len().max(1)) {
             scope.spawn(|| {
                 loop {
+                    // Relaxed: the counter only hands out indices; the results
+                    // pass through the mutex and the scope's join, which order them.
                     let i = next.fetch_add(1, Ordering::Relaxed);
                     let Some(&seed) = seeds.get(i) else { break };
                     let out = run(seed);

@@ -14,7 +14,7 @@ use ddf_hash::SplitMix64;
 use ddf_sliding::{Slack, SlidingBloom};
 use std::time::Instant;
 
-/// The window of the speed target.
+/// The window of the speed target (docs/performance.md).
 const N: u64 = 100_000;
 const BATCH: u64 = 4096;
 

@@ -903,7 +903,7 @@ mod tests {
 
     #[test]
     fn overload_closes_generations_early_and_keeps_memory() {
-        // Issue 13's reproducer: sized for 1,000 per 1,000 units, fed 2 per unit.
+        // Sized for 1,000 per 1,000 units, fed 2 per unit.
         let mut f = SlidingBloom::with_time_span(1000, Slack::LeastSpace, 1000, 0.01).unwrap();
         let bits = f.memory_bits();
         for i in 0..20_000u64 {

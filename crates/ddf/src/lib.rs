@@ -2,22 +2,6 @@
 #![doc = include_str!("../README.md")]
 #![cfg_attr(docsrs, feature(doc_cfg))]
 #![forbid(unsafe_code)]
-// With some families switched off, helpers only they use go unused (the
-// registry compiles each family's lines under its own feature); `build.rs`
-// sets the cfg.
-#![cfg_attr(
-    some_families_off,
-    allow(
-        unused_macros,
-        unused_imports,
-        unused_variables,
-        unused_mut,
-        dead_code,
-        unreachable_code,
-        unreachable_patterns
-    )
-)]
-
 mod planner;
 
 #[cfg(feature = "apbf")]
@@ -128,10 +112,8 @@ pub use ddf_queue as queue;
 #[cfg(feature = "queue")]
 pub use ddf_queue::Queue;
 
-#[cfg(feature = "queue")]
-mod queued;
 #[cfg(all(feature = "queue", feature = "qht"))]
-pub use planner::families::qht::queued_qht;
+pub use ddf_queue::qht::queued_qht;
 
 /// The Naor–Yogev sliding Bloom filter (the `ddf-sliding` crate).
 #[cfg(feature = "sliding")]

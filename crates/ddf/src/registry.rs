@@ -10,8 +10,14 @@
 //!   files record and `ddf dedup --filter` / `DDF.RESERVE … FILTER` /
 //!   `ddf.Dedup(family=…)` accept), the planner's adapter
 //!   (`planner/families/<crate>.rs`, which calls the family crate's own
-//!   parameter chooser and sizing), and its [`Config`] variant with the constructor it
-//!   names.
+//!   parameter chooser and sizing), its [`Config`] variant with the constructor it
+//!   names, for a `timed` entry whose configuration may keep time the
+//!   condition (`timed if`), and for a type with a lock-free form its
+//!   constructor (`concurrent`).
+//!
+//! The entries' order is the planner's: it asks the families in this order,
+//! and ranking (a stable sort) keeps it among candidates equal on every
+//! key, so it is the final tie-break.
 //!
 //! From these the `families!` macro below writes the [`Filter`] enum and its
 //! trait impls, [`Config`], [`Family`] and its tables, and the planner's list
@@ -36,8 +42,9 @@ macro_rules! families {
         $(, planned $slug:literal by $adapter:path,
             $(#[$cdoc:meta])*
             config $cvariant:ident { $( $(#[$fdoc:meta])* $field:ident : $fty:ty ),* $(,)? },
-            timed if $timed:expr,
+            $(timed if $timed:expr,)?
             build($seed:ident) $build:expr
+            $(, concurrent $concurrent:ident $cbuild:expr)?
         )?;
     )*) => {
         crate::filter::filter_enum! {
@@ -130,18 +137,21 @@ macro_rules! families {
 
         impl Config {
             /// The family's display name.
+            #[cfg_attr(some_families_off, allow(unreachable_code))]
             pub fn family(&self) -> &'static str {
                 Family::of(self).name()
             }
 
             /// Whether the configuration is in time mode.
+            // With no family planned (`build.rs`), `Config` is empty.
+            #[cfg_attr(some_families_off, allow(unreachable_code))]
             pub(crate) fn is_timed(&self) -> bool {
                 match *self {
                     $($(
                         #[cfg($cfg)]
                         Config::$cvariant { $($field),* } => {
                             $( let _ = &$field; )*
-                            $timed
+                            timed_mode!($mode $(, $timed)?)
                         }
                     )?)*
                 }
@@ -149,6 +159,7 @@ macro_rules! families {
 
             /// The filter the configuration names, its own generators
             /// seeded with `seed`.
+            #[cfg_attr(some_families_off, allow(unreachable_code))]
             pub(crate) fn build(&self, seed: u64) -> Result<Filter, ParamError> {
                 let _ = seed;
                 Ok(match *self {
@@ -163,10 +174,62 @@ macro_rules! families {
             }
         }
 
-        /// The planner's families, in order, each with its adapter.
+        /// The planner's families, in order, each with its adapter. The
+        /// order is the ranking's final tie-break.
         pub(crate) const ADAPTERS: &[(&str, Adapter)] = &[
             $($( #[cfg($cfg)] ($name, $adapter), )?)*
         ];
+
+        /// The lock-free form of `config`, from its entry's `concurrent`
+        /// clause (the types insertions only set bits of: the
+        /// age-partitioned Bloom filters), with the same fields as its
+        /// `build`; `None` for an entry without one.
+        /// [`ConcurrentFilter`](crate::ConcurrentFilter) forwards to the types.
+        #[cfg(feature = "apbf")]
+        pub(crate) fn build_concurrent(
+            config: &Config,
+        ) -> Option<Result<crate::ConcurrentFilter, ParamError>> {
+            match *config {
+                $($(
+                    #[cfg($cfg)]
+                    Config::$cvariant { $($field),* } => {
+                        $( let _ = &$field; )*
+                        concurrent_clause!($($concurrent $cbuild)?)
+                    }
+                )?)*
+            }
+        }
+    };
+}
+
+/// Whether a configuration is in time mode: never for an `untimed` or
+/// `queued` entry; for a `timed` one, its `timed if` clause (count only
+/// without one).
+// Unused when no family is planned (`build.rs` sets the cfg).
+#[cfg_attr(some_families_off, allow(unused_macros))]
+macro_rules! timed_mode {
+    (timed) => {
+        false
+    };
+    (timed, $timed:expr) => {
+        $timed
+    };
+    (untimed) => {
+        false
+    };
+    (queued) => {
+        false
+    };
+}
+
+/// The lock-free filter of an entry's `concurrent` clause, if it has one.
+#[cfg(feature = "apbf")]
+macro_rules! concurrent_clause {
+    () => {
+        None
+    };
+    ($variant:ident $build:expr) => {
+        Some(($build).map(crate::ConcurrentFilter::$variant))
     };
 }
 
@@ -179,7 +242,6 @@ families! {
             /// `w`.
             window: u64,
         },
-        timed if false,
         build(_seed) ddf_exact::ExactWindow::new(window)?;
     /// [`Shf`](ddf_shf::Shf).
     [feature = "shf"] Shf(ddf_shf::Shf), untimed, "SHF",
@@ -191,7 +253,6 @@ families! {
             /// `h`.
             hash_bits: u32,
         },
-        timed if false,
         build(_seed) ddf_shf::Shf::new(window, hash_bits)?;
     /// [`CompactShf`](ddf_shf::CompactShf).
     [feature = "shf"] CompactShf(ddf_shf::CompactShf), untimed, "compact SHF",
@@ -203,7 +264,6 @@ families! {
             /// `h`.
             hash_bits: u32,
         },
-        timed if false,
         build(_seed) ddf_shf::CompactShf::new(window, hash_bits)?;
     /// [`Apbf`](ddf_apbf::Apbf): count or time generations.
     [feature = "apbf"] Apbf(ddf_apbf::Apbf), timed, "APBF",
@@ -226,6 +286,10 @@ families! {
                 Some(t) => ddf_apbf::Apbf::with_time_span(t, k, l, slice_bits)?,
                 None => ddf_apbf::Apbf::new(k, l, slice_bits)?,
             }
+        },
+        concurrent AtomicApbf match time_span {
+            Some(t) => ddf_apbf::AtomicApbf::with_time_span(t, k, l, slice_bits),
+            None => ddf_apbf::AtomicApbf::new(k, l, slice_bits),
         };
     /// [`Apbbf`](ddf_apbf::Apbbf): count or time generations.
     [feature = "apbf"] Apbbf(ddf_apbf::Apbbf), timed, "APBBF",
@@ -252,6 +316,10 @@ families! {
                 Some(t) => ddf_apbf::Apbbf::with_time_span(t, k, l, blocks, block_bits, bits_per_block)?,
                 None => ddf_apbf::Apbbf::new(k, l, blocks, block_bits, bits_per_block)?,
             }
+        },
+        concurrent AtomicApbbf match time_span {
+            Some(t) => ddf_apbf::AtomicApbbf::with_time_span(t, k, l, blocks, block_bits, bits_per_block),
+            None => ddf_apbf::AtomicApbbf::new(k, l, blocks, block_bits, bits_per_block),
         };
     /// [`SlidingBloom`](ddf_sliding::SlidingBloom): count or time window.
     [feature = "sliding"] SlidingBloom(ddf_sliding::SlidingBloom), timed, "sliding Bloom",
@@ -291,9 +359,11 @@ families! {
             /// Bits per slice of each subfilter.
             slice_bits: u64,
         },
-        timed if false,
-        build(_seed) ddf_queue::Queue::new(subfilters, capacity, |_| {
-            ddf_bloom::PartitionedBloom::new(slices, slice_bits)
+        build(_seed) ddf_queue::bloom::build(ddf_queue::bloom::BloomQueueShape {
+            subfilters,
+            capacity,
+            slices,
+            slice_bits,
         })?;
     /// A [`Queue`](ddf_queue::Queue) of QHTs.
     [all(feature = "queue", feature = "qht")]
@@ -312,8 +382,12 @@ families! {
             /// `s` of each subfilter.
             fingerprint_bits: u32,
         },
-        timed if false,
-        build(seed) crate::planner::families::qht::build_queued(subfilters, capacity, rows, fingerprint_bits, seed)?;
+        build(seed) ddf_queue::qht::build(ddf_queue::qht::QhtQueueShape {
+            subfilters,
+            capacity,
+            rows,
+            fingerprint_bits,
+        }, seed)?;
     /// [`PartitionedBloom`](ddf_bloom::PartitionedBloom).
     [feature = "bloom"] PartitionedBloom(ddf_bloom::PartitionedBloom), untimed, "partitioned Bloom",
         planned "bloom" by crate::planner::families::bloom::partitioned,
@@ -324,7 +398,6 @@ families! {
             /// `m`.
             slice_bits: u64,
         },
-        timed if false,
         build(_seed) ddf_bloom::PartitionedBloom::new(slices, slice_bits)?;
     /// [`Qht`](ddf_qht::Qht).
     [feature = "qht"] Qht(ddf_qht::Qht), untimed, "QHT",
@@ -338,7 +411,6 @@ families! {
             /// `s`.
             fingerprint_bits: u32,
         },
-        timed if false,
         build(seed) ddf_qht::Qht::new(rows, cells_per_row, fingerprint_bits)?.with_seed(seed);
     /// [`Qhtd`](ddf_qht::Qhtd).
     [feature = "qht"] Qhtd(ddf_qht::Qhtd), untimed, "QHTD",
@@ -352,7 +424,6 @@ families! {
             /// `s`.
             fingerprint_bits: u32,
         },
-        timed if false,
         build(seed) ddf_qht::Qhtd::new(rows, cells_per_row, fingerprint_bits)?.with_seed(seed);
     /// [`Qqhtd`](ddf_qht::Qqhtd).
     [feature = "qht"] Qqhtd(ddf_qht::Qqhtd), untimed, "QQHTD",
@@ -366,7 +437,6 @@ families! {
             /// `s`.
             fingerprint_bits: u32,
         },
-        timed if false,
         build(seed) ddf_qht::Qqhtd::new(rows, cells_per_row, fingerprint_bits)?.with_seed(seed);
     /// [`Sqf`](ddf_qht::Sqf).
     [feature = "qht"] Sqf(ddf_qht::Sqf), untimed, "SQF",
@@ -382,7 +452,6 @@ families! {
             /// Remainder bits kept in the signature, `r'`.
             r_prime: u32,
         },
-        timed if false,
         build(seed) ddf_qht::Sqf::with_rows(rows, cells_per_row, r, r_prime)?.with_seed(seed);
     /// [`StreamingCuckoo`](ddf_cuckoo::StreamingCuckoo).
     [feature = "cuckoo"] Cuckoo(ddf_cuckoo::StreamingCuckoo), untimed, "streaming cuckoo",
@@ -399,7 +468,6 @@ families! {
             /// `f`.
             fingerprint_bits: u32,
         },
-        timed if false,
         build(seed) ddf_cuckoo::StreamingCuckoo::new(buckets, cells_per_bucket, fingerprint_bits)?
             .with_stream_rule(ddf_cuckoo::StreamRule::InsertAlways)
             .with_seed(seed);
@@ -418,7 +486,6 @@ families! {
             /// `P`.
             decrements: u64,
         },
-        timed if false,
         build(seed) ddf_bloom::StableBloom::new(cells, cell_bits, probes, decrements)?.with_seed(seed);
     /// [`A2`](ddf_bloom::A2).
     [feature = "bloom"] A2(ddf_bloom::A2), untimed, "A2",
@@ -432,7 +499,6 @@ families! {
             /// Items per buffer, `n`.
             capacity: u64,
         },
-        timed if false,
         build(_seed) ddf_bloom::A2::new(buffer_bits, probes, capacity)?;
     /// [`BlockDecayingBloom`](ddf_bloom::BlockDecayingBloom).
     [feature = "bloom"] BlockDecayingBloom(ddf_bloom::BlockDecayingBloom), untimed, "block-decaying Bloom";
@@ -470,55 +536,6 @@ impl FromStr for Family {
 impl fmt::Display for Family {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
         f.write_str(self.slug())
-    }
-}
-
-/// The lock-free form of `config`, for the families that have one (state
-/// that insertions only set: the age-partitioned Bloom filters), with the
-/// same arguments as the entry's `build`; `None` for every other family.
-/// Written here, beside the entries, so a family's constructors stay in one
-/// file; [`ConcurrentFilter`](crate::ConcurrentFilter) forwards to the types.
-#[cfg(feature = "apbf")]
-pub(crate) fn build_concurrent(
-    config: &Config,
-) -> Option<Result<crate::ConcurrentFilter, ParamError>> {
-    use crate::ConcurrentFilter as C;
-    match *config {
-        Config::Apbf {
-            k,
-            l,
-            slice_bits,
-            time_span,
-        } => Some(
-            match time_span {
-                Some(t) => ddf_apbf::AtomicApbf::with_time_span(t, k, l, slice_bits),
-                None => ddf_apbf::AtomicApbf::new(k, l, slice_bits),
-            }
-            .map(C::AtomicApbf),
-        ),
-        Config::Apbbf {
-            k,
-            l,
-            blocks,
-            block_bits,
-            bits_per_block,
-            time_span,
-        } => Some(
-            match time_span {
-                Some(t) => ddf_apbf::AtomicApbbf::with_time_span(
-                    t,
-                    k,
-                    l,
-                    blocks,
-                    block_bits,
-                    bits_per_block,
-                ),
-                None => ddf_apbf::AtomicApbbf::new(k, l, blocks, block_bits, bits_per_block),
-            }
-            .map(C::AtomicApbbf),
-        ),
-        #[allow(unreachable_patterns)]
-        _ => None,
     }
 }
 

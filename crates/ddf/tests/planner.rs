@@ -393,7 +393,7 @@ fn the_default_slack_is_one_percent_and_display_says_where_the_rate_holds() {
     assert!(least.memory_bits < tight.memory_bits && least.slack > tight.slack);
 }
 
-/// Issue 13, part 6: with misses allowed, 8 bits per window item and a
+/// With misses allowed, 8 bits per window item and a
 /// target of 1 % or 0.1 %, a queue of QHTs meets both.
 #[test]
 fn a_queue_of_qhts_is_offered_for_tight_budgets() {
@@ -417,8 +417,8 @@ fn a_queue_of_qhts_is_offered_for_tight_budgets() {
     }
 }
 
-/// Issue 13, part 2: a target of 1e-300 used to abort the process in the
-/// APBF's access recursion.
+/// Tiny targets (1e-300 and up) plan or fail with an error, in bounded
+/// time: the APBF's access recursion must not overflow at them.
 #[test]
 fn tiny_targets_plan_or_fail_cleanly() {
     for p in [1e-300, 1e-200, 1e-100, 1e-30] {

@@ -50,6 +50,7 @@ pub struct Candidate {
 
 impl Candidate {
     /// The candidate for `config` with the family's prediction `p`.
+    #[cfg_attr(some_families_off, allow(dead_code))]
     pub(crate) fn new(
         config: Config,
         p: ddf_core::Prediction,
@@ -73,6 +74,7 @@ impl Candidate {
     }
 
     /// The same candidate, its rates the saturated worst case.
+    #[cfg_attr(some_families_off, allow(dead_code))]
     pub(crate) fn at_saturation(mut self) -> Self {
         self.saturated = true;
         self

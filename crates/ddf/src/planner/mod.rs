@@ -6,8 +6,8 @@
 //! and accesses from `ddf-theory`, and a parameter chooser for a target or a
 //! budget. The planner turns [`Requirements`] into the units those functions
 //! take (`mod.rs`), asks every family of the [registry](crate::registry)
-//! through its adapter (`families/`, one file per family crate; the rules
-//! of any queue in `crate::queued`), keeps the candidates that meet every requirement and ranks
+//! through its adapter (`families/`, one file per family crate; a queue's
+//! sizing rules are `ddf_queue`'s), keeps the candidates that meet every requirement and ranks
 //! them (`rank.rs`, with the cost model of `cost.rs`), and says per family
 //! why none qualified when none did ([`PlanError`]).
 //! [`Candidate`] (`candidate.rs`) and [`Config`](crate::Config) (the registry's)
@@ -35,6 +35,7 @@ const MAX_WINDOW: u64 = ddf_param::MAX_STATE_BITS;
 
 /// The probability with which Poisson arrivals may overrun the capacity a
 /// time-windowed candidate is sized for, per time slice (a generation).
+#[cfg_attr(some_families_off, allow(dead_code))]
 pub(crate) const ARRIVAL_TAIL: f64 = 1e-9;
 
 /// Expected memory accesses per operation above which a candidate is left
@@ -46,6 +47,7 @@ const DEFAULT_MAX_ACCESSES: f64 = 64.0;
 /// saturation `FPR + FNR` is about 1 for every filter that forgets (QHT
 /// paper Claim 4.1), so the budget alone does not choose the split between
 /// the two; 1 % keeps false positives rare, as the command's default does.
+#[cfg_attr(some_families_off, allow(dead_code))]
 pub(crate) const SATURATED_FPR: f64 = 0.01;
 
 /// The seed of every candidate's own generators (and nothing else) unless
@@ -332,6 +334,7 @@ impl Requirements {
 /// Validated requirements: the [`Span`] and the [`Goal`] asked for, and
 /// what else the families are sized or checked by.
 #[derive(Debug, Clone, Copy)]
+#[cfg_attr(some_families_off, allow(dead_code))]
 pub(crate) struct Need {
     /// The window, checked against the families' state limit.
     pub(crate) span: Span,
@@ -364,6 +367,7 @@ impl Need {
     /// The items a window is sized for: `w` for a count window, the
     /// arrivals a time window of `t` units at rate `λ` holds but with
     /// probability [`ARRIVAL_TAIL`] (Poisson), 0 for the whole stream.
+    #[cfg_attr(some_families_off, allow(dead_code))]
     pub(crate) fn items(&self) -> u64 {
         match self.span {
             Span::Count(w) => w,

@@ -212,7 +212,9 @@ fn demote_dominated(ranked: Vec<Candidate>) -> Vec<Candidate> {
 /// docs): with a target, least memory first, then the cost rule; with a
 /// budget alone, least `FPR + FNR`; ties to the cheaper cost, then fewer
 /// accesses, then less memory (for candidates rated at saturation, where
-/// `FPR + FNR` is about 1 for all: the least FNR, then the family order).
+/// `FPR + FNR` is about 1 for all: the least FNR). The final tie-break is
+/// the registry's entry order: `sized` comes in that order
+/// (`crate::registry::ADAPTERS`) and the sort is stable.
 /// `sized` holds, per family, its candidate or why it has none.
 pub(super) fn rank(
     req: &Requirements,
@@ -242,7 +244,7 @@ pub(super) fn rank(
         };
         // Saturated candidates share FPR + FNR ≈ 1: within the target, the
         // one that misses least (the higher FPR) first; further ties keep
-        // the planner's family order (QHT first).
+        // the registry's entry order (QHT first among them).
         let last = if a.saturated && b.saturated {
             error_order(a.fnr, b.fnr)
         } else {

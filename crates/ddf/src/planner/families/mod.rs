@@ -1,11 +1,17 @@
 //! One adapter per family, in a file per family crate: the requirements in
 //! the family's units, its own parameter chooser and sizing function, and
 //! the [`Candidate`] — or, in words, why the family has none. A queued
-//! family's adapter is its subfilter family's (`bloom.rs`, `qht.rs`), with
-//! the rules of any queue in `crate::queued`. The list of families is the
+//! family's adapter is its subfilter family's (`bloom.rs`, `qht.rs`); the
+//! queue's sizing rules are `ddf-queue`'s (`ddf_queue::qht`,
+//! `ddf_queue::bloom`). The list of families is the
 //! [registry](crate::registry)'s. No family rule lives here: every check
 //! and prediction is the family crate's (or `ddf-theory`'s); this module
 //! holds the helpers the adapters share.
+
+// Each helper serves some families: with others switched off (`build.rs`
+// sets the cfg), it may go unused, and with none planned the candidate
+// types are empty.
+#![cfg_attr(some_families_off, allow(dead_code, unreachable_code))]
 
 use super::{Candidate, Need, Span};
 
@@ -50,6 +56,18 @@ pub(crate) fn count_only(need: &Need) -> Result<u64, String> {
             Err("planned for count windows only; a time window was asked for".into())
         }
         Span::Unbounded => Err("answers for a window; the stream is unbounded".into()),
+    }
+}
+
+/// Whether misses within the window are accepted, asked before a family
+/// that misses items of its window (a queue drops the oldest at each
+/// rotation) is sized: its sizing may be long work, wasted when misses are
+/// refused.
+pub(crate) fn misses_allowed(need: &Need) -> Result<(), String> {
+    if need.misses_ok {
+        Ok(())
+    } else {
+        Err("misses items within the window (the oldest at each rotation); allow_false_negatives(true) accepts it".into())
     }
 }
 
