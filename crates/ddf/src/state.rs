@@ -762,6 +762,84 @@ mod tests {
     }
 
     #[test]
+    fn write_file_saves_meta_with_its_request_and_replaces_the_old_file() {
+        let dir = std::env::temp_dir().join(format!("ddf-state-test-{}", std::process::id()));
+        std::fs::create_dir_all(&dir).unwrap();
+        let path = dir.join("s.ddf");
+        let request = Request {
+            window: Some(8),
+            exact: true,
+            ..Request::default()
+        };
+        let choice = request.choose(&Vocabulary::RUST).unwrap();
+        let f = choice.build().unwrap();
+        let meta = Meta {
+            records_seen: 3,
+            ..Meta::new(&choice, &request, "none")
+        };
+        for _ in 0..2 {
+            write_file(&path, &f, &KeyedSipHasher::with_seed(1), &meta).unwrap();
+        }
+        let bytes = read_file(&path).unwrap().unwrap();
+        let back = decode(&bytes).unwrap();
+        let read = Meta::from_json(&back.meta).unwrap();
+        assert_eq!(
+            read.request.as_ref().map(Request::resolved),
+            Some(request.resolved())
+        );
+        assert_eq!(read.records_seen, 3);
+        assert!(
+            read.resumes(&back.filter, &request, &choice, &Vocabulary::RUST)
+                .is_ok()
+        );
+        let other = Request {
+            window: Some(9),
+            ..request
+        };
+        let other_choice = other.choose(&Vocabulary::RUST).unwrap();
+        let e = read
+            .resumes(&back.filter, &other, &other_choice, &Vocabulary::RUST)
+            .unwrap_err();
+        assert!(
+            e.contains("last 8 records") && e.contains("last 9 records"),
+            "{e}"
+        );
+        // Only the file itself is left: no temporary file.
+        let names: Vec<_> = std::fs::read_dir(&dir)
+            .unwrap()
+            .map(|e| e.unwrap().file_name())
+            .collect();
+        assert_eq!(names, ["s.ddf"]);
+        #[cfg(unix)]
+        {
+            use std::os::unix::fs::PermissionsExt;
+            let mode = std::fs::metadata(&path).unwrap().permissions().mode();
+            assert_eq!(mode & 0o777, 0o600);
+        }
+        // A directory that does not exist: an error naming the path.
+        let e = write_file(
+            &dir.join("no/such/s.ddf"),
+            &f,
+            &KeyedSipHasher::with_seed(1),
+            &meta,
+        )
+        .unwrap_err();
+        assert!(e.to_string().contains("cannot save state"), "{e}");
+        std::fs::remove_dir_all(&dir).unwrap();
+    }
+
+    /// The metadata the command wrote before the request was recorded
+    /// (no `fnr`, no `request`) still reads.
+    #[test]
+    fn metadata_without_a_request_reads() {
+        let old = r#"{"family":"exact","config":"exact window of 64-bit digests","window":{"records":8},"slack":0,"memory_bits":1,"fpr":0.0,"records_seen":20,"clock_ms":null,"time_source":"none"}"#;
+        let m = Meta::from_json(old).unwrap();
+        assert_eq!((m.records_seen, m.fnr, m.request), (20, 0.0, None));
+        assert!(Meta::from_json("{}").is_err());
+        assert!(Meta::from_json("not json").is_err());
+    }
+
+    #[test]
     fn family_names_are_listed() {
         let req = crate::Requirements::count(10_000).fpr(0.01);
         for c in crate::plan(&req).unwrap() {
