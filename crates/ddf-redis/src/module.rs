@@ -12,7 +12,7 @@
 use crate::plan::VOCABULARY;
 use crate::plan::plan_filter;
 use crate::state::{DdfKey, FORMAT_VERSION, Meta, Span};
-use ddf::request::{DEFAULT_FPR, DEFAULT_RATE, Slack, family_named, parse_size};
+use ddf::request::{Slack, family_named, parse_size};
 use ddf::{KeyedSipHasher, PortableHasher, Request, Window};
 use redis_module::native_types::RedisType;
 use redis_module::{
@@ -268,15 +268,16 @@ fn parse_reserve(args: impl Iterator<Item = RedisString>) -> Result<Reserve, Red
 fn reserve_key(r: &Reserve) -> Result<DdfKey, RedisError> {
     let cap = u64::try_from(MAX_MEMORY.load(Ordering::Relaxed)).unwrap_or(0);
     let (choice, filter) = plan_filter(&r.request, cap).map_err(err)?;
-    let q = &r.request;
+    // The request with its defaults spelled out, as `DDF.INFO` reports it.
+    let q = r.request.resolved();
     let span = match choice.window {
         Window::Count(w) => Span::Count(w),
-        // The arrivals the window is sized for, as `DDF.INFO` reports them.
+        // The arrivals the window is sized for.
         Window::Time(ms) => Span::Time {
             ms,
-            capacity: q.capacity.unwrap_or_else(|| {
-                (q.rate.unwrap_or(DEFAULT_RATE) * ms as f64 / 1000.0).ceil() as u64
-            }),
+            capacity: q
+                .capacity
+                .unwrap_or_else(|| (q.rate.unwrap_or_default() * ms as f64 / 1000.0).ceil() as u64),
         },
         Window::Unbounded => Span::Whole,
     };
@@ -285,11 +286,7 @@ fn reserve_key(r: &Reserve) -> Result<DdfKey, RedisError> {
         config: choice.config.clone(),
         span,
         slack: choice.slack,
-        target_fpr: q.fpr.unwrap_or(if q.exact || q.max_memory.is_some() {
-            0.0
-        } else {
-            DEFAULT_FPR
-        }),
+        target_fpr: q.fpr.unwrap_or(0.0),
         fpr: choice.fpr,
         fnr: choice.fnr,
         misses: choice.false_negatives,
