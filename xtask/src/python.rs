@@ -92,16 +92,16 @@ pub(crate) fn prepare(requirements: &[&str]) -> Result<PathBuf, String> {
 }
 
 /// Builds the package, installs it in `target/py-venv` and runs pytest on
-/// `crates/ddf-py/tests` (with the `ddf` binary built from this workspace
-/// for the cross-front-end tests). `Ok(false)` when a test fails or none ran.
+/// `crates/ddf-py/tests` (with the `ddf` binary and the Redis module built
+/// from this workspace for the cross-front-end tests). `Ok(false)` when a test fails or none ran.
 pub(crate) fn test() -> Result<bool, String> {
     let root = workspace_root();
     let python = prepare(&["requirements-dev.txt"])?;
     run(
         Command::new(std::env::var("CARGO").unwrap_or_else(|_| "cargo".into()))
-            .args(["build", "--quiet", "-p", "ddf-cli"])
+            .args(["build", "--quiet", "-p", "ddf-cli", "-p", "ddf-redis"])
             .current_dir(&root),
-        "cargo build -p ddf-cli",
+        "cargo build -p ddf-cli -p ddf-redis",
     )?;
     let target = output_dir()
         .map_err(|e| e.to_string())?
@@ -112,6 +112,10 @@ pub(crate) fn test() -> Result<bool, String> {
         .args(["-m", "pytest", "-q", "-p", "no:cacheprovider"])
         .arg(root.join("crates/ddf-py/tests"))
         .env("DDF_BIN", target.join("debug").join("ddf"))
+        .env(
+            "DDF_REDIS_MODULE",
+            target.join("debug").join("libddf_redis.so"),
+        )
         .env("PYTHONDONTWRITEBYTECODE", "1")
         .current_dir(&root)
         .status()

@@ -3,12 +3,6 @@
 use clap::{Args, Parser, Subcommand, ValueEnum};
 use std::path::PathBuf;
 
-/// The default `--fpr`: one unseen record in a million reported as a duplicate.
-pub(crate) const DEFAULT_FPR: f64 = 1e-6;
-
-/// The default `--rate` (records per second) a time window is sized for.
-pub(crate) const DEFAULT_RATE: f64 = 1000.0;
-
 /// The exit-code table every help page ends with.
 macro_rules! exit_codes {
     () => {
@@ -92,41 +86,50 @@ pub(crate) enum TimeUnit {
     S,
     /// Milliseconds since the Unix epoch.
     Ms,
+    /// Microseconds since the Unix epoch.
+    Us,
+    /// Nanoseconds since the Unix epoch.
+    Ns,
 }
 
 /// The window, accuracy and size flags shared by `dedup` and `plan`.
 #[derive(Debug, Clone, Args)]
 pub(crate) struct PlanArgs {
     /// Remember only the last N records.
-    #[arg(long, value_name = "N", conflicts_with = "within")]
+    #[arg(long, value_name = "N")]
     pub(crate) window: Option<u64>,
 
     /// Remember only records of the last DURATION (e.g. 90s, 15min, 24h),
     /// by the record's time (--time-field, --time-json) or the arrival clock.
-    #[arg(long, value_name = "DURATION", value_parser = parse_duration_ms)]
+    #[arg(long, value_name = "DURATION", value_parser = ddf::request::parse_duration_ms)]
     pub(crate) within: Option<u64>,
 
-    /// Expected records per second, to size a filter for --within.
-    #[arg(long, value_name = "PER_SECOND", default_value_t = DEFAULT_RATE)]
-    pub(crate) rate: f64,
+    // The help names the library's default.
+    #[arg(long, value_name = "PER_SECOND",
+        help = format!("Expected records per second, to size a filter for --within [default: {}]", ddf::request::DEFAULT_RATE))]
+    pub(crate) rate: Option<f64>,
+
+    /// Expected records per --within window, to size it (instead of --rate).
+    #[arg(long, value_name = "N")]
+    pub(crate) capacity: Option<u64>,
 
     /// Expected distinct keys in the whole stream, to size an approximate
     /// filter when there is no window (else the whole stream is exact).
     #[arg(long, value_name = "N")]
     pub(crate) distinct: Option<f64>,
 
-    /// Largest share of new records reported as duplicates [default: 1e-6,
-    /// unless --max-memory is given alone].
-    #[arg(long, value_name = "P")]
+    #[arg(long, value_name = "P",
+        help = format!("Largest share of new records reported as duplicates [default: {:e}, unless --max-memory is given alone]", ddf::request::DEFAULT_FPR))]
     pub(crate) fpr: Option<f64>,
 
     /// Most memory the filter may use (e.g. 64MiB, 1GB). With it alone
     /// (no --fpr given), the filter with the least error that fits is chosen.
-    #[arg(long, value_name = "SIZE", value_parser = parse_size)]
+    #[arg(long, value_name = "SIZE", value_parser = ddf::request::parse_size)]
     pub(crate) max_memory: Option<u64>,
 
-    /// No false positives: remember every key of the window (64-bit digests).
-    #[arg(long, conflicts_with_all = ["filter", "misses_ok", "max_memory"])]
+    /// No false positives: remember every key of the window (64-bit
+    /// digests). It takes the window alone.
+    #[arg(long)]
     pub(crate) exact: bool,
 
     /// How far beyond the window a record may still be reported: records
@@ -136,8 +139,10 @@ pub(crate) struct PlanArgs {
     #[arg(long, value_name = "N|DURATION")]
     pub(crate) slack: Option<String>,
 
-    /// Use this family instead of the planner's first choice.
-    #[arg(long, value_name = "NAME", value_parser = clap::builder::PossibleValuesParser::new(crate::engine::FAMILIES))]
+    /// Use this family instead of the planner's first choice: its name as
+    /// `ddf plan` lists it, or its display name (case and separators
+    /// ignored).
+    #[arg(long, value_name = "NAME")]
     pub(crate) filter: Option<String>,
 
     /// Accept filters that may miss duplicates (false negatives).
@@ -247,7 +252,7 @@ pub(crate) struct DedupArgs {
     pub(crate) state: Option<PathBuf>,
 
     /// Also save the state every DURATION.
-    #[arg(long, value_name = "DURATION", requires = "state", value_parser = parse_duration_ms)]
+    #[arg(long, value_name = "DURATION", requires = "state", value_parser = ddf::request::parse_duration_ms)]
     pub(crate) checkpoint: Option<u64>,
 
     /// Ignore (and replace) an existing state file, even a corrupt or
@@ -297,25 +302,6 @@ fn parse_threads(s: &str) -> Result<usize, String> {
     } else {
         Err(range)
     }
-}
-
-/// A duration such as `90s`, `1h 30m`, `250ms`, in milliseconds (> 0).
-pub(crate) fn parse_duration_ms(s: &str) -> Result<u64, String> {
-    let d = humantime::parse_duration(s).map_err(|e| format!("{e} (e.g. 90s, 15min, 24h)"))?;
-    let ms = u64::try_from(d.as_millis()).map_err(|_| "duration too long".to_string())?;
-    if ms == 0 {
-        return Err("a duration of at least 1ms".into());
-    }
-    Ok(ms)
-}
-
-/// A size such as `256MiB` or `1GB`, in bytes (> 0).
-fn parse_size(s: &str) -> Result<u64, String> {
-    let b: bytesize::ByteSize = s.parse().map_err(|e| format!("{e} (e.g. 64MiB, 1GB)"))?;
-    if b.as_u64() == 0 {
-        return Err("a size of at least 1 byte".into());
-    }
-    Ok(b.as_u64())
 }
 
 /// One byte, or `\t`.

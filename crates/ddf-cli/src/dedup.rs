@@ -9,7 +9,7 @@
 //! signals and checkpoints between blocks; [`finish`] flushes, saves the
 //! state and writes the summary.
 
-use crate::choose::{self, Choice};
+use crate::choose;
 use crate::cli::{self, DedupArgs, OnBad};
 use crate::engine::{self, Engine, describe_window};
 use crate::input::{self, Block, Fate, Inbox, Msg, Parse, Source};
@@ -18,7 +18,7 @@ use crate::shards::{self, Pool};
 use crate::state::{self, Meta};
 use crate::{Fail, progress::Progress};
 use ddf::KeyedSipHasher;
-use ddf::{DuplicateFilter, Verdict, Window, Windowed};
+use ddf::{Choice, DuplicateFilter, Request, Verdict, Window, Windowed};
 use serde_json::json;
 use std::io::{self, IsTerminal, Write};
 use std::sync::Arc;
@@ -144,6 +144,7 @@ pub(crate) fn run(args: &DedupArgs) -> Result<u8, Fail> {
 /// A run between [`open`] and [`finish`].
 struct Session<'a> {
     args: &'a DedupArgs,
+    request: Request,
     choice: Choice,
     run: Run,
     hasher: KeyedSipHasher,
@@ -192,6 +193,7 @@ fn extractor(args: &DedupArgs) -> Result<Extractor, Fail> {
 /// else new. Also the records seen and the clock of the earlier runs.
 fn filter_and_key(
     args: &DedupArgs,
+    request: &Request,
     choice: &Choice,
 ) -> Result<(Engine, KeyedSipHasher, u64, Option<u64>), Fail> {
     let loaded = match &args.state {
@@ -199,19 +201,16 @@ fn filter_and_key(
         _ => None,
     };
     if let Some(l) = loaded {
-        let (fam, win) = (engine::family(&l.filter), l.filter.window());
-        if fam != choice.family || win != choice.window {
-            return Err(Fail::Run(format!(
-                "state file {} holds a {fam} filter over {}, but the flags ask for a {} \
-                 filter over {}; pass --reset to replace it",
-                args.state
-                    .as_ref()
-                    .map_or(String::new(), |p| p.display().to_string()),
-                describe_window(win),
-                choice.family,
-                describe_window(choice.window),
-            )));
-        }
+        l.meta
+            .resumes(&l.filter, request, choice, &choose::VOCABULARY)
+            .map_err(|why| {
+                Fail::Run(format!(
+                    "state file {}: {why}; pass --reset to replace it",
+                    args.state
+                        .as_ref()
+                        .map_or(String::new(), |p| p.display().to_string()),
+                ))
+            })?;
         return Ok((l.filter, l.hasher, l.meta.records_seen, l.meta.clock_ms));
     }
     let hasher = match args.seed {
@@ -219,13 +218,19 @@ fn filter_and_key(
         None => KeyedSipHasher::try_new()
             .map_err(|e| Fail::Run(format!("no OS randomness for the hash key: {e}")))?,
     };
-    Ok((choice.build().map_err(Fail::Usage)?, hasher, 0, None))
+    let filter = choice
+        .build()
+        .map_err(|e| Fail::Usage(format!("cannot build the {} filter: {e}", choice.family)))?;
+    Ok((filter, hasher, 0, None))
 }
 
 /// Checks the flags, loads or builds the filter, installs the signal
 /// handlers and starts reading.
 fn open(args: &DedupArgs) -> Result<Session<'_>, Fail> {
-    let choice = choose::choose(&args.plan).map_err(Fail::Usage)?;
+    let request = choose::request(&args.plan).map_err(Fail::Usage)?;
+    let choice = request
+        .choose(&choose::VOCABULARY)
+        .map_err(|e| Fail::Usage(e.to_string()))?;
     let threads = args.threads.unwrap_or_else(cli::default_threads);
     let sources = Source::from_args(&args.files);
     let timed = matches!(choice.window, Window::Time(_));
@@ -236,7 +241,7 @@ fn open(args: &DedupArgs) -> Result<Session<'_>, Fail> {
         TimeSpec::Field(_) => "field",
         TimeSpec::Json(_) => "json",
     };
-    let (filter, hasher, records_before, clock_ms) = filter_and_key(args, &choice)?;
+    let (filter, hasher, records_before, clock_ms) = filter_and_key(args, &request, &choice)?;
     // Signals only set flags; the loop acts on them between blocks.
     let sigint = Arc::new(AtomicBool::new(false));
     let sigterm = Arc::new(AtomicBool::new(false));
@@ -315,6 +320,7 @@ fn open(args: &DedupArgs) -> Result<Session<'_>, Fail> {
     };
     Ok(Session {
         args,
+        request,
         choice,
         run,
         hasher,
@@ -373,11 +379,9 @@ impl Session<'_> {
             return Ok(());
         };
         let meta = Meta {
-            config: self.choice.config.clone(),
-            fpr: self.choice.fpr,
             records_seen: self.records_before + self.run.counts.records,
             clock_ms: self.run.clock_ms,
-            time_source: self.time_source.into(),
+            ..Meta::new(&self.choice, &self.request, self.time_source)
         };
         state::save(path, &self.run.filter, &self.hasher, &meta).map_err(Fail::Run)
     }

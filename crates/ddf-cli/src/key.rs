@@ -111,17 +111,18 @@ fn json_key(v: &Value) -> Vec<u8> {
     v.to_string().into_bytes()
 }
 
-/// A number in `unit`, in milliseconds since the epoch.
+/// A number in `unit`, in milliseconds since the epoch, read as every
+/// front end reads times (`ddf::request::time`): one beyond the year 3000
+/// in `unit` is refused, naming the unit it likely is.
 fn scale(x: f64, unit: TimeUnit) -> Result<u64, String> {
-    let ms = match unit {
-        TimeUnit::S => x * 1000.0,
-        TimeUnit::Ms => x,
+    use ddf::request::time::{self, TimeUnit as Unit};
+    let unit = match unit {
+        TimeUnit::S => Unit::Seconds,
+        TimeUnit::Ms => Unit::Millis,
+        TimeUnit::Us => Unit::Micros,
+        TimeUnit::Ns => Unit::Nanos,
     };
-    if (0.0..1.8e19).contains(&ms) {
-        Ok(ms.round() as u64)
-    } else {
-        Err(format!("time {x} out of range"))
-    }
+    time::to_ms(x, unit).map_err(|e| format!("time {e}"))
 }
 
 /// A number in `unit` or an RFC 3339 UTC timestamp, in milliseconds since
@@ -163,6 +164,10 @@ mod tests {
             Ok(1250)
         );
         assert!(parse_time("-1", TimeUnit::S).is_err());
+        assert_eq!(parse_time("1500000", TimeUnit::Us), Ok(1500));
+        // Epoch milliseconds read as seconds: refused, not misread.
+        let e = parse_time("1704114000000", TimeUnit::S).unwrap_err();
+        assert!(e.contains("looks like milliseconds"), "{e}");
         assert!(parse_time("yesterday", TimeUnit::S).is_err());
     }
 

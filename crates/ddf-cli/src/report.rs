@@ -14,43 +14,41 @@ use std::path::Path;
 /// Prints the ranked candidates for the flags, as a table or JSON.
 pub(crate) fn plan(cmd: &PlanCmd) -> Result<(), Fail> {
     let args = &cmd.plan;
-    let window = choose::window(args);
-    let candidates = choose::candidates(args).map_err(Fail::Usage)?;
-    // The exact filter is its own row when the flags ask for it.
-    let rows: Vec<serde_json::Value> = if candidates.is_empty() {
-        let c = choose::choose(args).map_err(Fail::Usage)?;
-        let accesses = 4.0;
-        let cost = ddf::Cost::predict(c.memory_bits, accesses, 0);
-        vec![json!({
-            "family": c.family, "config": c.config,
-            "memory_bytes": c.memory_bits.div_ceil(8), "fpr": 0.0, "fnr": 0.0,
-            "false_negatives": false, "slack": 0, "accesses": accesses,
-            "cost": cost_json(&cost, None),
-        })]
-    } else {
-        candidates
-            .iter()
-            .map(|c| {
-                json!({
-                    "family": engine::candidate_family(c),
-                    "config": format!("{:?}", c.config),
-                    "memory_bytes": c.memory_bits.div_ceil(8),
-                    "fpr": c.fpr, "fnr": c.fnr,
-                    "false_negatives": c.false_negatives,
-                    "slack": c.slack, "accesses": c.accesses,
-                    "cost": cost_json(&c.cost, c.dominated_by),
-                    "saturated": c.saturated,
-                })
+    let request = choose::request(args).map_err(Fail::Usage)?;
+    let candidates = request
+        .candidates(&choose::VOCABULARY)
+        .map_err(|e| Fail::Usage(e.to_string()))?;
+    // The one filter `ddf dedup` would use: the named family, or the first.
+    let chosen = request
+        .choose(&choose::VOCABULARY)
+        .map_err(|e| Fail::Usage(e.to_string()))?;
+    let window = candidates[0].window;
+    let rows: Vec<serde_json::Value> = candidates
+        .iter()
+        .map(|c| {
+            json!({
+                "family": c.family,
+                "config": c.config,
+                "memory_bytes": c.memory_bits.div_ceil(8),
+                "fpr": c.fpr, "fnr": c.fnr,
+                "false_negatives": c.false_negatives,
+                "slack": c.slack, "accesses": c.accesses,
+                "cost": cost_json(&c.cost, c.dominated_by),
+                "saturated": c.saturated,
             })
-            .collect()
-    };
+        })
+        .collect();
     if cmd.json {
-        let v = json!({ "window": window_json(window), "candidates": rows });
+        let v = json!({
+            "window": window_json(window),
+            "candidates": rows,
+            "chosen": { "family": chosen.family, "config": chosen.config, "fpr": chosen.fpr },
+        });
         println!("{v:#}");
         return Ok(());
     }
     println!("window: {}", describe_window(window));
-    if matches!(window, ddf::Window::Unbounded) && candidates.is_empty() {
+    if matches!(window, ddf::Window::Unbounded) && candidates[0].candidate.is_none() {
         println!(
             "(the exact set grows with the distinct keys; give --distinct N for a fixed size)"
         );
@@ -85,10 +83,7 @@ pub(crate) fn plan(cmd: &PlanCmd) -> Result<(), Fail> {
     }
     let yields: Vec<String> = candidates
         .iter()
-        .filter_map(|c| {
-            c.dominated_by
-                .map(|by| format!("{} after {by}", c.family()))
-        })
+        .filter_map(|c| c.dominated_by.map(|by| format!("{} after {by}", c.family)))
         .collect();
     if !yields.is_empty() {
         println!(

@@ -104,7 +104,8 @@ impl Pool {
     ) -> Result<Pool, String> {
         let shard = || match window {
             Window::Count(w) => crate::engine::exact_over_positions(w),
-            _ => crate::engine::exact(window),
+            _ => ddf::Filter::exact(window)
+                .map_err(|e| format!("cannot build the exact filter: {e}")),
         };
         let filters = (0..SHARDS)
             .map(|_| shard())
@@ -297,6 +298,6 @@ fn work(
 }
 
 /// Whether the flags' filter is filtered by a [`Pool`] (module docs).
-pub(crate) fn sharded(choice: &crate::choose::Choice, threads: usize, state: bool) -> bool {
+pub(crate) fn sharded(choice: &ddf::Choice, threads: usize, state: bool) -> bool {
     threads > 1 && !state && choice.candidate.is_none()
 }

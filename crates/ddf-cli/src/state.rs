@@ -1,72 +1,11 @@
 //! State files: a filter, its hash key and what the CLI knows about the run
-//! ([`Meta`], the metadata JSON), in the layout of `ddf::state`, which the
-//! Python package reads and writes too.
-//!
-//! A save writes
-//! `FILE.tmp-PID` (mode 0600, since the key is secret), syncs it and renames
-//! it over `FILE`, so a crash leaves either the old state or the new one.
+//! (`ddf::state::Meta`, the metadata JSON), read and written by
+//! `ddf::state`, as the Python package reads and writes them.
 
 use crate::engine::{self, Engine};
 use ddf::KeyedSipHasher;
-use ddf::{DuplicateFilter, Window, Windowed};
-use serde_json::{Value, json};
-use std::fs;
-use std::io::Write;
+pub(crate) use ddf::state::{Meta, window_json};
 use std::path::Path;
-
-/// What the CLI records beside the filter.
-#[derive(Debug, Clone, PartialEq)]
-pub(crate) struct Meta {
-    /// The planner's parameters, as text.
-    pub(crate) config: String,
-    /// The predicted false-positive rate when the filter was planned.
-    pub(crate) fpr: f64,
-    /// Records observed over every run that used this state.
-    pub(crate) records_seen: u64,
-    /// The latest timestamp given to a time-windowed filter (milliseconds
-    /// since the Unix epoch), if any.
-    pub(crate) clock_ms: Option<u64>,
-    /// Where times come from: `arrival`, `field` or `json`.
-    pub(crate) time_source: String,
-}
-
-impl Meta {
-    fn to_json(&self, f: &Engine) -> Value {
-        json!({
-            "family": engine::family(f),
-            "config": self.config,
-            "window": window_json(f.window()),
-            "slack": f.slack(),
-            "memory_bits": f.memory_bits(),
-            "fpr": self.fpr,
-            "records_seen": self.records_seen,
-            "clock_ms": self.clock_ms,
-            "time_source": self.time_source,
-        })
-    }
-
-    fn from_json(v: &Value) -> Option<Meta> {
-        Some(Meta {
-            config: v.get("config")?.as_str()?.to_string(),
-            fpr: v.get("fpr")?.as_f64()?,
-            records_seen: v.get("records_seen")?.as_u64()?,
-            clock_ms: match v.get("clock_ms")? {
-                Value::Null => None,
-                x => Some(x.as_u64()?),
-            },
-            time_source: v.get("time_source")?.as_str()?.to_string(),
-        })
-    }
-}
-
-/// A window as JSON: `{"records": n}`, `{"ms": t}` or `"unbounded"`.
-pub(crate) fn window_json(w: Window) -> Value {
-    match w {
-        Window::Count(n) => json!({ "records": n }),
-        Window::Time(ms) => json!({ "ms": ms }),
-        Window::Unbounded => json!("unbounded"),
-    }
-}
 
 /// A state read back.
 pub(crate) struct Loaded {
@@ -93,16 +32,15 @@ impl std::fmt::Debug for Loaded {
 }
 
 /// The bytes of a state file.
-pub(crate) fn encode(f: &Engine, hasher: &KeyedSipHasher, meta: &Meta) -> Vec<u8> {
-    ddf::state::encode(f, hasher, &meta.to_json(f).to_string())
+#[cfg(test)]
+fn encode(f: &Engine, hasher: &KeyedSipHasher, meta: &Meta) -> Vec<u8> {
+    ddf::state::encode(f, hasher, &meta.to_json(f))
 }
 
 /// Parses a state file's bytes; every error says what is wrong.
 pub(crate) fn decode(bytes: &[u8]) -> Result<Loaded, String> {
     let file = ddf::state::decode(bytes).map_err(|e| e.to_string())?;
-    let meta_json: Value =
-        serde_json::from_str(&file.meta).map_err(|e| format!("metadata is not JSON: {e}"))?;
-    let meta = Meta::from_json(&meta_json).ok_or("metadata lacks a field")?;
+    let meta = Meta::from_json(&file.meta).map_err(|e| e.to_string())?;
     Ok(Loaded {
         filter: file.filter,
         hasher: file.hasher,
@@ -126,66 +64,35 @@ pub(crate) fn load(path: &Path) -> Result<Option<Loaded>, String> {
         .map_err(|e| format!("state file {} is corrupt: {e}", path.display()))
 }
 
-/// Writes the state atomically: temporary file (mode 0600), sync, rename.
+/// Writes the state atomically ([`ddf::state::write_file`]).
 pub(crate) fn save(
     path: &Path,
     f: &Engine,
     hasher: &KeyedSipHasher,
     meta: &Meta,
 ) -> Result<(), String> {
-    let bytes = encode(f, hasher, meta);
-    let mut tmp_name = path.file_name().unwrap_or_default().to_os_string();
-    tmp_name.push(format!(".tmp-{}", std::process::id()));
-    let tmp = path.with_file_name(tmp_name);
-    let fail = |e: std::io::Error| format!("cannot save state to {}: {e}", path.display());
-    let mut opts = fs::OpenOptions::new();
-    opts.write(true).create(true).truncate(true);
-    #[cfg(unix)]
-    {
-        use std::os::unix::fs::OpenOptionsExt;
-        opts.mode(0o600);
-    }
-    let write = || -> std::io::Result<()> {
-        let mut file = opts.open(&tmp)?;
-        file.write_all(&bytes)?;
-        file.sync_all()?;
-        drop(file);
-        fs::rename(&tmp, path)?;
-        // The rename itself is durable once the directory is synced.
-        if let Some(dir) = path.parent() {
-            let dir = if dir.as_os_str().is_empty() {
-                Path::new(".")
-            } else {
-                dir
-            };
-            if let Ok(d) = fs::File::open(dir) {
-                let _ = d.sync_all();
-            }
-        }
-        Ok(())
-    };
-    write().map_err(|e| {
-        let _ = fs::remove_file(&tmp);
-        fail(e)
-    })
+    ddf::state::write_file(path, f, hasher, meta).map_err(|e| e.to_string())
 }
 
 #[cfg(test)]
 mod tests {
     use super::*;
+    use ddf::{Window, Windowed};
     use proptest::prelude::*;
 
     fn sample() -> Vec<u8> {
-        let mut f = engine::exact(Window::Count(8)).unwrap();
+        let mut f = ddf::Filter::exact(Window::Count(8)).unwrap();
         let digests = (0..20u64).map(ddf::Digest::new).collect();
         let mut v = Vec::new();
         engine::observe(&mut f, &crate::input::Keys::Digests(digests), &mut v);
         let meta = Meta {
             config: "exact window".into(),
             fpr: 0.0,
+            fnr: 0.0,
             records_seen: 20,
             clock_ms: None,
             time_source: "none".into(),
+            request: None,
         };
         encode(&f, &KeyedSipHasher::with_seed(1), &meta)
     }

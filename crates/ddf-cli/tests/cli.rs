@@ -1085,3 +1085,128 @@ fn a_layout_1_state_file_resumes_and_is_saved_in_layout_2() {
     assert!(info.contains("state layout 2"), "{info}");
     assert!(info.contains("records seen: 8"), "{info}");
 }
+
+/// A state resumes under the flags that made it, whatever window the
+/// planner rounded to: every planned family of a count window, and the
+/// time-window ones, run twice with the same flags.
+#[test]
+fn every_planned_family_resumes_under_its_own_flags() {
+    let dir = tempfile::tempdir().unwrap();
+    let first = b"k1\t1700000000\nk2\t1700000001\nk1\t1700000002\n";
+    let second = b"k1\t1700000003\nk3\t1700000004\nk2\t1700000005\n";
+    let mut runs: Vec<Vec<String>> = Vec::new();
+    // Every family `ddf plan` offers for these flags, each named.
+    for (window, extra) in [
+        (vec!["--window", "1000", "--slack", "1000"], vec![]),
+        (
+            vec!["--within", "1m", "--rate", "10", "--slack", "1m"],
+            vec!["--time-field", "2"],
+        ),
+    ] {
+        let mut plan_args = vec!["plan", "--json", "--fpr", "0.01"];
+        plan_args.extend(&window);
+        plan_args.push("--misses-ok");
+        let (code, out, err) = run(&plan_args, b"");
+        assert_eq!(code, 0, "{err}");
+        let v: serde_json::Value = serde_json::from_slice(&out).unwrap();
+        for c in v["candidates"].as_array().unwrap() {
+            let mut flags: Vec<String> = ["--fpr", "0.01", "--misses-ok", "--field", "1"]
+                .iter()
+                .chain(&window)
+                .chain(&extra)
+                .map(|s| s.to_string())
+                .collect();
+            flags.push("--filter".into());
+            flags.push(c["family"].as_str().unwrap().into());
+            runs.push(flags);
+        }
+    }
+    assert!(runs.len() >= 6, "{runs:?}");
+    for (i, flags) in runs.iter().enumerate() {
+        let state = dir.path().join(format!("s{i}.ddf"));
+        let mut args: Vec<&str> = vec!["dedup", "--state", state.to_str().unwrap()];
+        args.extend(flags.iter().map(String::as_str));
+        let (code, out, err) = run(&args, first);
+        assert_eq!(code, 0, "{flags:?}: {err}");
+        assert_eq!(out, b"k1\t1700000000\nk2\t1700000001\n", "{flags:?}");
+        let (code, out, err) = run(&args, second);
+        assert_eq!(code, 0, "{flags:?} resumed: {err}");
+        assert_eq!(out, b"k3\t1700000004\n", "{flags:?} resumed");
+    }
+}
+
+/// The example: an APBF planned for `--window 1000` holds 1008,
+/// and resumes under the same flags.
+#[test]
+fn an_apbf_state_resumes_under_the_flags_that_made_it() {
+    let dir = tempfile::tempdir().unwrap();
+    let state = dir.path().join("st.ddf");
+    let s = state.to_str().unwrap();
+    let flags = [
+        "--window", "1000", "--fpr", "0.01", "--filter", "apbf", "--slack", "1000", "--state", s,
+    ];
+    assert_eq!(dedup(&flags, b"a\nb\na\n"), b"a\nb\n");
+    assert_eq!(dedup(&flags, b"a\nc\n"), b"c\n");
+    // Other flags are still refused, naming both filters.
+    let (code, _, err) = run(
+        &["dedup", "--window", "2000", "--fpr", "0.01", "--state", s],
+        b"a\n",
+    );
+    assert_eq!(code, 1);
+    assert!(err.contains("apbf") && err.contains("--reset"), "{err}");
+}
+
+/// States written before the metadata recorded the request (the command
+/// at the previous commit of this format: `tests/data/meta-v0-*.ddfstate`)
+/// still load and resume under the flags that made them when the filter
+/// they would choose is the one held.
+#[test]
+fn states_without_a_recorded_request_still_resume() {
+    let dir = tempfile::tempdir().unwrap();
+    let data = Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/data");
+    // Written by `--window 1000 --fpr 0.01 --filter apbf --slack 1000 --seed 7`
+    // from order-1, order-2, order-1, order-3.
+    let apbf = dir.path().join("apbf.ddf");
+    std::fs::copy(data.join("meta-v0-apbf.ddfstate"), &apbf).unwrap();
+    let out = dedup(
+        &[
+            "--window",
+            "1000",
+            "--fpr",
+            "0.01",
+            "--filter",
+            "apbf",
+            "--slack",
+            "1000",
+            "--state",
+            apbf.to_str().unwrap(),
+        ],
+        b"order-1\norder-4\norder-3\n",
+    );
+    assert_eq!(out, b"order-4\n");
+    // Written by `--within 1m --rate 10 --fpr 0.01 --field 1 --time-field 2
+    // --seed 7` from a@1700000000, b@1700000001, a@1700000002.
+    let timed = dir.path().join("time.ddf");
+    std::fs::copy(data.join("meta-v0-time.ddfstate"), &timed).unwrap();
+    let out = dedup(
+        &[
+            "--within",
+            "1m",
+            "--rate",
+            "10",
+            "--fpr",
+            "0.01",
+            "--field",
+            "1",
+            "--time-field",
+            "2",
+            "--state",
+            timed.to_str().unwrap(),
+        ],
+        b"a\t1700000010\nc\t1700000011\nb\t1700000100\n",
+    );
+    assert_eq!(out, b"c\t1700000011\nb\t1700000100\n");
+    let (_, info, _) = run(&["inspect", "--json", timed.to_str().unwrap()], b"");
+    let v: serde_json::Value = serde_json::from_slice(&info).unwrap();
+    assert_eq!(v["records_seen"], 6);
+}

@@ -2,38 +2,23 @@
 //! state file that the `ddf` command reads too.
 
 use crate::keys::{Keys, Source, with_key};
-use crate::planning::{self, Args, human_bytes, slack_py, window_py};
-use crate::units::{now_ms, seconds_to_ms, type_name};
+use crate::planning::{self, Keywords, human_bytes, slack_py, window_py};
+use crate::units::{is_one_time, now_ms, time_ms, times_ms};
+use ddf::state::Meta;
 use ddf::{
     Deduper, Digest, DuplicateFilter, Filter, KeyedSipHasher, TimedFilter, Verdict, Window,
     Windowed, state,
 };
 use pyo3::exceptions::{PyFileNotFoundError, PyOSError, PyTypeError, PyValueError};
 use pyo3::prelude::*;
-use pyo3::types::{PyByteArray, PyBytes, PyDict, PyFloat, PyInt};
-use serde_json::{Value, json};
-use std::io::Write;
-use std::path::{Path, PathBuf};
+use pyo3::types::{PyByteArray, PyBytes, PyDict};
+use std::path::PathBuf;
 use std::sync::{Mutex, MutexGuard, TryLockError};
 
 /// Keys handed to the filter per release of the GIL: enough to amortise
 /// the release (a few hundred nanoseconds), few enough that the copied keys
 /// of a chunk stay in a few MiB.
 const CHUNK: usize = 1 << 16;
-
-/// What a `Dedup` records beside the filter (the state file's metadata).
-#[derive(Debug, Clone)]
-struct Meta {
-    config: String,
-    fpr: f64,
-    fnr: f64,
-    /// Keys observed over every run that used this state (the `ddf`
-    /// command's `records_seen`).
-    records_seen: u64,
-    /// The latest time given to a time-windowed filter, in ms.
-    clock_ms: Option<u64>,
-    time_source: String,
-}
 
 /// The mutable part, behind the mutex.
 #[derive(Debug)]
@@ -57,29 +42,9 @@ impl Inner {
         self.meta.clock_ms = Some(self.meta.clock_ms.map_or(now, |c| c.max(now)));
     }
 
-    fn meta_json(&self) -> String {
-        let f = self.seen.filter();
-        json!({
-            "family": state::family(f),
-            "config": self.meta.config,
-            "window": match f.window() {
-                Window::Count(n) => json!({ "records": n }),
-                Window::Time(ms) => json!({ "ms": ms }),
-                Window::Unbounded => json!("unbounded"),
-            },
-            "slack": f.slack(),
-            "memory_bits": f.memory_bits(),
-            "fpr": self.meta.fpr,
-            "fnr": self.meta.fnr,
-            "records_seen": self.meta.records_seen,
-            "clock_ms": self.meta.clock_ms,
-            "time_source": self.meta.time_source,
-        })
-        .to_string()
-    }
-
     fn to_bytes(&self) -> Vec<u8> {
-        state::encode(self.seen.filter(), self.seen.hasher(), &self.meta_json())
+        let f = self.seen.filter();
+        state::encode(f, self.seen.hasher(), &self.meta.to_json(f))
     }
 }
 
@@ -165,38 +130,8 @@ impl Dedup {
     fn decode(bytes: &[u8], key: Option<Py<PyAny>>) -> PyResult<Dedup> {
         let file = state::decode(bytes)
             .map_err(|e| PyValueError::new_err(format!("not a usable ddf state: {e}")))?;
-        let v: Value = serde_json::from_str(&file.meta)
-            .map_err(|e| PyValueError::new_err(format!("state metadata is not JSON: {e}")))?;
-        let missing = |f: &str| PyValueError::new_err(format!("state metadata lacks {f}"));
-        let meta = Meta {
-            config: v
-                .get("config")
-                .and_then(Value::as_str)
-                .ok_or_else(|| missing("config"))?
-                .to_string(),
-            fpr: v
-                .get("fpr")
-                .and_then(Value::as_f64)
-                .ok_or_else(|| missing("fpr"))?,
-            fnr: v.get("fnr").and_then(Value::as_f64).unwrap_or(0.0),
-            records_seen: v
-                .get("records_seen")
-                .and_then(Value::as_u64)
-                .ok_or_else(|| missing("records_seen"))?,
-            clock_ms: match v.get("clock_ms") {
-                None => return Err(missing("clock_ms")),
-                Some(Value::Null) => None,
-                Some(x) => Some(
-                    x.as_u64()
-                        .ok_or_else(|| missing("clock_ms as an integer"))?,
-                ),
-            },
-            time_source: v
-                .get("time_source")
-                .and_then(Value::as_str)
-                .ok_or_else(|| missing("time_source"))?
-                .to_string(),
-        };
+        let meta =
+            Meta::from_json(&file.meta).map_err(|e| PyValueError::new_err(format!("state {e}")))?;
         Ok(Dedup::new_from(file.filter, file.hasher, meta, key))
     }
 
@@ -209,36 +144,16 @@ impl Dedup {
         let Some(at) = at else {
             return Ok(Times::One(now_ms()));
         };
-        if at.is_instance_of::<PyFloat>() || at.is_instance_of::<PyInt>() {
-            return Ok(Times::One(seconds_to_ms("at", at.extract()?)?));
+        if is_one_time(at)? {
+            return Ok(Times::One(time_ms("at", at)?));
         }
-        let seconds: Vec<f64> = if at.hasattr("__array_interface__")? {
-            let raw = at
-                .call_method1("astype", ("<f8",))?
-                .call_method0("tobytes")?;
-            raw.cast::<PyBytes>()?
-                .as_bytes()
-                .chunks_exact(8)
-                .map(|c| f64::from_le_bytes([c[0], c[1], c[2], c[3], c[4], c[5], c[6], c[7]]))
-                .collect()
-        } else {
-            at.extract().map_err(|_| {
-                PyTypeError::new_err(format!(
-                    "at must be seconds (float), or one per key (a sequence or array), not {}",
-                    type_name(at)
-                ))
-            })?
-        };
-        if seconds.len() != n {
+        let ms = times_ms("at", at)?;
+        if ms.len() != n {
             return Err(PyValueError::new_err(format!(
                 "at has {} times for {n} keys",
-                seconds.len()
+                ms.len()
             )));
         }
-        let ms = seconds
-            .into_iter()
-            .map(|s| seconds_to_ms("at", s))
-            .collect::<PyResult<Vec<u64>>>()?;
         Ok(Times::Each(ms))
     }
 }
@@ -297,8 +212,8 @@ fn bool_array<'py>(py: Python<'py>, flags: &[u8]) -> PyResult<Bound<'py, PyAny>>
 impl Dedup {
     /// See the package docs and `ddf.pyi`.
     #[new]
-    #[pyo3(signature = (window=None, *, within=None, rate=None, fpr=None, exact=false,
-        max_memory=None, misses_ok=false, family=None, slack=None, distinct=None,
+    #[pyo3(signature = (window=None, *, within=None, rate=None, capacity=None, fpr=None,
+        exact=false, max_memory=None, misses_ok=false, family=None, slack=None, distinct=None,
         seed=None, key=None))]
     #[allow(clippy::too_many_arguments)]
     fn py_new(
@@ -306,6 +221,7 @@ impl Dedup {
         window: Option<&Bound<'_, PyAny>>,
         within: Option<&Bound<'_, PyAny>>,
         rate: Option<f64>,
+        capacity: Option<u64>,
         fpr: Option<f64>,
         exact: bool,
         max_memory: Option<&Bound<'_, PyAny>>,
@@ -316,9 +232,19 @@ impl Dedup {
         seed: Option<u64>,
         key: Option<Py<PyAny>>,
     ) -> PyResult<Dedup> {
-        let args = Args::parse(
-            window, within, rate, fpr, exact, max_memory, misses_ok, family, slack, distinct,
-        )?;
+        let keywords = Keywords {
+            window,
+            within,
+            rate,
+            capacity,
+            fpr,
+            exact,
+            max_memory,
+            misses_ok,
+            family,
+            slack,
+            distinct,
+        };
         if let Some(k) = &key
             && !k.bind(py).is_callable()
         {
@@ -326,22 +252,19 @@ impl Dedup {
                 "key must be a callable (a function of one key)",
             ));
         }
-        let choice = planning::choose(&args)?;
-        let filter = choice.build()?;
+        let choice = planning::choose(&keywords)?;
+        let filter = choice.build().map_err(|e| {
+            PyValueError::new_err(format!("cannot build the {} filter: {e}", choice.family))
+        })?;
         let hasher = match seed {
             Some(s) => KeyedSipHasher::with_seed(s),
             None => KeyedSipHasher::try_new().map_err(|e| {
                 PyOSError::new_err(format!("no OS randomness for the hash key: {e}"))
             })?,
         };
-        let meta = Meta {
-            config: choice.config.clone(),
-            fpr: choice.fpr,
-            fnr: choice.fnr,
-            records_seen: 0,
-            clock_ms: None,
-            time_source: if filter.is_timed() { "python" } else { "none" }.into(),
-        };
+        let request = keywords.request()?;
+        let time_source = if filter.is_timed() { "python" } else { "none" };
+        let meta = Meta::new(&choice, &request, time_source);
         Ok(Dedup::new_from(filter, hasher, meta, key))
     }
 
@@ -349,7 +272,12 @@ impl Dedup {
     /// remembers it. `at`: seconds since the epoch for a time window
     /// (default `time.time()`).
     #[pyo3(signature = (key, *, at=None))]
-    fn observe(&self, py: Python<'_>, key: &Bound<'_, PyAny>, at: Option<f64>) -> PyResult<bool> {
+    fn observe(
+        &self,
+        py: Python<'_>,
+        key: &Bound<'_, PyAny>,
+        at: Option<&Bound<'_, PyAny>>,
+    ) -> PyResult<bool> {
         let mapped;
         let key = match &self.key {
             Some(f) => {
@@ -362,7 +290,7 @@ impl Dedup {
         // are borrowed from the Python object).
         let now = if self.timed {
             Some(match at {
-                Some(s) => seconds_to_ms("at", s)?,
+                Some(t) => time_ms("at", t)?,
                 None => now_ms(),
             })
         } else {
@@ -390,12 +318,17 @@ impl Dedup {
     /// Whether `key` is reported as seen, without remembering it. A time
     /// window answers at `at` (default: the latest time observed).
     #[pyo3(signature = (key, *, at=None))]
-    fn contains(&self, py: Python<'_>, key: &Bound<'_, PyAny>, at: Option<f64>) -> PyResult<bool> {
+    fn contains(
+        &self,
+        py: Python<'_>,
+        key: &Bound<'_, PyAny>,
+        at: Option<&Bound<'_, PyAny>>,
+    ) -> PyResult<bool> {
         let key = self.map(key)?;
         let inner = self.lock(py);
         if inner.timed() {
             let now = match at {
-                Some(s) => seconds_to_ms("at", s)?,
+                Some(t) => time_ms("at", t)?,
                 None => inner.meta.clock_ms.unwrap_or(0),
             };
             with_key(&key, |b| inner.seen.contains_at(b, now))
@@ -450,7 +383,7 @@ impl Dedup {
         &self,
         py: Python<'py>,
         keys: &Bound<'py, PyAny>,
-        at: Option<f64>,
+        at: Option<&Bound<'py, PyAny>>,
     ) -> PyResult<Bound<'py, PyAny>> {
         let source = Source::new(keys, self.key.is_some())?;
         let n = source.len()?;
@@ -458,7 +391,7 @@ impl Dedup {
         let mut out: Vec<u8> = Vec::with_capacity(n);
         let mut keys = Keys::default();
         let mut start = 0;
-        let now = at.map(|s| seconds_to_ms("at", s)).transpose()?;
+        let now = at.map(|t| time_ms("at", t)).transpose()?;
         {
             let inner = self.lock(py);
             if !inner.timed() {
@@ -587,10 +520,10 @@ impl Dedup {
     /// Writes the state file atomically (a temporary file of mode 0600,
     /// synced, renamed over `path`).
     fn save(&self, py: Python<'_>, path: PathBuf) -> PyResult<()> {
-        let bytes = self.lock(py).to_bytes();
-        py.detach(|| save_atomic(&path, &bytes)).map_err(|e| {
-            PyOSError::new_err(format!("cannot save state to {}: {e}", path.display()))
-        })
+        let inner = self.lock(py);
+        let (seen, meta) = (&inner.seen, &inner.meta);
+        py.detach(|| state::write_file(&path, seen.filter(), seen.hasher(), meta))
+            .map_err(|e| PyOSError::new_err(e.to_string()))
     }
 
     fn __reduce__<'py>(&self, py: Python<'py>) -> PyResult<Bound<'py, PyAny>> {
@@ -619,31 +552,6 @@ impl Dedup {
             inner.meta.records_seen
         )
     }
-}
-
-/// Writes `bytes` to a temporary file beside `path` (mode 0600: it holds
-/// the hash key), syncs it and renames it over `path`.
-fn save_atomic(path: &Path, bytes: &[u8]) -> std::io::Result<()> {
-    let mut tmp_name = path.file_name().unwrap_or_default().to_os_string();
-    tmp_name.push(format!(".tmp-{}", std::process::id()));
-    let tmp = path.with_file_name(tmp_name);
-    let mut opts = std::fs::OpenOptions::new();
-    opts.write(true).create(true).truncate(true);
-    #[cfg(unix)]
-    {
-        use std::os::unix::fs::OpenOptionsExt;
-        opts.mode(0o600);
-    }
-    let write = || -> std::io::Result<()> {
-        let mut file = opts.open(&tmp)?;
-        file.write_all(bytes)?;
-        file.sync_all()?;
-        drop(file);
-        std::fs::rename(&tmp, path)
-    };
-    write().inspect_err(|_| {
-        let _ = std::fs::remove_file(&tmp);
-    })
 }
 
 /// `ddf.load(path)`: a `Dedup` from a state file.

@@ -18,14 +18,15 @@ use pyo3::prelude::*;
 
 /// The planner's ranked candidates for the same arguments as `Dedup`.
 #[pyfunction]
-#[pyo3(signature = (window=None, *, within=None, rate=None, fpr=None, exact=false,
-    max_memory=None, misses_ok=false, slack=None, distinct=None))]
+#[pyo3(signature = (window=None, *, within=None, rate=None, capacity=None, fpr=None,
+    exact=false, max_memory=None, misses_ok=false, slack=None, distinct=None))]
 #[allow(clippy::too_many_arguments)]
 fn plan(
     py: Python<'_>,
     window: Option<&Bound<'_, PyAny>>,
     within: Option<&Bound<'_, PyAny>>,
     rate: Option<f64>,
+    capacity: Option<u64>,
     fpr: Option<f64>,
     exact: bool,
     max_memory: Option<&Bound<'_, PyAny>>,
@@ -33,10 +34,20 @@ fn plan(
     slack: Option<&Bound<'_, PyAny>>,
     distinct: Option<f64>,
 ) -> PyResult<planning::Plan> {
-    let args = planning::Args::parse(
-        window, within, rate, fpr, exact, max_memory, misses_ok, None, slack, distinct,
-    )?;
-    let candidates = planning::candidates(&args)?
+    let keywords = planning::Keywords {
+        window,
+        within,
+        rate,
+        capacity,
+        fpr,
+        exact,
+        max_memory,
+        misses_ok,
+        family: None,
+        slack,
+        distinct,
+    };
+    let candidates = planning::candidates(&keywords)?
         .into_iter()
         .enumerate()
         .map(|(rank, choice)| Py::new(py, planning::PyCandidate { choice, rank }))

@@ -9,9 +9,11 @@
 //! time window without `AT` at the latest time replicated, never at its own
 //! clock ([`exists_clock`]).
 
+use crate::plan::VOCABULARY;
 use crate::plan::plan_filter;
 use crate::state::{DdfKey, FORMAT_VERSION, Meta, Span};
-use ddf::{KeyedSipHasher, PortableHasher, Requirements};
+use ddf::request::{Slack, family_named, parse_size};
+use ddf::{KeyedSipHasher, PortableHasher, Request, Window};
 use redis_module::native_types::RedisType;
 use redis_module::{
     Context, ContextFlags, NextArg, RedisError, RedisResult, RedisString, RedisValue,
@@ -33,8 +35,6 @@ pub(crate) static AUTOCREATE_CAPACITY: AtomicI64 = AtomicI64::new(1_000_000);
 
 /// The error target of an autocreated key.
 const AUTOCREATE_ERROR: &str = "0.001";
-/// Items per window a `WITHIN` key is sized for unless `CAPACITY` says.
-const DEFAULT_CAPACITY: u64 = 1_000_000;
 
 /// The data type. Its name is nine characters, as Redis requires; the
 /// encoding version is the payload's [`FORMAT_VERSION`].
@@ -209,116 +209,95 @@ fn server_ms() -> u64 {
 
 /// `DDF.RESERVE`'s arguments after the key, parsed.
 struct Reserve {
-    span: Span,
-    error: Option<f64>,
-    slack: Option<u64>,
-    family: Option<String>,
-    misses: bool,
-    max_memory: Option<u64>,
+    request: Request,
     hasher: Option<KeyedSipHasher>,
+}
+
+/// A text argument (a family name, a size), named in the error.
+fn text(arg: Option<RedisString>, name: &str) -> Result<String, RedisError> {
+    let arg = arg.ok_or_else(|| err(format!("{name} needs a value")))?;
+    Ok(String::from_utf8_lossy(arg.as_slice()).into_owned())
 }
 
 fn parse_reserve(args: impl Iterator<Item = RedisString>) -> Result<Reserve, RedisError> {
     let mut args = args.peekable();
-    let (mut count, mut time, mut capacity) = (None, None, None);
     let mut r = Reserve {
-        span: Span::Count(0),
-        error: None,
-        slack: None,
-        family: None,
-        misses: false,
-        max_memory: None,
+        request: Request::default(),
         hasher: None,
     };
+    let q = &mut r.request;
     while let Some(arg) = args.next() {
         if is(&arg, "WINDOW") {
-            count = Some(unsigned(args.next(), "WINDOW")?);
+            q.window = Some(unsigned(args.next(), "WINDOW")?);
         } else if is(&arg, "WITHIN") {
-            time = Some(unsigned(args.next(), "WITHIN")?);
+            q.within_ms = Some(unsigned(args.next(), "WITHIN")?);
+        } else if is(&arg, "RATE") {
+            q.rate = Some(number(args.next(), "RATE")?);
         } else if is(&arg, "CAPACITY") {
-            capacity = Some(unsigned(args.next(), "CAPACITY")?);
+            q.capacity = Some(unsigned(args.next(), "CAPACITY")?);
         } else if is(&arg, "ERROR") {
-            r.error = Some(number(args.next(), "ERROR")?);
+            q.fpr = Some(number(args.next(), "ERROR")?);
         } else if is(&arg, "SLACK") {
-            r.slack = Some(unsigned(args.next(), "SLACK")?);
+            q.slack = Some(Slack::Units(unsigned(args.next(), "SLACK")?));
         } else if is(&arg, "FILTER") {
-            let name = args
-                .next()
-                .ok_or_else(|| err("FILTER needs a family name"))?;
-            r.family = Some(String::from_utf8_lossy(name.as_slice()).into_owned());
+            let name = text(args.next(), "FILTER")?;
+            q.family = Some(family_named(&name, &VOCABULARY).map_err(err)?);
         } else if is(&arg, "MISSES-OK") {
-            r.misses = true;
+            q.misses_ok = true;
+        } else if is(&arg, "EXACT") {
+            q.exact = true;
+        } else if is(&arg, "DISTINCT") {
+            q.distinct = Some(number(args.next(), "DISTINCT")?);
         } else if is(&arg, "MAXMEMORY") {
-            r.max_memory = Some(unsigned(args.next(), "MAXMEMORY")?);
+            let size = text(args.next(), "MAXMEMORY")?;
+            q.max_memory = Some(parse_size(&size).map_err(|e| err(format!("MAXMEMORY: {e}")))?);
         } else if is(&arg, "HASHKEY") {
             let hex = args.next().ok_or_else(|| err("HASHKEY needs a value"))?;
             r.hasher = Some(from_hex(&hex)?);
         } else {
             return Err(err(format!(
-                "unknown argument '{}' (expected WINDOW, WITHIN, CAPACITY, ERROR, SLACK, FILTER, MISSES-OK, MAXMEMORY)",
+                "unknown argument '{}' (expected WINDOW, WITHIN, RATE, CAPACITY, ERROR, SLACK, FILTER, MISSES-OK, EXACT, DISTINCT, MAXMEMORY)",
                 String::from_utf8_lossy(arg.as_slice())
             )));
         }
-    }
-    r.span = match (count, time) {
-        (Some(w), None) => {
-            if capacity.is_some() {
-                return Err(err("CAPACITY applies to time windows (WITHIN)"));
-            }
-            Span::Count(w)
-        }
-        (None, Some(ms)) => Span::Time {
-            ms,
-            capacity: capacity.unwrap_or(DEFAULT_CAPACITY),
-        },
-        _ => return Err(err("give exactly one of WINDOW n or WITHIN ms")),
-    };
-    if r.error.is_none() && r.max_memory.is_none() {
-        return Err(err("give ERROR fpr (or MAXMEMORY bytes)"));
     }
     Ok(r)
 }
 
 /// Plans and builds the key `DDF.RESERVE` asked for.
 fn reserve_key(r: &Reserve) -> Result<DdfKey, RedisError> {
-    let mut req = match r.span {
-        Span::Count(w) => Requirements::count(w),
-        Span::Time { ms, capacity } => {
-            if ms == 0 || capacity == 0 {
-                return Err(err("WITHIN and CAPACITY must be positive"));
-            }
-            Requirements::time(ms, capacity as f64 / ms as f64)
-        }
-    };
-    if let Some(p) = r.error {
-        req = req.fpr(p);
-    }
-    if let Some(s) = r.slack {
-        req = req.max_slack(s);
-    }
-    if let Some(b) = r.max_memory {
-        req = req.memory_budget(b.saturating_mul(8));
-    }
-    req = req.allow_false_negatives(r.misses);
-    // Relaxed: a configuration value read alone, ordering nothing else.
     let cap = u64::try_from(MAX_MEMORY.load(Ordering::Relaxed)).unwrap_or(0);
-    let (candidate, filter) = plan_filter(&req, r.family.as_deref(), cap).map_err(err)?;
+    let (choice, filter) = plan_filter(&r.request, cap).map_err(err)?;
+    // The request with its defaults spelled out, as `DDF.INFO` reports it.
+    let q = r.request.resolved();
+    let span = match choice.window {
+        Window::Count(w) => Span::Count(w),
+        // The arrivals the window is sized for.
+        Window::Time(ms) => Span::Time {
+            ms,
+            capacity: q
+                .capacity
+                .unwrap_or_else(|| (q.rate.unwrap_or_default() * ms as f64 / 1000.0).ceil() as u64),
+        },
+        Window::Unbounded => Span::Whole,
+    };
     let meta = Meta {
-        family: candidate.family().to_string(),
-        config: format!("{:?}", candidate.config),
-        span: r.span,
-        slack: candidate.slack,
-        target_fpr: r.error.unwrap_or(0.0),
-        fpr: candidate.fpr,
-        fnr: candidate.fnr,
-        misses: candidate.false_negatives,
+        family: choice.family.to_string(),
+        config: choice.config.clone(),
+        span,
+        slack: choice.slack,
+        target_fpr: q.fpr.unwrap_or(0.0),
+        fpr: choice.fpr,
+        fnr: choice.fnr,
+        misses: choice.false_negatives,
     };
     let hasher = r.hasher.clone().unwrap_or_default();
     Ok(DdfKey::new(filter, hasher, meta))
 }
 
-/// `DDF.RESERVE key (WINDOW n | WITHIN ms) ERROR fpr [CAPACITY n] [SLACK n]
-/// [FILTER name] [MISSES-OK] [MAXMEMORY bytes] [HASHKEY hex]`.
+/// `DDF.RESERVE key [WINDOW n | WITHIN ms] [ERROR fpr] [RATE r | CAPACITY n]
+/// [SLACK n] [FILTER name] [MISSES-OK] [EXACT] [DISTINCT n] [MAXMEMORY size]
+/// [HASHKEY hex]`: the words of `ddf::Request`, with its defaults.
 ///
 /// Planning can take a noticeable time (a queued candidate for a count
 /// window near 2^20 sums its theory for about 0.6 s), so the caller is
@@ -327,7 +306,7 @@ fn reserve_key(r: &Reserve) -> Result<DdfKey, RedisError> {
 /// client cannot be blocked (MULTI, scripts, the replication link, AOF
 /// loading) the reservation runs here, as one step.
 fn ddf_reserve(ctx: &Context, args: Vec<RedisString>) -> RedisResult {
-    if args.len() < 4 {
+    if args.len() < 2 {
         return Err(RedisError::WrongArity);
     }
     let mut it = args.iter().skip(1).cloned();
@@ -576,6 +555,7 @@ fn ddf_info(ctx: &Context, args: Vec<RedisString>) -> RedisResult {
     let (kind, window, capacity) = match m.span {
         Span::Count(w) => ("count", w, None),
         Span::Time { ms, capacity } => ("time", ms, Some(capacity)),
+        Span::Whole => ("whole stream", 0, None),
     };
     let mut out = vec![
         text("Family"),

@@ -33,6 +33,8 @@ pub(crate) enum Span {
         /// Items per span the filter is sized for.
         capacity: u64,
     },
+    /// No `WINDOW` or `WITHIN`: the whole stream.
+    Whole,
 }
 
 /// What the planner chose and predicted, kept for `DDF.INFO`.
@@ -177,6 +179,12 @@ impl DdfKey {
                 out.put_u64(ms);
                 out.put_u64(capacity);
             }
+            // A kind of its own: values of kinds 0 and 1 read as before.
+            Span::Whole => {
+                out.put_u8(2);
+                out.put_u64(0);
+                out.put_u64(0);
+            }
         }
         out.put_u64(self.meta.slack);
         out.put_f64(self.meta.target_fpr);
@@ -220,10 +228,11 @@ impl DdfKey {
         let span = match kind {
             0 => Span::Count(w),
             1 => Span::Time { ms: w, capacity },
+            2 => Span::Whole,
             k => {
                 return Err(DecodeError::invalid(
                     "window kind",
-                    format!("{k}, not 0 or 1"),
+                    format!("{k}, not 0, 1 or 2"),
                 ));
             }
         };
@@ -278,6 +287,7 @@ mod tests {
         let req = match span {
             Span::Count(w) => Requirements::count(w),
             Span::Time { ms, capacity } => Requirements::time(ms, capacity as f64 / ms as f64),
+            Span::Whole => panic!("the sample keys have windows"),
         };
         let candidates = ddf::plan(&req.fpr(1e-3).max_slack(u64::MAX)).expect("plans");
         let sliding = candidates

@@ -149,7 +149,7 @@ fn info_reports_the_plan() {
             .unwrap_or_else(|| panic!("{name}"));
         text[at + 1].clone()
     };
-    assert_eq!(field("Family"), "sliding Bloom");
+    assert_eq!(field("Family"), "sliding");
     assert_eq!(field("Window"), "count");
     assert_eq!(field("Items"), "1000");
     assert_eq!(field("Observed"), "2");
@@ -173,11 +173,11 @@ fn bad_arguments_are_clear_errors() {
     let cases: &[(&[&str], &str)] = &[
         (
             &["DDF.RESERVE", "k", "WINDOW", "0", "ERROR", "0.01"],
-            "window",
+            "WINDOW must be a count of records from 1 to 2^40, not 0",
         ),
         (
             &["DDF.RESERVE", "k", "WITHIN", "0", "ERROR", "0.01"],
-            "positive",
+            "WITHIN must be at least 1ms",
         ),
         (
             &["DDF.RESERVE", "k", "WINDOW", "10", "ERROR", "nan"],
@@ -185,11 +185,11 @@ fn bad_arguments_are_clear_errors() {
         ),
         (
             &["DDF.RESERVE", "k", "WINDOW", "10", "ERROR", "1.5"],
-            "invalid fpr = ",
+            "ERROR must be in (0, 1), not 1.5",
         ),
         (
             &["DDF.RESERVE", "k", "WINDOW", "10", "ERROR", "0"],
-            "invalid fpr = ",
+            "ERROR must be in (0, 1), not 0",
         ),
         (
             &["DDF.RESERVE", "k", "WINDOW", "-3", "ERROR", "0.01"],
@@ -211,11 +211,11 @@ fn bad_arguments_are_clear_errors() {
                 "DDF.RESERVE",
                 "k",
                 "WINDOW",
-                "1000000000000",
+                "2000000000000",
                 "ERROR",
                 "0.01",
             ],
-            "window",
+            "WINDOW must be a count of records from 1 to 2^40",
         ),
         (
             &["DDF.RESERVE", "k", "WINDOW", "10000000", "ERROR", "0.001"],
@@ -232,9 +232,16 @@ fn bad_arguments_are_clear_errors() {
                 "ERROR",
                 "0.1",
             ],
-            "exactly one",
+            "give WINDOW (a count of records) or WITHIN (a duration), not both",
         ),
-        (&["DDF.RESERVE", "k", "WINDOW", "10"], "ERROR"),
+        (
+            &["DDF.RESERVE", "k", "WINDOW", "10", "EXACT", "ERROR", "0.1"],
+            "EXACT keeps every key of the window, with no false positives: it takes a window alone, not ERROR",
+        ),
+        (
+            &["DDF.RESERVE", "k", "MAXMEMORY", "1MiB"],
+            "in fixed memory, a filter of the whole stream misses",
+        ),
         (
             &["DDF.RESERVE", "k", "WINDOW", "10", "ERROR", "0.1", "BOGUS"],
             "unknown argument",
@@ -250,7 +257,7 @@ fn bad_arguments_are_clear_errors() {
                 "FILTER",
                 "qht",
             ],
-            "no qht",
+            "FILTER qht does not meet these arguments",
         ),
         (
             &[
@@ -263,7 +270,7 @@ fn bad_arguments_are_clear_errors() {
                 "FILTER",
                 "apb",
             ],
-            "unknown FILTER 'apb' (the families are exact, shf,",
+            "FILTER \"apb\" is not a family; the families are exact, shf,",
         ),
         (
             &[

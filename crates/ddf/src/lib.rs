@@ -8,6 +8,7 @@ mod planner;
 pub mod concurrent;
 pub mod filter;
 pub mod registry;
+pub mod request;
 pub mod shared;
 pub mod state;
 
@@ -58,6 +59,7 @@ pub use ddf_core::{
 pub use filter::Filter;
 pub use planner::{Candidate, Cost, Exclusion, PlanError, Requirements, Span, Tier, plan};
 pub use registry::{Config, Family, UnknownFamily};
+pub use request::{Choice, Refusal, Request, Vocabulary};
 pub use shared::{DEFAULT_SHARDS, MAX_SHARDS, ShardedPlan, Shared, plan_sharded};
 
 /// Hashing: the keyed SipHash-1-3 hasher, digests, fingerprints and probes

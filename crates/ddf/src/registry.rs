@@ -524,12 +524,9 @@ impl std::error::Error for UnknownFamily {}
 impl FromStr for Family {
     type Err = UnknownFamily;
 
+    /// As [`Family::named`] reads a name: slug or display name.
     fn from_str(s: &str) -> Result<Self, Self::Err> {
-        Family::ALL
-            .iter()
-            .copied()
-            .find(|f| f.slug() == s)
-            .ok_or_else(|| UnknownFamily(s.to_string()))
+        Family::named(s).ok_or_else(|| UnknownFamily(s.to_string()))
     }
 }
 

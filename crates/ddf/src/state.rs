@@ -21,10 +21,12 @@
 //! layout 2.
 //!
 //! The checksum catches torn or corrupted files, not tampering. The
-//! metadata is opaque here (this crate has no JSON parser); the front ends
-//! agree on its fields: `family`, `config`, `window`, `slack`,
-//! `memory_bits`, `fpr`, `records_seen`, `clock_ms` (the latest time seen,
-//! milliseconds since the Unix epoch, or `null`) and `time_source`.
+//! metadata is JSON, typed by [`Meta`]: `family`, `config`, `window`,
+//! `slack`, `memory_bits`, `fpr`, `fnr`, `records_seen`, `clock_ms` (the
+//! latest time seen, milliseconds since the Unix epoch, or `null`),
+//! `time_source`, and `request`, the [`Request`] the filter was chosen
+//! for (absent in older files, which still load). [`write_file`] is the
+//! one writer, [`read_file`] the one reader.
 //!
 //! ```
 //! use ddf::{Deduper, Filter, KeyedSipHasher, Verdict, Window, state};
@@ -40,7 +42,12 @@
 //! # Ok::<(), Box<dyn std::error::Error>>(())
 //! ```
 
-use crate::{Candidate, Family, Filter, KeyedSipHasher, PortableHasher};
+use crate::request::{Slack, Vocabulary};
+use crate::{
+    Candidate, Choice, DuplicateFilter, Family, Filter, KeyedSipHasher, PortableHasher, Request,
+    Window, Windowed,
+};
+use serde_json::json;
 use std::fmt;
 use std::hash::{BuildHasher, Hasher};
 use std::io::Read;
@@ -373,6 +380,280 @@ pub fn candidate_family(c: &Candidate) -> &'static str {
     Family::of(&c.config).slug()
 }
 
+/// What a front end records beside the filter: the run so far and the
+/// request the state was made from. [`to_json`](Meta::to_json) adds what
+/// the filter itself says (family, window, slack, memory), for readers
+/// such as `ddf inspect`.
+#[derive(Debug, Clone, PartialEq)]
+pub struct Meta {
+    /// The chosen family's parameters, as text.
+    pub config: String,
+    /// The false-positive rate predicted when the filter was chosen.
+    pub fpr: f64,
+    /// The false-negative rate predicted (0 when guaranteed).
+    pub fnr: f64,
+    /// Records observed over every run that used this state.
+    pub records_seen: u64,
+    /// The latest time given to a time-windowed filter, in milliseconds
+    /// since the Unix epoch.
+    pub clock_ms: Option<u64>,
+    /// Where times came from (`arrival`, `field`, `json`, `python`,
+    /// `none`).
+    pub time_source: String,
+    /// The request the filter was chosen for; `None` in files written
+    /// before requests were recorded.
+    pub request: Option<Request>,
+}
+
+/// A window as the metadata writes it: `{"records": n}`, `{"ms": t}` or
+/// `"unbounded"`.
+pub fn window_json(w: Window) -> serde_json::Value {
+    match w {
+        Window::Count(n) => json!({ "records": n }),
+        Window::Time(ms) => json!({ "ms": ms }),
+        Window::Unbounded => json!("unbounded"),
+    }
+}
+
+/// A request as the metadata writes it, resolved
+/// ([`Request::resolved`]): the same filter asked for in other words
+/// compares equal.
+fn request_json(r: &Request) -> serde_json::Value {
+    let r = r.resolved();
+    json!({
+        "window": r.window,
+        "within_ms": r.within_ms,
+        "rate": r.rate,
+        "capacity": r.capacity,
+        "fpr": r.fpr,
+        "max_memory": r.max_memory,
+        "misses_ok": r.misses_ok,
+        "distinct": r.distinct,
+        "slack": match r.slack {
+            Some(Slack::Units(n)) => json!(n),
+            Some(Slack::Text(t)) => json!(t),
+            None => json!(null),
+        },
+        "family": r.family.map(Family::slug),
+        "exact": r.exact,
+    })
+}
+
+fn request_from_json(v: &serde_json::Value) -> Option<Request> {
+    use serde_json::Value;
+    let u = |k: &str| match v.get(k)? {
+        Value::Null => Some(None),
+        x => x.as_u64().map(Some),
+    };
+    let f = |k: &str| match v.get(k)? {
+        Value::Null => Some(None),
+        x => x.as_f64().map(Some),
+    };
+    Some(Request {
+        window: u("window")?,
+        within_ms: u("within_ms")?,
+        rate: f("rate")?,
+        capacity: u("capacity")?,
+        fpr: f("fpr")?,
+        max_memory: u("max_memory")?,
+        misses_ok: v.get("misses_ok")?.as_bool()?,
+        distinct: f("distinct")?,
+        slack: match v.get("slack")? {
+            Value::Null => None,
+            Value::String(t) => Some(Slack::Text(t.clone())),
+            x => Some(Slack::Units(x.as_u64()?)),
+        },
+        family: match v.get("family")? {
+            Value::Null => None,
+            x => Some(Family::named(x.as_str()?)?),
+        },
+        exact: v.get("exact")?.as_bool()?,
+    })
+}
+
+impl Meta {
+    /// The metadata of a new state: `choice` made for `request`.
+    pub fn new(choice: &Choice, request: &Request, time_source: &str) -> Meta {
+        Meta {
+            config: choice.config.clone(),
+            fpr: choice.fpr,
+            fnr: choice.fnr,
+            records_seen: 0,
+            clock_ms: None,
+            time_source: time_source.to_string(),
+            request: Some(request.clone()),
+        }
+    }
+
+    /// The JSON a state file holds for `filter` with this metadata.
+    pub fn to_json(&self, filter: &Filter) -> String {
+        let mut v = json!({
+            "family": family(filter),
+            "config": self.config,
+            "window": window_json(filter.window()),
+            "slack": filter.slack(),
+            "memory_bits": filter.memory_bits(),
+            "fpr": self.fpr,
+            "fnr": self.fnr,
+            "records_seen": self.records_seen,
+            "clock_ms": self.clock_ms,
+            "time_source": self.time_source,
+        });
+        if let Some(r) = &self.request {
+            v["request"] = request_json(r);
+        }
+        v.to_string()
+    }
+
+    /// Reads the metadata JSON of a state file, of any layout: `fnr` and
+    /// `request` may be absent (files written before them).
+    pub fn from_json(text: &str) -> Result<Meta, StateError> {
+        use serde_json::Value;
+        let v: Value = serde_json::from_str(text)
+            .map_err(|e| StateError(format!("metadata is not JSON: {e}")))?;
+        let missing = |f: &str| StateError(format!("metadata lacks {f}"));
+        Ok(Meta {
+            config: v
+                .get("config")
+                .and_then(Value::as_str)
+                .ok_or_else(|| missing("config"))?
+                .to_string(),
+            fpr: v
+                .get("fpr")
+                .and_then(Value::as_f64)
+                .ok_or_else(|| missing("fpr"))?,
+            fnr: v.get("fnr").and_then(Value::as_f64).unwrap_or(0.0),
+            records_seen: v
+                .get("records_seen")
+                .and_then(Value::as_u64)
+                .ok_or_else(|| missing("records_seen"))?,
+            clock_ms: match v.get("clock_ms") {
+                None => return Err(missing("clock_ms")),
+                Some(Value::Null) => None,
+                Some(x) => Some(
+                    x.as_u64()
+                        .ok_or_else(|| missing("clock_ms as an integer"))?,
+                ),
+            },
+            time_source: v
+                .get("time_source")
+                .and_then(Value::as_str)
+                .ok_or_else(|| missing("time_source"))?
+                .to_string(),
+            request: match v.get("request") {
+                None | Some(Value::Null) => None,
+                Some(r) => Some(request_from_json(r).ok_or_else(|| missing("a readable request"))?),
+            },
+        })
+    }
+
+    /// Whether a state holding `filter` with this metadata resumes under
+    /// `request`, whose filter would be `choice`: it does when the request
+    /// is the one the state was made from (defaults and units resolved),
+    /// or when `choice` is the filter the state holds (same family and
+    /// parameters, or same family and window), as for a state that
+    /// records no request. Else the error says both in `v`'s words.
+    pub fn resumes(
+        &self,
+        filter: &Filter,
+        request: &Request,
+        choice: &Choice,
+        v: &Vocabulary,
+    ) -> Result<(), String> {
+        let made_for = self.request.as_ref().map(Request::resolved);
+        if made_for.as_ref() == Some(&request.resolved()) {
+            return Ok(());
+        }
+        let held = family(filter);
+        let same_plan = choice.candidate.is_some() && self.config == choice.config;
+        if held == choice.family && (same_plan || filter.window() == choice.window) {
+            return Ok(());
+        }
+        Err(format!(
+            "it holds a {held} filter over {} ({}), but the {} ask for a {} filter over {} ({})",
+            describe_window(filter.window()),
+            self.config,
+            v.arguments,
+            choice.family,
+            describe_window(choice.window),
+            choice.config,
+        ))
+    }
+}
+
+/// `w` in words: the last `n` records, the last duration, or the whole
+/// stream.
+pub fn describe_window(w: Window) -> String {
+    match w {
+        Window::Count(n) => format!("the last {n} records"),
+        Window::Time(ms) => format!(
+            "the last {}",
+            humantime::format_duration(std::time::Duration::from_millis(ms))
+        ),
+        Window::Unbounded => "the whole stream".into(),
+    }
+}
+
+/// Writes the state file at `path` so that a crash leaves either the old
+/// file or the new one: the bytes go to a temporary file in the same
+/// directory (mode 0600, since they hold the secret hash key), which is
+/// synced, renamed over `path`, and the directory synced so the rename
+/// itself is durable. On failure the temporary file is removed and `path`
+/// is untouched.
+pub fn write_file(
+    path: &Path,
+    filter: &Filter,
+    hasher: &KeyedSipHasher,
+    meta: &Meta,
+) -> Result<(), StateError> {
+    use std::io::Write;
+    use std::sync::atomic::{AtomicU64, Ordering};
+    // Two saves of one process (two threads) never share a temporary file.
+    static SAVES: AtomicU64 = AtomicU64::new(0);
+    let bytes = encode(filter, hasher, &meta.to_json(filter));
+    let mut tmp_name = path.file_name().unwrap_or_default().to_os_string();
+    tmp_name.push(format!(
+        ".tmp-{}-{}",
+        std::process::id(),
+        SAVES.fetch_add(1, Ordering::Relaxed)
+    ));
+    let tmp = path.with_file_name(tmp_name);
+    let mut opts = std::fs::OpenOptions::new();
+    opts.write(true).create_new(true);
+    #[cfg(unix)]
+    {
+        use std::os::unix::fs::OpenOptionsExt;
+        opts.mode(0o600);
+    }
+    let write = || -> std::io::Result<()> {
+        let mut file = opts.open(&tmp)?;
+        file.write_all(&bytes)?;
+        file.sync_all()?;
+        drop(file);
+        std::fs::rename(&tmp, path)?;
+        let dir = match path.parent() {
+            Some(d) if !d.as_os_str().is_empty() => d,
+            _ => Path::new("."),
+        };
+        match std::fs::File::open(dir).and_then(|d| d.sync_all()) {
+            // Some file systems cannot sync a directory; the rename stands.
+            Err(e)
+                if matches!(
+                    e.kind(),
+                    std::io::ErrorKind::InvalidInput | std::io::ErrorKind::Unsupported
+                ) =>
+            {
+                Ok(())
+            }
+            other => other,
+        }
+    };
+    write().map_err(|e| {
+        let _ = std::fs::remove_file(&tmp);
+        StateError(format!("cannot save state to {}: {e}", path.display()))
+    })
+}
+
 // The samples are exact windows.
 #[cfg(all(test, feature = "exact"))]
 mod tests {
@@ -480,6 +761,84 @@ mod tests {
                 .to_string()
                 .contains("version 7")
         );
+    }
+
+    #[test]
+    fn write_file_saves_meta_with_its_request_and_replaces_the_old_file() {
+        let dir = std::env::temp_dir().join(format!("ddf-state-test-{}", std::process::id()));
+        std::fs::create_dir_all(&dir).unwrap();
+        let path = dir.join("s.ddf");
+        let request = Request {
+            window: Some(8),
+            exact: true,
+            ..Request::default()
+        };
+        let choice = request.choose(&Vocabulary::RUST).unwrap();
+        let f = choice.build().unwrap();
+        let meta = Meta {
+            records_seen: 3,
+            ..Meta::new(&choice, &request, "none")
+        };
+        for _ in 0..2 {
+            write_file(&path, &f, &KeyedSipHasher::with_seed(1), &meta).unwrap();
+        }
+        let bytes = read_file(&path).unwrap().unwrap();
+        let back = decode(&bytes).unwrap();
+        let read = Meta::from_json(&back.meta).unwrap();
+        assert_eq!(
+            read.request.as_ref().map(Request::resolved),
+            Some(request.resolved())
+        );
+        assert_eq!(read.records_seen, 3);
+        assert!(
+            read.resumes(&back.filter, &request, &choice, &Vocabulary::RUST)
+                .is_ok()
+        );
+        let other = Request {
+            window: Some(9),
+            ..request
+        };
+        let other_choice = other.choose(&Vocabulary::RUST).unwrap();
+        let e = read
+            .resumes(&back.filter, &other, &other_choice, &Vocabulary::RUST)
+            .unwrap_err();
+        assert!(
+            e.contains("last 8 records") && e.contains("last 9 records"),
+            "{e}"
+        );
+        // Only the file itself is left: no temporary file.
+        let names: Vec<_> = std::fs::read_dir(&dir)
+            .unwrap()
+            .map(|e| e.unwrap().file_name())
+            .collect();
+        assert_eq!(names, ["s.ddf"]);
+        #[cfg(unix)]
+        {
+            use std::os::unix::fs::PermissionsExt;
+            let mode = std::fs::metadata(&path).unwrap().permissions().mode();
+            assert_eq!(mode & 0o777, 0o600);
+        }
+        // A directory that does not exist: an error naming the path.
+        let e = write_file(
+            &dir.join("no/such/s.ddf"),
+            &f,
+            &KeyedSipHasher::with_seed(1),
+            &meta,
+        )
+        .unwrap_err();
+        assert!(e.to_string().contains("cannot save state"), "{e}");
+        std::fs::remove_dir_all(&dir).unwrap();
+    }
+
+    /// The metadata the command wrote before the request was recorded
+    /// (no `fnr`, no `request`) still reads.
+    #[test]
+    fn metadata_without_a_request_reads() {
+        let old = r#"{"family":"exact","config":"exact window of 64-bit digests","window":{"records":8},"slack":0,"memory_bits":1,"fpr":0.0,"records_seen":20,"clock_ms":null,"time_source":"none"}"#;
+        let m = Meta::from_json(old).unwrap();
+        assert_eq!((m.records_seen, m.fnr, m.request), (20, 0.0, None));
+        assert!(Meta::from_json("{}").is_err());
+        assert!(Meta::from_json("not json").is_err());
     }
 
     #[test]

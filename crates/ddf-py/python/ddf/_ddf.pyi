@@ -20,8 +20,12 @@ Size = Union[int, str]
 #: Keys for a batch: an iterable of keys, or a 1-D numpy array of integers,
 #: ``S`` bytes, ``U`` str or objects.
 Keys = Union[Iterable[object], npt.NDArray[np.generic]]
-#: Times for a batch: one time for all, or one per key (seconds since the epoch).
-Times = Union[float, Sequence[float], npt.NDArray[np.floating]]
+#: One time: seconds since the epoch, a datetime (naive = UTC), a
+#: ``pandas.Timestamp`` or a ``numpy.datetime64`` of any unit.
+Time = Union[float, int, datetime.datetime, np.datetime64]
+#: Times for a batch: one time for all, or one per key (a sequence of times,
+#: a numpy array of seconds or of datetime64, a pandas/polars datetime column).
+Times = Union[Time, Sequence[Time], npt.NDArray[np.floating], npt.NDArray[np.datetime64], object]
 
 @final
 class Dedup:
@@ -38,12 +42,15 @@ class Dedup:
             seconds since the Unix epoch, ``at=`` or ``time.time()``.
         rate: expected keys per second, to size a ``within`` window
             (default 1000).
+        capacity: expected keys per ``within`` window, to size it (instead
+            of ``rate``).
         fpr: largest share of new keys reported as duplicates (default 1e-6,
             unless ``max_memory`` is given alone).
         exact: no false positives: keep every key of the window.
         max_memory: most memory for the filter (``"64MiB"`` or bytes).
         misses_ok: accept filters that may miss duplicates.
-        family: one of ``FAMILIES`` instead of the planner's pick.
+        family: one of ``FAMILIES`` (or its display name, case and
+            separators ignored) instead of the planner's pick.
         slack: how far beyond the window a key may still be reported
             (keys, or a duration for ``within``); default 1 % of the window.
         distinct: expected distinct keys, to size a filter without a window.
@@ -63,6 +70,7 @@ class Dedup:
         *,
         within: Duration | None = None,
         rate: float | None = None,
+        capacity: int | None = None,
         fpr: float | None = None,
         exact: bool = False,
         max_memory: Size | None = None,
@@ -73,12 +81,12 @@ class Dedup:
         seed: int | None = None,
         key: Callable[[object], Key] | None = None,
     ) -> None: ...
-    def observe(self, key: object, *, at: float | None = None) -> bool:
+    def observe(self, key: object, *, at: Time | None = None) -> bool:
         """``True`` if ``key`` was seen within the window; then remembers it.
 
         ``at``: seconds since the epoch, time windows only (default now).
         """
-    def contains(self, key: object, *, at: float | None = None) -> bool:
+    def contains(self, key: object, *, at: Time | None = None) -> bool:
         """Whether ``key`` is reported as seen, without remembering it.
 
         A time window answers at ``at`` (default: the latest time observed).
@@ -87,7 +95,7 @@ class Dedup:
     def observe_many(self, keys: Keys, *, at: Times | None = None) -> npt.NDArray[np.bool_]:
         """``observe`` for every key in order, through the prefetching batch
         path with the GIL released; ``True`` for each duplicate."""
-    def contains_many(self, keys: Keys, *, at: float | None = None) -> npt.NDArray[np.bool_]:
+    def contains_many(self, keys: Keys, *, at: Time | None = None) -> npt.NDArray[np.bool_]:
         """``contains`` for every key, without remembering any."""
     def clear(self) -> None:
         """Forgets every key (the hash key stays)."""
@@ -165,6 +173,7 @@ def plan(
     *,
     within: Duration | None = None,
     rate: float | None = None,
+    capacity: int | None = None,
     fpr: float | None = None,
     exact: bool = False,
     max_memory: Size | None = None,
