@@ -130,15 +130,7 @@ pub(crate) fn run(opts: &Options) -> Result<bool, String> {
         criterion_args(opts.quick).join(" "),
     );
     let md = markdown(&rows, &header);
-    std::fs::write(dir.join("bench.md"), &md).map_err(|e| format!("writing bench.md: {e}"))?;
-    let json = serde_json::to_string_pretty(&rows).map_err(|e| e.to_string())?;
-    std::fs::write(dir.join("bench.json"), json + "\n")
-        .map_err(|e| format!("writing bench.json: {e}"))?;
-    eprintln!(
-        "wrote {} and bench.json ({} rows)",
-        dir.join("bench.md").display(),
-        rows.len()
-    );
+    write_results(&dir, "bench", &md, &rows)?;
     if opts.docs {
         let root = workspace_root();
         splice(&root.join("docs/performance.md"), &md)?;
@@ -147,6 +139,29 @@ pub(crate) fn run(opts: &Options) -> Result<bool, String> {
         eprintln!("updated docs/performance.md and the README's performance table");
     }
     Ok(true)
+}
+
+/// Writes `STEM.md` and `STEM.json` (the rows) in `dir`, and says so.
+pub(crate) fn write_results<R: Serialize>(
+    dir: &Path,
+    stem: &str,
+    md: &str,
+    rows: &[R],
+) -> Result<(), String> {
+    let (md_path, json_path) = (
+        dir.join(format!("{stem}.md")),
+        dir.join(format!("{stem}.json")),
+    );
+    std::fs::write(&md_path, md).map_err(|e| format!("writing {}: {e}", md_path.display()))?;
+    let json = serde_json::to_string_pretty(rows).map_err(|e| e.to_string())?;
+    std::fs::write(&json_path, json + "\n")
+        .map_err(|e| format!("writing {}: {e}", json_path.display()))?;
+    eprintln!(
+        "wrote {} and {stem}.json ({} rows)",
+        md_path.display(),
+        rows.len()
+    );
+    Ok(())
 }
 
 #[derive(Deserialize)]

@@ -6,7 +6,7 @@
 //! headline table is this one.
 
 use crate::Options;
-use crate::bench::{criterion_args, read_estimates};
+use crate::bench::{criterion_args, read_estimates, write_results};
 use crate::bench_cli::{cpu, front_page, loadavg, splice};
 use crate::paths::{output_dir, workspace_root};
 use benches::GrowthCase;
@@ -65,9 +65,6 @@ pub(crate) fn run(opts: &Options) -> Result<bool, String> {
     if let Some(only) = &opts.only {
         cmd.arg(only);
     }
-    if opts.quick {
-        cmd.env("DDF_BENCH_QUICK", "1");
-    }
     let status = cmd
         .status()
         .map_err(|e| format!("running cargo bench: {e}"))?;
@@ -114,15 +111,7 @@ pub(crate) fn run(opts: &Options) -> Result<bool, String> {
         criterion_args(opts.quick).join(" "),
     );
     let md = markdown(&rows, &header);
-    std::fs::write(dir.join("growth.md"), &md).map_err(|e| format!("writing growth.md: {e}"))?;
-    let json = serde_json::to_string_pretty(&rows).map_err(|e| e.to_string())?;
-    std::fs::write(dir.join("growth.json"), json + "\n")
-        .map_err(|e| format!("writing growth.json: {e}"))?;
-    eprintln!(
-        "wrote {} ({} rows)",
-        dir.join("growth.md").display(),
-        rows.len()
-    );
+    write_results(&dir, "growth", &md, &rows)?;
     if opts.docs {
         let root = workspace_root();
         splice(&root.join("docs/performance.md"), &md, BEGIN, END)?;

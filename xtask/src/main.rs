@@ -40,7 +40,7 @@ commands:
            planner offers at windows 2^14, 2^18, 2^22 and 2^25, each fed 2w
            items first, one by one and batched, against the one-line floor
            and the exact window; write target/ddf/growth.md and growth.json
-           --quick            short criterion times, windows up to 2^22
+           --quick            short criterion times
            --only REGEX       criterion filter on benchmark ids
            --docs             also rewrite docs/performance.md and the README's table
   bench-cli  time the `ddf` binary against huniq, runiq, awk and sort -u on

@@ -250,8 +250,8 @@ pub struct Choice {
     pub saturated: bool,
     /// The planner's cost class ([`Cost::predict`]).
     pub cost: Cost,
-    /// The family of a cheaper candidate of about its memory ranked before
-    /// it (the planner's cost rule), if any.
+    /// The slug of a cheaper candidate of about its memory ranked before it
+    /// (the planner's cost rule), if any.
     pub dominated_by: Option<&'static str>,
     /// The planned candidate; `None` for the exact filter.
     pub candidate: Option<Candidate>,
@@ -281,7 +281,10 @@ impl Choice {
             accesses: c.accesses,
             saturated: c.saturated,
             cost: c.cost,
-            dominated_by: c.dominated_by,
+            // A slug, as `family` is.
+            dominated_by: c
+                .dominated_by
+                .map(|by| by.parse::<Family>().map_or(by, Family::slug)),
             candidate: Some(c.clone()),
         }
     }
