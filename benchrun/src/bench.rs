@@ -411,7 +411,7 @@ fn peer_table(out: &mut String, rows: &[Row], size: &str, hash: &str) {
     out.push('\n');
 }
 
-/// The targets, judged from this run.
+/// The suite's targets, judged from this run.
 fn targets(out: &mut String, rows: &[Row]) {
     let _ = writeln!(
         out,

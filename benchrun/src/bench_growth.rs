@@ -181,7 +181,7 @@ fn markdown(rows: &[Row], header: &str) -> String {
     out
 }
 
-/// The targets at the judged windows, met or missed.
+/// The targets at the judged windows, met or missed.
 fn targets(out: &mut String, rows: &[Row]) {
     let mut lines = Vec::new();
     for log_w in JUDGED {
