@@ -107,14 +107,14 @@ fn merged_slack_within_limit() -> Outcome {
 /// [`DEFAULT_SHARDS`] shards holds about 256 items.
 const DEFAULT_WINDOW: u64 = 1 << 16;
 
-/// A count window of 2^16 at 1 % over [`DEFAULT_SHARDS`] shards, slack up
-/// to the window (the binomial excess `S·w_s − w` of 256 shards is 38 % of
-/// this window at `δ` = 10⁻⁶ and 52 % at 10⁻¹², and `plan_sharded` refuses
-/// a limit below it), `δ` as given.
-fn default_plan(delta: f64) -> Result<(ShardedPlan, Candidate), String> {
+/// A count window of 2^16 at 1 % over [`DEFAULT_SHARDS`] shards, `δ` and
+/// the slack limit as given (the binomial excess `S·w_s − w` of 256 shards
+/// is 38 % of this window at `δ` = 10⁻⁶ and 52 % at 10⁻¹², and
+/// `plan_sharded` refuses a limit below it).
+fn default_plan(delta: f64, max_slack: u64) -> Result<(ShardedPlan, Candidate), String> {
     let req = Requirements::count(DEFAULT_WINDOW)
         .fpr(0.01)
-        .max_slack(DEFAULT_WINDOW);
+        .max_slack(max_slack);
     let plan = plan_sharded(&req, DEFAULT_SHARDS, delta).map_err(|e| e.to_string())?;
     let best = plan
         .candidates
@@ -126,7 +126,7 @@ fn default_plan(delta: f64) -> Result<(ShardedPlan, Candidate), String> {
 
 /// [`planned_fpr`] at the default shard count.
 fn default_fpr(ctx: &Ctx) -> Outcome {
-    let (plan, best) = match default_plan(1e-6) {
+    let (plan, best) = match default_plan(1e-6, DEFAULT_WINDOW / 2) {
         Ok(p) => p,
         Err(e) => return Outcome::exact(0.0, 1.0).note(e),
     };
@@ -146,7 +146,7 @@ fn default_fpr(ctx: &Ctx) -> Outcome {
 /// [`planned_no_fn`] at the default shard count (`δ = 10⁻¹²`, so any miss
 /// fails the check).
 fn default_no_fn(ctx: &Ctx) -> Outcome {
-    let (plan, best) = match default_plan(1e-12) {
+    let (plan, best) = match default_plan(1e-12, DEFAULT_WINDOW) {
         Ok(p) => p,
         Err(e) => return Outcome::exact(0.0, 1.0).note(e),
     };
