@@ -4,9 +4,10 @@ use crate::Apbf;
 use crate::atomic::{AtomicCore, AtomicSegments, Platform, Std};
 use crate::atomic_filter::sealed::Sealed;
 use crate::atomic_filter::{Atomic, position_of, restore_position};
+use crate::core::Placement;
 use crate::slices::Slices;
 use ddf_bits::{AtomicBitArray, AtomicWord};
-use ddf_core::{Digest, ParamError};
+use ddf_core::ParamError;
 use std::fmt;
 use std::sync::atomic::AtomicU64;
 
@@ -14,6 +15,7 @@ use std::sync::atomic::AtomicU64;
 pub struct AtomicSlices<W> {
     pub(crate) bits: AtomicBitArray<W>,
     pub(crate) m: u64,
+    pub(crate) placement: Placement,
 }
 
 impl<W> fmt::Debug for AtomicSlices<W> {
@@ -27,7 +29,7 @@ impl<W> fmt::Debug for AtomicSlices<W> {
 impl<W: AtomicWord> AtomicSlices<W> {
     #[inline(always)]
     fn position(&self, seg: usize, x: u64) -> u64 {
-        seg as u64 * self.m + Digest::new(x).reduce(self.m)
+        seg as u64 * self.m + self.placement.place(x, self.m)
     }
 }
 
@@ -55,9 +57,10 @@ impl<W: AtomicWord> AtomicSegments for AtomicSlices<W> {
     #[inline]
     fn match_mask(&self, h: crate::core::ItemProbes, cubic: &[u64]) -> u64 {
         let (words, m, step) = (self.bits.words(), self.m, h.step());
+        let placement = self.placement;
         let (mut mask, mut offset, mut linear) = (0u64, 0u64, h.linear(0));
         for (p, &t) in cubic.iter().enumerate() {
-            let pos = offset + Digest::new(linear.wrapping_add(t)).reduce(m);
+            let pos = offset + placement.place(linear.wrapping_add(t), m);
             // Relaxed: see `ddf_bits::AtomicBitArray`.
             let word = words[(pos / 64) as usize].load(std::sync::atomic::Ordering::Relaxed);
             mask |= (word >> (pos % 64) & 1) << p;
@@ -84,13 +87,13 @@ impl<W: AtomicWord> AtomicSegments for AtomicSlices<W> {
         k: usize,
         query: impl FnOnce() -> bool,
     ) -> bool {
-        let (n, m) = (cubic.len(), self.m);
+        let (n, m, placement) = (cubic.len(), self.m, self.placement);
         // The item's positions in the `k` segments from `first`, wrapping
         // (worked out twice: cheaper than a buffer to keep them in).
         let positions = || {
             let mut seg = first;
             (0..k).map(move |_| {
-                let pos = seg as u64 * m + Digest::new(h.at(seg, cubic)).reduce(m);
+                let pos = seg as u64 * m + placement.place(h.at(seg, cubic), m);
                 seg += 1;
                 if seg == n {
                     seg = 0;
@@ -132,6 +135,7 @@ pub(crate) fn core_from_apbf<P: Platform>(f: &Apbf) -> SlicesCore<P> {
     let segs = AtomicSlices {
         bits: AtomicBitArray::from_bit_array(&c.segs.bits),
         m: c.segs.m,
+        placement: c.segs.placement,
     };
     let period = c.clock.map(|k| k.period);
     AtomicCore::new(segs, c.k, c.l, c.generation, period, position_of(c))
@@ -154,6 +158,7 @@ impl Sealed for Apbf {
         f.core.segs = Slices {
             bits: core.segs.bits.to_bit_array(),
             m,
+            placement: core.segs.placement,
         };
         restore_position(&mut f.core, core);
         f

@@ -1,10 +1,10 @@
 //! The Age-Partitioned Bloom filter: one Bloom slice per segment.
 
 use crate::age::AgePartitioned;
-use crate::core::{AgeCore, ItemProbes, Segments, StateFields};
+use crate::core::{AgeCore, ItemProbes, Placement, Segments, StateFields};
 use ddf_bits::BitArray;
+use ddf_core::ParamError;
 use ddf_core::snapshot::{self, DecodeError, Decoder, Encoder, Snapshot};
-use ddf_core::{Digest, ParamError};
 use ddf_param::{checked_mul, ensure_probability, ensure_range, state_words};
 use std::f64::consts::LN_2;
 use std::fmt;
@@ -20,6 +20,7 @@ pub const DEFAULT_NPWS: f64 = 0.15;
 pub struct Slices {
     pub(crate) bits: BitArray,
     pub(crate) m: u64,
+    pub(crate) placement: Placement,
 }
 
 impl fmt::Debug for Slices {
@@ -31,11 +32,11 @@ impl fmt::Debug for Slices {
 }
 
 impl Slices {
-    /// The bit of probe `x` in slice `seg`: `seg·m + ⌊x·m/2^64⌋`, a
-    /// multiply-shift reduction (no division).
+    /// The bit of probe `x` in slice `seg`: `seg·m` plus its
+    /// [`Placement`], a multiply-shift reduction (no division).
     #[inline(always)]
     fn position(&self, seg: usize, x: u64) -> u64 {
-        seg as u64 * self.m + Digest::new(x).reduce(self.m)
+        seg as u64 * self.m + self.placement.place(x, self.m)
     }
 
     /// Records the item in physical slices `lo..hi`; as in
@@ -45,11 +46,18 @@ impl Slices {
     /// is below `(p + 1)·m`, inside the array, so the word's bounds check
     /// is the only one.
     #[inline(always)]
-    fn set_run(words: &mut [u64], m: u64, h: ItemProbes, cubic: &[u64], lo: usize, hi: usize) {
+    fn set_run(
+        words: &mut [u64],
+        (m, placement): (u64, Placement),
+        h: ItemProbes,
+        cubic: &[u64],
+        lo: usize,
+        hi: usize,
+    ) {
         let step = h.step();
         let (mut offset, mut linear) = (lo as u64 * m, h.linear(lo));
         for &t in &cubic[lo..hi] {
-            let pos = offset + Digest::new(linear.wrapping_add(t)).reduce(m);
+            let pos = offset + placement.place(linear.wrapping_add(t), m);
             words[(pos / 64) as usize] |= 1 << (pos % 64);
             offset += m;
             linear = linear.wrapping_add(step);
@@ -76,12 +84,12 @@ impl Slices {
         if lo >= hi {
             return 0;
         }
-        let (m, step) = (self.m, h.step());
+        let (m, step, placement) = (self.m, h.step(), self.placement);
         let (mut mask, mut offset, mut linear) = (0u64, hi as u64 * m, h.linear(hi));
         for &t in cubic[lo..hi].iter().rev() {
             offset -= m;
             linear = linear.wrapping_sub(step);
-            let pos = offset + Digest::new(linear.wrapping_add(t)).reduce(m);
+            let pos = offset + placement.place(linear.wrapping_add(t), m);
             let hit = if SET {
                 self.bits.test_and_set(pos)
             } else {
@@ -123,9 +131,10 @@ impl Segments for Slices {
     #[inline]
     fn match_mask(&self, h: ItemProbes, cubic: &[u64]) -> u64 {
         let (words, m, step) = (self.bits.as_words(), self.m, h.step());
+        let placement = self.placement;
         let (mut mask, mut offset, mut linear) = (0u64, 0u64, h.linear(0));
         for (p, &t) in cubic.iter().enumerate() {
-            let pos = offset + Digest::new(linear.wrapping_add(t)).reduce(m);
+            let pos = offset + placement.place(linear.wrapping_add(t), m);
             mask |= (words[(pos / 64) as usize] >> (pos % 64) & 1) << p;
             offset += m;
             linear = linear.wrapping_add(step);
@@ -159,13 +168,13 @@ impl Segments for Slices {
     /// At most two counted runs (the second when the insertion wraps).
     #[inline]
     fn set_item(&mut self, h: ItemProbes, cubic: &[u64], first: usize, k: usize) {
-        let (n, end, m) = (cubic.len(), first + k, self.m);
+        let (n, end, place) = (cubic.len(), first + k, (self.m, self.placement));
         self.bits.with_words_mut(|words| {
             if end <= n {
-                Self::set_run(words, m, h, cubic, first, end);
+                Self::set_run(words, place, h, cubic, first, end);
             } else {
-                Self::set_run(words, m, h, cubic, first, n);
-                Self::set_run(words, m, h, cubic, 0, end - n);
+                Self::set_run(words, place, h, cubic, first, n);
+                Self::set_run(words, place, h, cubic, 0, end - n);
             }
         });
     }
@@ -264,6 +273,7 @@ impl AgePartitioned<Slices> {
             // over a large table miss the TLB in 4 KiB pages.
             bits: BitArray::new_huge(total)?,
             m,
+            placement: Placement::for_slice_bits(m),
         };
         Ok(AgePartitioned {
             core: AgeCore::new(slices, k, l, g),
@@ -407,22 +417,29 @@ impl fmt::Debug for Apbf {
     }
 }
 
-/// Body: `m` (u64); `k`, `l`, clock and position (see the crate's core);
-/// the `(k + l)·m` bits as words.
+/// Body: `m` (u64); from layout 3, the [`Placement`] (u8); `k`, `l`, clock
+/// and position (see the crate's core); the `(k + l)·m` bits as words.
 impl Snapshot for Apbf {
     const KIND: u16 = snapshot::kind::APBF;
-    // Layout 2 added the clock and overload counters; layout 1 is not read.
-    const VERSION: u16 = 2;
+    // Layout 2 added the clock and overload counters, layout 3 the
+    // placement (layout 2 is linear); layout 1 is not read.
+    const VERSION: u16 = 3;
     const OLDEST_VERSION: u16 = 2;
 
     fn encode_body(&self, out: &mut Encoder) {
         out.put_u64(self.core.segs.m);
+        out.put_u8(self.core.segs.placement.byte());
         self.core.encode_state(out);
         out.put_words(self.core.segs.bits.as_words());
     }
 
-    fn decode_body(input: &mut Decoder<'_>, _version: u16) -> Result<Self, DecodeError> {
+    fn decode_body(input: &mut Decoder<'_>, version: u16) -> Result<Self, DecodeError> {
         let m = input.u64("m")?;
+        let placement = if version >= 3 {
+            Placement::from_byte(input.u8("placement")?)?
+        } else {
+            Placement::Linear
+        };
         let state = StateFields::decode(input)?;
         let words = input.words("slices")?;
         let total = checked_mul("m", u64::from(state.k) + u64::from(state.l), m)?;
@@ -434,6 +451,7 @@ impl Snapshot for Apbf {
         }
         let mut f = Apbf::new(state.k, state.l, m)?;
         f.core.segs.bits = BitArray::from_words(total, words)?;
+        f.core.segs.placement = placement;
         state.apply(&mut f.core)?;
         Ok(f)
     }
@@ -442,7 +460,7 @@ impl Snapshot for Apbf {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use ddf_core::{DuplicateFilter, Window, Windowed};
+    use ddf_core::{Digest, DuplicateFilter, Window, Windowed};
 
     #[test]
     fn overload_closes_generations_early_and_counts_them() {

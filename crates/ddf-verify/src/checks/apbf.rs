@@ -46,6 +46,21 @@ pub(crate) fn checks() -> Vec<Check> {
             run: |c| steady_fp(c, 10, 7, 65),
         },
         Check {
+            id: "apbf/small-slices-fp-k10-l24",
+            paper: "APBF paper §5.3 F recursion at m = 217 (docs/errata.md)",
+            // A worst point's rate varies with the slices' realised fills,
+            // which at 217 bits vary much: many worst points a run, few
+            // queries each.
+            run: |c| {
+                steady_fp_at(
+                    c,
+                    (10, 24, 15),
+                    (c.pick(32, 128), c.pick(10_000, 25_000)),
+                    67,
+                )
+            },
+        },
+        Check {
             id: "apbf/fp-after-shift-k4-l3",
             paper: "APBF paper Figure 6 (low point of the sawtooth)",
             run: fp_after_shift,
@@ -164,9 +179,21 @@ fn fills(f: &Apbf, j: u64) -> Vec<f64> {
 /// the paper's linear ramp: see docs/errata.md). A filter's rate depends on
 /// its realised fills, so runs are the samples.
 fn steady_fp(ctx: &Ctx, k: u32, l: u32, salt: u64) -> Outcome {
-    let g = ctx.pick(4_000, 10_000);
-    let queries = ctx.pick(100_000, 400_000);
-    let points = ctx.pick(4, 8);
+    let sample = (ctx.pick(4, 8), ctx.pick(100_000, 400_000));
+    steady_fp_at(ctx, (k, l, ctx.pick(4_000, 10_000)), sample, salt)
+}
+
+/// [`steady_fp`] with generations of `g` items. Small `g` means slices of a
+/// few hundred bits, where `F`'s independent slices need the probes'
+/// placement spread (`ddf_apbf`'s `Placement`): the planner hands such
+/// filters to the shards of a split window.
+/// `points` worst points of `queries` queries each make a run.
+fn steady_fp_at(
+    ctx: &Ctx,
+    (k, l, g): (u32, u32, u64),
+    (points, queries): (usize, u64),
+    salt: u64,
+) -> Outcome {
     let seeds = ctx.seeds(salt, ctx.pick(12, 32));
     let runs = run_seeds(&seeds, threads(), |seed| {
         let mut f = sized(k, l, g);
