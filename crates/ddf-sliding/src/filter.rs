@@ -1,7 +1,7 @@
 //! `SlidingBloom`: generations over the tagged table, and the filter traits.
 
 use crate::plan::{Clock, Plan, Request, SCAN_STRIDE, Sizing, Slack};
-use crate::table::{Ages, EntryKey, Slot, Table};
+use crate::table::{Ages, BEYOND_CACHE_BITS, EntryKey, Slot, Table};
 use ddf_core::batch::{self, Prefetch};
 use ddf_core::{
     Digest, DuplicateFilter, ParamError, Prediction, TimeClock, TimedFilter, Verdict, Window,

@@ -48,13 +48,6 @@ impl DuplicateFilter for SlidingBloom {
     }
 }
 
-/// Tables from this size on (8 MiB, beyond the caches a core can count on)
-/// have batches also prefetch the buckets relocation will read: about a
-/// third of new items relocate at the design load, each reading up to eight
-/// more buckets. Smaller tables are served from the caches, where the peek
-/// would only add instructions.
-const RELOCATION_HINT_MIN_BITS: u64 = 1 << 26;
-
 /// Items between the prefetch of an item's buckets and the peek at them
 /// that prefetches its relocation reads, and between that peek and the item.
 pub(super) const PEEK_DISTANCE: usize = 4;
@@ -62,13 +55,13 @@ pub(super) const PEEK_DISTANCE: usize = 4;
 impl SlidingBloom {
     /// The batch path of `observe` (and of `observe_batch_at` once the clock
     /// has moved): item `i + 2d` gets both buckets prefetched; in tables of
-    /// at least [`RELOCATION_HINT_MIN_BITS`], item `i + d`, whose buckets
+    /// at least [`BEYOND_CACHE_BITS`], item `i + d`, whose buckets
     /// have arrived by then, gets the buckets its relocation would read
     /// prefetched ([`Table::prefetch_relocation`]); then item `i` is
     /// observed. Only hints: the verdicts, state and draws are those of
     /// `observe` one by one.
     fn observe_pipelined(&mut self, digests: &[Digest], verdicts: &mut Vec<Verdict>) {
-        if self.plan.memory_bits() < RELOCATION_HINT_MIN_BITS {
+        if self.plan.memory_bits() < BEYOND_CACHE_BITS {
             batch::observe_batch(self, digests, verdicts);
         } else {
             self.observe_hinted(digests, verdicts);
