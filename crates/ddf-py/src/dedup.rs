@@ -271,6 +271,36 @@ impl Dedup {
         Ok(Times::Each(ms))
     }
 
+    /// Hands every chunk of `source`'s keys, and its first index, to
+    /// `each`, which runs without the GIL (an Arrow column's keys are
+    /// filled there too).
+    fn chunks<'py>(
+        &self,
+        py: Python<'py>,
+        source: &Source<'py>,
+        mut each: impl FnMut(&mut Keys, usize) + Send,
+    ) -> PyResult<()> {
+        let n = source.len()?;
+        let key_fn = self.key.as_ref().map(|f| f.bind(py).clone());
+        let arrow = source.arrow();
+        let mut keys = Keys::default();
+        let mut start = 0;
+        while start < n {
+            let end = (start + CHUNK).min(n);
+            if arrow.is_none() {
+                source.fill(start, end, key_fn.as_ref(), &mut keys)?;
+            }
+            py.detach(|| {
+                if let Some(column) = arrow {
+                    column.fill(start, end, &mut keys);
+                }
+                each(&mut keys, start);
+            });
+            start = end;
+        }
+        Ok(())
+    }
+
     /// Observes every key of `keys` in order; the flags (1: a duplicate)
     /// when `answers`, else nothing kept.
     fn observe_all(
@@ -286,30 +316,16 @@ impl Dedup {
             let inner = self.lock(py);
             Dedup::times(&inner, at, n)?
         };
-        let key_fn = self.key.as_ref().map(|f| f.bind(py).clone());
         let mut out: Vec<u8> = Vec::with_capacity(if answers { n } else { 0 });
-        let mut keys = Keys::default();
-        let arrow = source.arrow();
-        let mut start = 0;
-        while start < n {
-            let end = (start + CHUNK).min(n);
-            if arrow.is_none() {
-                source.fill(start, end, key_fn.as_ref(), &mut keys)?;
-            }
-            py.detach(|| {
-                if let Some(column) = arrow {
-                    column.fill(start, end, &mut keys);
-                }
-                let mut inner = self.inner.lock().unwrap_or_else(|p| p.into_inner());
-                std::mem::swap(&mut inner.keys, &mut keys);
-                observe_chunk(&mut inner, &times, start, &mut out);
-                std::mem::swap(&mut inner.keys, &mut keys);
-            });
+        self.chunks(py, &source, |keys, start| {
+            let mut inner = self.inner.lock().unwrap_or_else(|p| p.into_inner());
+            std::mem::swap(&mut inner.keys, keys);
+            observe_chunk(&mut inner, &times, start, &mut out);
+            std::mem::swap(&mut inner.keys, keys);
             if !answers {
                 out.clear();
             }
-            start = end;
-        }
+        })?;
         let warning = self
             .timed
             .then(|| self.lock(py).capacity_warning())
@@ -618,39 +634,25 @@ impl Dedup {
                 t => t,
             }
         };
-        let key_fn = self.key.as_ref().map(|f| f.bind(py).clone());
         let mut out: Vec<u8> = Vec::with_capacity(n);
-        let mut keys = Keys::default();
-        let arrow = source.arrow();
-        let mut start = 0;
-        while start < n {
-            let end = (start + CHUNK).min(n);
-            if arrow.is_none() {
-                source.fill(start, end, key_fn.as_ref(), &mut keys)?;
+        self.chunks(py, &source, |keys, start| {
+            let inner = self.inner.lock().unwrap_or_else(|p| p.into_inner());
+            keys.format_ints();
+            let digests: Vec<Digest> = keys.iter().map(|k| inner.seen.digest(k)).collect();
+            let mut answers = Vec::with_capacity(digests.len());
+            let f = inner.seen.filter();
+            match &times {
+                Times::None => f.contains_batch(&digests, &mut answers),
+                Times::One(t) => f.contains_batch_at(&digests, *t, &mut answers),
+                Times::Each(ms) => answers.extend(
+                    digests
+                        .iter()
+                        .zip(&ms[start..])
+                        .map(|(&d, &t)| f.contains_at(d, t)),
+                ),
             }
-            py.detach(|| {
-                if let Some(column) = arrow {
-                    column.fill(start, end, &mut keys);
-                }
-                let inner = self.inner.lock().unwrap_or_else(|p| p.into_inner());
-                keys.format_ints();
-                let digests: Vec<Digest> = keys.iter().map(|k| inner.seen.digest(k)).collect();
-                let mut answers = Vec::with_capacity(digests.len());
-                let f = inner.seen.filter();
-                match &times {
-                    Times::None => f.contains_batch(&digests, &mut answers),
-                    Times::One(t) => f.contains_batch_at(&digests, *t, &mut answers),
-                    Times::Each(ms) => answers.extend(
-                        digests
-                            .iter()
-                            .zip(&ms[start..])
-                            .map(|(&d, &t)| f.contains_at(d, t)),
-                    ),
-                }
-                out.extend(answers.iter().map(|&a| u8::from(a)));
-            });
-            start = end;
-        }
+            out.extend(answers.iter().map(|&a| u8::from(a)));
+        })?;
         bool_array(py, &out)
     }
 
