@@ -293,15 +293,17 @@ impl Chunk {
             .map(|b| &b[a.offset() * width..])
     }
 
-    /// The data buffer of a `Bytes` chunk: as long as its largest offset.
+    /// The data buffer of a `Bytes` chunk: as long as its last offset (the
+    /// largest, once `check_values` found them non-decreasing).
     fn data(&self, width: usize) -> Result<&[u8], String> {
         let offsets = self.offsets(width)?;
         let end = offsets
-            .chunks_exact(width)
-            .map(|o| int_at(o, true) as i64)
-            .max()
-            .unwrap_or(0);
-        self.array.buffer(2, end as usize)
+            .len()
+            .checked_sub(width)
+            .map_or(0, |last| int_at(&offsets[last..], true));
+        let end = usize::try_from(end as i64)
+            .map_err(|_| "an Arrow array with a negative offset".to_string())?;
+        self.array.buffer(2, end)
     }
 
     /// The variadic data buffers of a `View` chunk.
@@ -421,10 +423,14 @@ impl Chunk {
                 let a = &self.array;
                 let values = a.buffer(1, (a.offset() + a.len()) * width).expect(checked);
                 let values = &values[(a.offset() + lo) * width..(a.offset() + hi) * width];
-                out.push_ints(
-                    signed,
-                    values.chunks_exact(width).map(|b| int_at(b, signed)),
-                );
+                if width == 8 {
+                    // The common case: one load per key, no sign extension.
+                    let word = |b: &[u8]| u64::from_le_bytes(b.try_into().expect("8 bytes"));
+                    out.push_ints(signed, values.chunks_exact(8).map(word));
+                } else {
+                    let extend = |b: &[u8]| int_at(b, signed);
+                    out.push_ints(signed, values.chunks_exact(width).map(extend));
+                }
             }
         }
     }
