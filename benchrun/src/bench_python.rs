@@ -73,6 +73,41 @@ const SUBJECTS: &[(&str, &str)] = &[
         "rotating",
         "pyprobables `RotatingBloomFilter`, 10 × 2^20/10 (count window)",
     ),
+    (
+        "ddf-numpy-S",
+        "ddf `observe_many` on a numpy `S` array of the str keys (the reference of the columns)",
+    ),
+    (
+        "ddf-pandas",
+        "ddf `observe_many` on a pandas `str` Series (Arrow-backed; read through the Arrow C data interface)",
+    ),
+    (
+        "ddf-arrow",
+        "ddf `observe_many` on a pyarrow `StringArray`, or an int64 array of the u64 keys' bits",
+    ),
+    (
+        "ddf-polars",
+        "ddf `observe_many` on a polars `String` Series",
+    ),
+];
+
+/// Whether `subject` runs on keys of `kind`: the pure-Python rotating
+/// filter and the string columns on str keys only.
+fn runs_on(subject: &str, kind: &str) -> bool {
+    kind == "str"
+        || !matches!(
+            subject,
+            "rotating" | "ddf-numpy-S" | "ddf-pandas" | "ddf-polars"
+        )
+}
+
+/// The columns judged against the numpy array of the same keys (`S` for
+/// str, uint64 for u64): (subject, kind, reference subject).
+const COLUMNS: &[(&str, &str, &str)] = &[
+    ("ddf-pandas", "str", "ddf-numpy-S"),
+    ("ddf-arrow", "str", "ddf-numpy-S"),
+    ("ddf-polars", "str", "ddf-numpy-S"),
+    ("ddf-arrow", "u64", "ddf-many"),
 ];
 
 /// The options: key counts, runs per cell, `--docs`, and the interpreter.
@@ -192,10 +227,10 @@ pub(crate) fn bench(args: &[String]) -> Result<bool, String> {
             record("rust-text", "u64", n, texts, 0);
             for kind in ["str", "u64"] {
                 for &(subject, _) in SUBJECTS {
+                    if !runs_on(subject, kind) {
+                        continue;
+                    }
                     let m = if subject == "rotating" {
-                        if kind == "u64" {
-                            continue;
-                        }
                         n.min(ROTATING_KEYS)
                     } else {
                         n
@@ -326,6 +361,11 @@ fn table(cells: &[Cell], sizes: &[usize], reps: usize, l0: &str, l1: &str) -> (S
                 let keys = match (c.subject, kind) {
                     ("rust-u64", _) => "u64",
                     ("rust-text", _) => "text",
+                    ("ddf-numpy-S", _) => "numpy S",
+                    ("ddf-pandas", _) => "pandas str",
+                    ("ddf-arrow", "str") => "pyarrow string",
+                    ("ddf-arrow", _) => "pyarrow int64",
+                    ("ddf-polars", _) => "polars String",
                     (_, "str") => "str",
                     ("ddf-many", _) => "numpy uint64",
                     _ => "int",
@@ -403,6 +443,23 @@ fn table(cells: &[Cell], sizes: &[usize], reps: usize, l0: &str, l1: &str) -> (S
             digits: 3,
         },
     ];
+    let mut targets = targets;
+    for &(subject, kind, reference) in COLUMNS {
+        let what = match (subject, kind) {
+            ("ddf-pandas", _) => "`observe_many(pandas str Series)` ≤ 1.3× `observe_many(numpy S)`",
+            ("ddf-arrow", "str") => {
+                "`observe_many(pyarrow StringArray)` ≤ 1.3× `observe_many(numpy S)`"
+            }
+            ("ddf-arrow", _) => "`observe_many(pyarrow int64)` ≤ 1.3× `observe_many(numpy uint64)`",
+            _ => "`observe_many(polars String Series)` ≤ 1.3× `observe_many(numpy S)`",
+        };
+        targets.push(Target {
+            what,
+            measure: Box::new(move |n| ratio(ns(subject, kind)(n), ns(reference, kind)(n))),
+            meets: |r| r <= 1.3,
+            digits: 2,
+        });
+    }
     let mut all = true;
     let _ = write!(md, "| target |");
     for n in sizes {

@@ -4,7 +4,11 @@
 
 KEYS_FILE holds little-endian uint64 keys written by xtask; KIND is `str`
 (each key's decimal text, the bytes ddf hashes for an int too) or `u64`
-(a numpy uint64 array for batch calls, Python ints one by one). Prints one
+(a numpy uint64 array for batch calls, Python ints one by one). The column
+subjects (`ddf-numpy-S`, `ddf-pandas`, `ddf-arrow`, `ddf-polars`) hand
+`observe_many` the same keys as a numpy `S` array, a pandas `str` Series,
+a pyarrow array (string, or int64 for `u64`) and a polars Series, built
+before the clock starts. Prints one
 JSON line: seconds for the timed loop and the peak resident memory it
 added (VmHWM reset before the structure is built), in KiB.
 """
@@ -64,6 +68,37 @@ def python_set(keys):
     return dups, s
 
 
+def numpy_s(kind, raw, keys):
+    return np.array(keys, dtype="S") if kind == "str" else raw
+
+
+def pandas_str(kind, raw, keys):
+    import pandas as pd
+
+    return pd.Series(keys, dtype="str") if kind == "str" else pd.Series(raw.view(np.int64))
+
+
+def arrow(kind, raw, keys):
+    import pyarrow as pa
+
+    return pa.array(keys, type=pa.string()) if kind == "str" else pa.array(raw.view(np.int64))
+
+
+def polars_series(kind, raw, keys):
+    import polars as pl
+
+    return pl.Series(keys, dtype=pl.String) if kind == "str" else pl.Series(raw.view(np.int64))
+
+
+# The columns `observe_many` reads (built before the clock starts).
+COLUMNS = {
+    "ddf-numpy-S": numpy_s,
+    "ddf-pandas": pandas_str,
+    "ddf-arrow": arrow,
+    "ddf-polars": polars_series,
+}
+
+
 def main() -> None:
     path, n, kind, subject, window, fpr = sys.argv[1:7]
     n, window, fpr = int(n), int(window), float(fpr)
@@ -94,6 +129,18 @@ def main() -> None:
         seen = ddf.Dedup(window=window, fpr=fpr, seed=1)
         t = time.perf_counter()
         seen.observe_many(batch)
+        secs = time.perf_counter() - t
+        keep = seen
+    elif subject in COLUMNS:
+        import ddf
+
+        column = COLUMNS[subject](kind, raw, batch)
+        seen = ddf.Dedup(window=window, fpr=fpr, seed=1)
+        gc.collect()
+        base = rss_kib("VmRSS")
+        reset_peak()
+        t = time.perf_counter()
+        seen.observe_many(column)
         secs = time.perf_counter() - t
         keep = seen
     elif subject in ("rbloom-add", "rbloom-in-add", "rbloom-update"):

@@ -8,13 +8,20 @@
 //!   `42` given to `ddf dedup` and redis-py's `DDF.OBSERVE k 42` are one key.
 //! - numpy arrays: integers as above, `S` (bytes) and `U` (str) elements
 //!   without numpy's trailing NUL padding, `O` element by element.
+//! - Arrow columns (anything with `__arrow_c_array__` or
+//!   `__arrow_c_stream__`: pyarrow arrays and chunked arrays, pandas and
+//!   polars columns): strings, binary and integers as above, nulls refused
+//!   by index (`arrow`).
 //!
-//! Anything else is a `TypeError` naming its type.
+//! Anything else is a `ddf.ParamTypeError` (a `TypeError`) naming its
+//! place (`key`, `keys[3]`) and type; for `None`, NaN and `pandas.NA` it
+//! says "missing value".
 
+use crate::arrow::Column;
+use crate::errors;
 use crate::units::type_name;
-use pyo3::exceptions::{PyTypeError, PyValueError};
 use pyo3::prelude::*;
-use pyo3::types::{IntoPyDict, PyByteArray, PyBytes, PyInt, PyList, PySlice, PyString};
+use pyo3::types::{IntoPyDict, PyByteArray, PyBytes, PyFloat, PyInt, PyList, PySlice, PyString};
 
 /// Keys of one chunk of a batch, laid end to end.
 #[derive(Debug, Default)]
@@ -36,6 +43,13 @@ impl Keys {
     pub(crate) fn push(&mut self, key: &[u8]) {
         self.data.extend_from_slice(key);
         self.ends.push(self.data.len());
+    }
+
+    /// Queues integers (`signed`: read as `i64`) to be written as decimal
+    /// text by [`format_ints`](Self::format_ints).
+    pub(crate) fn push_ints(&mut self, signed: bool, values: impl Iterator<Item = u64>) {
+        self.signed = signed;
+        self.ints.extend(values);
     }
 
     /// Writes pending integers as decimal text. Runs without the GIL.
@@ -189,17 +203,46 @@ fn with_int<R>(v: &Bound<'_, PyAny>, f: impl FnOnce(&[u8]) -> R) -> PyResult<R> 
     Ok(f(&decimal_big(bytes.as_bytes(), negative)))
 }
 
-/// The error for a key of the wrong type.
-fn not_a_key(v: &Bound<'_, PyAny>) -> PyErr {
-    PyTypeError::new_err(format!(
-        "a key must be str, bytes, bytearray, memoryview or int, not {} \
-         (pass key= a function that maps it to one)",
-        type_name(v)
-    ))
+/// What a missing value is called when `v` is one: `None`, a float NaN,
+/// `pandas.NA` or `pandas.NaT`.
+pub(crate) fn missing(v: &Bound<'_, PyAny>) -> Option<&'static str> {
+    if v.is_none() {
+        return Some("None");
+    }
+    if let Ok(x) = v.cast::<PyFloat>() {
+        return x.value().is_nan().then_some("NaN");
+    }
+    match type_name(v).as_str() {
+        "NAType" => Some("pandas.NA"),
+        "NaTType" => Some("NaT"),
+        _ => None,
+    }
 }
 
-/// Calls `f` with the bytes key `v` is hashed by.
-pub(crate) fn with_key<R>(v: &Bound<'_, PyAny>, f: impl FnOnce(&[u8]) -> R) -> PyResult<R> {
+/// The error for `v`, at `place`, when it is no key.
+fn not_a_key(v: &Bound<'_, PyAny>, place: &dyn Fn() -> String) -> PyErr {
+    match missing(v) {
+        // A missing key is no key: a type error, as it always was.
+        Some(what) => errors::param_type(format!(
+            "{}: missing value ({what}); drop or fill missing keys first",
+            place()
+        )),
+        None => errors::param_type(format!(
+            "{}: a key must be str, bytes, bytearray, memoryview or int, not {} \
+             (pass key= a function that maps it to one)",
+            place(),
+            type_name(v)
+        )),
+    }
+}
+
+/// Calls `f` with the bytes key `v` is hashed by; an error names `place`
+/// (`key`, `keys[3]`).
+pub(crate) fn with_key<R>(
+    v: &Bound<'_, PyAny>,
+    place: &dyn Fn() -> String,
+    f: impl FnOnce(&[u8]) -> R,
+) -> PyResult<R> {
     if let Ok(s) = v.cast::<PyString>() {
         return Ok(f(s.to_str()?.as_bytes()));
     }
@@ -225,7 +268,7 @@ pub(crate) fn with_key<R>(v: &Bound<'_, PyAny>, f: impl FnOnce(&[u8]) -> R) -> P
             return with_int(&n, f);
         }
     }
-    Err(not_a_key(v))
+    Err(not_a_key(v, place))
 }
 
 /// Where a batch's keys come from.
@@ -248,6 +291,8 @@ pub(crate) enum Source<'py> {
         array: Bound<'py, PyAny>,
         width: usize,
     },
+    /// An Arrow column (pyarrow, pandas, polars, …), read without the GIL.
+    Arrow(Column),
 }
 
 /// Whether `v` looks like a numpy array (without importing numpy).
@@ -263,70 +308,30 @@ impl<'py> Source<'py> {
             || keys.is_instance_of::<PyBytes>()
             || keys.is_instance_of::<PyByteArray>()
         {
-            return Err(PyTypeError::new_err(format!(
+            return Err(errors::param_type(format!(
                 "keys must be an iterable of keys, not one {} (wrap it in a list)",
                 type_name(keys)
             )));
         }
         if is_ndarray(keys)? {
-            let ndim: usize = keys.getattr("ndim")?.extract()?;
-            if ndim != 1 {
-                return Err(PyValueError::new_err(format!(
-                    "keys must be a one-dimensional array, not {ndim}-dimensional"
-                )));
-            }
-            let dtype = keys.getattr("dtype")?;
-            // Converted only when the dtype differs (no copy of the keys).
-            let no_copy = [("copy", false)].into_py_dict(keys.py())?;
-            let astype = |to: String| keys.call_method("astype", (to,), Some(&no_copy));
-            let kind: String = dtype.getattr("kind")?.extract()?;
-            let itemsize: usize = dtype.getattr("itemsize")?.extract()?;
-            if !mapped {
-                match kind.as_str() {
-                    "i" | "b" => {
-                        let array = astype("<i8".into())?;
-                        return Ok(Source::Ints {
-                            array,
-                            signed: true,
-                        });
-                    }
-                    "u" => {
-                        let array = astype("<u8".into())?;
-                        return Ok(Source::Ints {
-                            array,
-                            signed: false,
-                        });
-                    }
-                    "S" => {
-                        return Ok(Source::Bytes {
-                            array: keys.clone(),
-                            width: itemsize,
-                        });
-                    }
-                    "U" => {
-                        let width = itemsize / 4;
-                        let array = astype(format!("<U{width}"))?;
-                        return Ok(Source::Text { array, width });
-                    }
-                    "O" => {}
-                    _ => {
-                        return Err(PyTypeError::new_err(format!(
-                            "keys: a numpy array of dtype {} holds no key type \
-                             (integers, 'S' bytes, 'U' str or objects; pass key= to map it)",
-                            dtype.str()?
-                        )));
-                    }
-                }
-            }
-            let list = keys.call_method0("tolist")?;
-            return Ok(Source::Seq(list.cast_into::<PyList>()?));
+            return Source::ndarray(keys, mapped);
+        }
+        if !mapped && let Some(column) = Column::import(keys)? {
+            return Ok(Source::Arrow(column));
         }
         if let Ok(list) = keys.cast::<PyList>() {
             return Ok(Source::Seq(list.clone()));
         }
+        // Arrow arrays iterate as scalar objects; their list holds values.
+        if keys.hasattr("to_pylist")? {
+            let list = keys.call_method0("to_pylist")?;
+            if let Ok(list) = list.cast_into::<PyList>() {
+                return Ok(Source::Seq(list));
+            }
+        }
         let iter = keys.try_iter().map_err(|_| {
-            PyTypeError::new_err(format!(
-                "keys must be an iterable or a numpy array, not {}",
+            errors::param_type(format!(
+                "keys must be an iterable, a numpy array or an Arrow column, not {}",
                 type_name(keys)
             ))
         })?;
@@ -337,6 +342,61 @@ impl<'py> Source<'py> {
         Ok(Source::Seq(list))
     }
 
+    /// A numpy array's keys.
+    fn ndarray(keys: &Bound<'py, PyAny>, mapped: bool) -> PyResult<Self> {
+        let ndim: usize = keys.getattr("ndim")?.extract()?;
+        if ndim != 1 {
+            return Err(errors::param(format!(
+                "keys must be a one-dimensional array, not {ndim}-dimensional"
+            )));
+        }
+        let dtype = keys.getattr("dtype")?;
+        // Converted only when the dtype differs (no copy of the keys).
+        let no_copy = [("copy", false)].into_py_dict(keys.py())?;
+        let astype = |to: String| keys.call_method("astype", (to,), Some(&no_copy));
+        let kind: String = dtype.getattr("kind")?.extract()?;
+        let itemsize: usize = dtype.getattr("itemsize")?.extract()?;
+        if !mapped {
+            match kind.as_str() {
+                "i" | "b" => {
+                    let array = astype("<i8".into())?;
+                    return Ok(Source::Ints {
+                        array,
+                        signed: true,
+                    });
+                }
+                "u" => {
+                    let array = astype("<u8".into())?;
+                    return Ok(Source::Ints {
+                        array,
+                        signed: false,
+                    });
+                }
+                "S" => {
+                    return Ok(Source::Bytes {
+                        array: keys.clone(),
+                        width: itemsize,
+                    });
+                }
+                "U" => {
+                    let width = itemsize / 4;
+                    let array = astype(format!("<U{width}"))?;
+                    return Ok(Source::Text { array, width });
+                }
+                "O" => {}
+                _ => {
+                    return Err(errors::param_type(format!(
+                        "keys: a numpy array of dtype {} holds no key type \
+                         (integers, 'S' bytes, 'U' str or objects; pass key= to map it)",
+                        dtype.str()?
+                    )));
+                }
+            }
+        }
+        let list = keys.call_method0("tolist")?;
+        Ok(Source::Seq(list.cast_into::<PyList>()?))
+    }
+
     /// The number of keys.
     pub(crate) fn len(&self) -> PyResult<usize> {
         match self {
@@ -344,11 +404,20 @@ impl<'py> Source<'py> {
             Source::Ints { array, .. }
             | Source::Bytes { array, .. }
             | Source::Text { array, .. } => array.len(),
+            Source::Arrow(c) => Ok(c.len()),
+        }
+    }
+
+    /// The Arrow column, whose chunks are filled without the GIL.
+    pub(crate) fn arrow(&self) -> Option<&Column> {
+        match self {
+            Source::Arrow(c) => Some(c),
+            _ => None,
         }
     }
 
     /// Fills `out` with keys `start..end` (cleared first), through `key`
-    /// when given.
+    /// when given; an Arrow column's are filled by [`Column::fill`].
     pub(crate) fn fill(
         &self,
         start: usize,
@@ -362,8 +431,12 @@ impl<'py> Source<'py> {
                 for i in start..end {
                     let item = seq.get_item(i)?;
                     match key {
-                        Some(f) => with_key(&f.call1((item,))?, |b| out.push(b))?,
-                        None => with_key(&item, |b| out.push(b))?,
+                        Some(f) => {
+                            let mapped = f.call1((item,))?;
+                            let place = || format!("key(keys[{i}])");
+                            with_key(&mapped, &place, |b| out.push(b))?;
+                        }
+                        None => with_key(&item, &|| format!("keys[{i}]"), |b| out.push(b))?,
                     }
                 }
             }
@@ -393,7 +466,7 @@ impl<'py> Source<'py> {
                 if *width == 0 {
                     (start..end).for_each(|_| out.push(b""));
                 } else {
-                    for item in raw.as_bytes().chunks_exact(width * 4) {
+                    for (i, item) in (start..).zip(raw.as_bytes().chunks_exact(width * 4)) {
                         s.clear();
                         let points = item
                             .chunks_exact(4)
@@ -404,8 +477,8 @@ impl<'py> Source<'py> {
                             .map_or(0, |p| p + 1);
                         for p in points.take(n) {
                             s.push(char::from_u32(p).ok_or_else(|| {
-                                PyValueError::new_err(format!(
-                                    "keys: code point {p:#x} is not a Unicode scalar value"
+                                errors::param(format!(
+                                    "keys[{i}]: code point {p:#x} is not a Unicode scalar value"
                                 ))
                             })?);
                         }
@@ -413,6 +486,7 @@ impl<'py> Source<'py> {
                     }
                 }
             }
+            Source::Arrow(c) => c.fill(start, end, out),
         }
         Ok(())
     }

@@ -3,11 +3,12 @@
 //! checks, chooses and refuses, in these keywords' words), and
 //! `ddf.plan`'s `Plan` and `Candidate`.
 
-use crate::units::{duration_ms, size_bytes};
-use ddf::request::{Slack, Vocabulary, family_named};
+use crate::errors::{self, Kind};
+use crate::units::{duration_ms, size_bytes, type_name};
+use ddf::request::{Reason, Slack, Vocabulary, family_named};
 use ddf::{Choice, Request, Window};
-use pyo3::exceptions::{PyTypeError, PyValueError};
 use pyo3::prelude::*;
+use pyo3::types::{PyBool, PyInt, PyIterator, PyList, PyString};
 use std::fmt::Write as _;
 
 /// How the Python package spells each field of a request.
@@ -31,84 +32,196 @@ pub(crate) const VOCABULARY: Vocabulary = Vocabulary {
 pub(crate) struct Keywords<'a, 'py> {
     pub(crate) window: Option<&'a Bound<'py, PyAny>>,
     pub(crate) within: Option<&'a Bound<'py, PyAny>>,
-    pub(crate) rate: Option<f64>,
-    pub(crate) capacity: Option<u64>,
-    pub(crate) fpr: Option<f64>,
+    pub(crate) rate: Option<&'a Bound<'py, PyAny>>,
+    pub(crate) capacity: Option<&'a Bound<'py, PyAny>>,
+    pub(crate) fpr: Option<&'a Bound<'py, PyAny>>,
     pub(crate) exact: bool,
     pub(crate) max_memory: Option<&'a Bound<'py, PyAny>>,
     pub(crate) misses_ok: bool,
-    pub(crate) family: Option<String>,
+    pub(crate) family: Option<&'a Bound<'py, PyAny>>,
     pub(crate) slack: Option<&'a Bound<'py, PyAny>>,
-    pub(crate) distinct: Option<f64>,
+    pub(crate) distinct: Option<&'a Bound<'py, PyAny>>,
+}
+
+/// A count given as a Python int, and how it reaches the library: in
+/// `u64`, or saturated (with the text the user gave, for messages).
+struct Count {
+    value: u64,
+    given: Option<String>,
+}
+
+/// A count keyword (`window=`, `capacity=`, `slack=`): any Python integer
+/// (numpy's too), never a bool or a float; out of `u64` it is saturated
+/// and the library's range check refuses it.
+fn count(param: &str, v: &Bound<'_, PyAny>, what: &str) -> PyResult<Count> {
+    let n: i128 = if v.is_instance_of::<PyBool>() {
+        None
+    } else {
+        integer(v)
+    }
+    .ok_or_else(|| {
+        errors::param_type(format!(
+            "{param}= must be an int ({what}), not {}",
+            type_name(v)
+        ))
+    })?;
+    Ok(match u64::try_from(n) {
+        Ok(value) => Count { value, given: None },
+        Err(_) => Count {
+            value: if n < 0 { 0 } else { u64::MAX },
+            given: Some(v.str()?.to_string()),
+        },
+    })
+}
+
+/// `v` as an integer, if it is one (an int of any size, clamped to `i128`,
+/// or an object with `__index__`).
+fn integer(v: &Bound<'_, PyAny>) -> Option<i128> {
+    let n = if v.is_instance_of::<PyInt>() {
+        v.clone()
+    } else {
+        v.call_method0("__index__").ok()?
+    };
+    n.extract::<i128>().ok().or_else(|| {
+        // Beyond i128: only its sign matters.
+        Some(if n.lt(0).ok()? { i128::MIN } else { i128::MAX })
+    })
+}
+
+/// A number keyword (`rate=`, `fpr=`, `distinct=`): an int or a float
+/// (numpy's too), never a bool; its range is the library's to check.
+pub(crate) fn number(param: &str, v: &Bound<'_, PyAny>) -> PyResult<f64> {
+    let numeric = !v.is_instance_of::<PyBool>()
+        && !v.is_instance_of::<PyString>()
+        && (v.is_instance_of::<PyInt>() || v.hasattr("__float__")?);
+    if !numeric {
+        return Err(errors::param_type(format!(
+            "{param}= must be a number, not {}",
+            type_name(v)
+        )));
+    }
+    // An int too large for a float is infinite: out of every range.
+    Ok(v.extract::<f64>().unwrap_or(f64::INFINITY))
+}
+
+/// `seed=`: the seed the hash key is derived from, any `u64`.
+pub(crate) fn seed(v: &Bound<'_, PyAny>) -> PyResult<u64> {
+    let c = count("seed", v, "the seed of the hash key")?;
+    match c.given {
+        None => Ok(c.value),
+        Some(given) => Err(errors::param(format!(
+            "seed= must be an int from 0 to 2^64 - 1, not {given}"
+        ))),
+    }
 }
 
 impl Keywords<'_, '_> {
     /// The request: each keyword read from its Python type into the
-    /// library's units (a bad type is a `TypeError` naming the keyword).
-    pub(crate) fn request(&self) -> PyResult<Request> {
+    /// library's units (a bad type is a `ParamTypeError` naming the
+    /// keyword), and the text of a count given beyond `u64`.
+    fn read(&self) -> PyResult<(Request, Option<String>)> {
         let window = self
             .window
-            .map(|w| {
-                let n: i128 = w.extract().map_err(|_| {
-                    PyTypeError::new_err(format!(
-                        "window must be an int (a count of keys), not {}",
-                        crate::units::type_name(w)
-                    ))
-                })?;
-                // Out of u64: the library refuses it by its range.
-                Ok::<u64, PyErr>(u64::try_from(n).unwrap_or(0))
-            })
+            .map(|w| count("window", w, "a count of keys"))
             .transpose()?;
         let within_ms = self.within.map(|t| duration_ms("within", t)).transpose()?;
-        let slack = match (self.slack, window, within_ms) {
+        let capacity = self
+            .capacity
+            .map(|c| count("capacity", c, "keys per time window"))
+            .transpose()?;
+        let slack = match (self.slack, &window, within_ms) {
             (None, ..) => None,
-            (Some(s), Some(_), _) => Some(Slack::Units(s.extract::<u64>().map_err(|_| {
-                PyValueError::new_err(format!(
-                    "slack must be a count of keys ≥ 0 with window=, not {s}"
-                ))
-            })?)),
+            (Some(s), Some(_), _) => {
+                let c = count("slack", s, "a count of keys beyond the window")?;
+                if let Some(given) = c.given {
+                    return Err(errors::param(format!(
+                        "slack= must be a count of keys ≥ 0 with window=, not {given}"
+                    )));
+                }
+                Some(Slack::Units(c.value))
+            }
             (Some(s), None, Some(_)) => Some(Slack::Units(duration_ms("slack", s)?)),
             // The library says what slack needs.
-            (Some(s), None, None) => Some(Slack::Text(s.to_string())),
+            (Some(s), None, None) => Some(Slack::Text(s.str()?.to_string())),
         };
-        Ok(Request {
-            window,
+        let family = self
+            .family
+            .map(|f| {
+                f.cast::<PyString>()
+                    .map_err(|_| {
+                        errors::param_type(format!(
+                            "family= must be a str (one of ddf.FAMILIES), not {}",
+                            type_name(f)
+                        ))
+                    })
+                    .and_then(|s| Ok(s.to_str()?.to_string()))
+            })
+            .transpose()?;
+        let request = Request {
+            window: window.as_ref().map(|c| c.value),
             within_ms,
-            rate: self.rate,
-            capacity: self.capacity,
-            fpr: self.fpr,
+            rate: self.rate.map(|r| number("rate", r)).transpose()?,
+            capacity: capacity.map(|c| c.value),
+            fpr: self.fpr.map(|p| number("fpr", p)).transpose()?,
             max_memory: self
                 .max_memory
                 .map(|m| size_bytes("max_memory", m))
                 .transpose()?,
             misses_ok: self.misses_ok,
-            distinct: self.distinct,
+            distinct: self.distinct.map(|d| number("distinct", d)).transpose()?,
             slack,
-            family: self
-                .family
+            family: family
                 .as_deref()
                 .map(|f| family_named(f, &VOCABULARY))
                 .transpose()
-                .map_err(refused)?,
+                .map_err(|e| refused(e, None))?,
             exact: self.exact,
-        })
+        };
+        Ok((request, window.and_then(|c| c.given)))
+    }
+
+    /// The request (for the state file's record of it).
+    pub(crate) fn request(&self) -> PyResult<Request> {
+        self.read().map(|(r, _)| r)
     }
 }
 
-/// A refusal of the library as a Python `ValueError`.
-pub(crate) fn refused(e: ddf::Refusal) -> PyErr {
-    PyValueError::new_err(e.to_string())
+/// A refusal of the library as a `ddf` exception: a `ParamError` for a
+/// value out of range or two that conflict, a `PlanError` when no filter
+/// meets the arguments together. `window` is the text of a window given
+/// beyond `u64`, which the library saw saturated: its message shows it.
+pub(crate) fn refused(e: ddf::Refusal, window: Option<&str>) -> PyErr {
+    let mut message = e.message().to_string();
+    if let Some(given) = window {
+        for saturated in ["not 0", &format!("not {}", u64::MAX)] {
+            if message.ends_with(saturated) {
+                message.truncate(message.len() - saturated.len());
+                message.push_str(&format!("not {given}"));
+            }
+        }
+    }
+    let kind = match e.reason {
+        Reason::Invalid | Reason::Conflict | Reason::ExactTakesOnlyAWindow => Kind::Param,
+        _ => Kind::Plan,
+    };
+    errors::error(kind, message)
 }
 
 /// Every candidate for the keywords, best first (one, the exact filter,
 /// when they ask for it).
 pub(crate) fn candidates(k: &Keywords<'_, '_>) -> PyResult<Vec<Choice>> {
-    k.request()?.candidates(&VOCABULARY).map_err(refused)
+    let (request, window) = k.read()?;
+    request
+        .candidates(&VOCABULARY)
+        .map_err(|e| refused(e, window.as_deref()))
 }
 
 /// The one filter the keywords ask for.
 pub(crate) fn choose(k: &Keywords<'_, '_>) -> PyResult<Choice> {
-    k.request()?.choose(&VOCABULARY).map_err(refused)
+    let (request, window) = k.read()?;
+    request
+        .choose(&VOCABULARY)
+        .map_err(|e| refused(e, window.as_deref()))
 }
 
 /// A window in Python's units: keys (int), seconds (float) or `None`.
@@ -232,6 +345,10 @@ impl Plan {
             )));
         }
         Ok(self.candidates[j as usize].clone_ref(py))
+    }
+    fn __iter__<'py>(&self, py: Python<'py>) -> PyResult<Bound<'py, PyIterator>> {
+        let all: Vec<Py<PyCandidate>> = self.candidates.iter().map(|c| c.clone_ref(py)).collect();
+        PyList::new(py, all)?.try_iter()
     }
     /// The planner's first choice.
     #[getter]

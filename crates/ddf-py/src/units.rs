@@ -3,8 +3,8 @@
 //! duration text are read by `ddf::request`, times by
 //! `ddf::request::time`, as the command reads them.
 
+use crate::errors;
 use ddf::request::time::{TimeUnit, int_to_ms, to_ms};
-use pyo3::exceptions::{PyTypeError, PyValueError};
 use pyo3::prelude::*;
 use pyo3::types::{PyBool, PyBytes, PyDict, PyFloat, PyInt, PyString};
 use std::time::{SystemTime, UNIX_EPOCH};
@@ -17,8 +17,8 @@ const MAX_SECONDS: f64 = 9_007_199_254_740.0;
 /// to the nearest (half away from zero).
 fn seconds_to_ms(param: &str, s: f64) -> PyResult<u64> {
     if !(s.is_finite() && (0.0..=MAX_SECONDS).contains(&s)) {
-        return Err(PyValueError::new_err(format!(
-            "{param} must be a number of seconds in [0, {MAX_SECONDS:e}], not {s}"
+        return Err(errors::param(format!(
+            "{param}= must be a duration from 1 ms to {MAX_SECONDS:e} seconds, not {s} seconds"
         )));
     }
     // In range: the product is below 2^63, so the cast is exact after round.
@@ -39,8 +39,7 @@ pub(crate) fn now_ms() -> u64 {
 pub(crate) fn duration_ms(param: &str, v: &Bound<'_, PyAny>) -> PyResult<u64> {
     let ms = if let Ok(s) = v.cast::<PyString>() {
         let text = s.to_str()?;
-        ddf::request::parse_duration_ms(text)
-            .map_err(|e| PyValueError::new_err(format!("{param}={e}")))?
+        ddf::request::parse_duration_ms(text).map_err(|e| errors::param(format!("{param}={e}")))?
     } else if v.is_instance_of::<PyInt>() || v.is_instance_of::<PyFloat>() {
         let s: f64 = v.extract()?;
         seconds_to_ms(param, s)?
@@ -48,14 +47,14 @@ pub(crate) fn duration_ms(param: &str, v: &Bound<'_, PyAny>) -> PyResult<u64> {
         let s: f64 = v.call_method0("total_seconds")?.extract()?;
         seconds_to_ms(param, s)?
     } else {
-        return Err(PyTypeError::new_err(format!(
+        return Err(errors::param_type(format!(
             "{param} must be a duration (str such as \"1h\", seconds, or datetime.timedelta), not {}",
             type_name(v)
         )));
     };
     if ms == 0 {
-        return Err(PyValueError::new_err(format!(
-            "{param} must be at least 1 ms"
+        return Err(errors::param(format!(
+            "{param}= must be a duration of at least 1 ms"
         )));
     }
     Ok(ms)
@@ -65,23 +64,21 @@ pub(crate) fn duration_ms(param: &str, v: &Bound<'_, PyAny>) -> PyResult<u64> {
 pub(crate) fn size_bytes(param: &str, v: &Bound<'_, PyAny>) -> PyResult<u64> {
     let bytes = if let Ok(s) = v.cast::<PyString>() {
         let text = s.to_str()?;
-        ddf::request::parse_size(text).map_err(|e| PyValueError::new_err(format!("{param}={e}")))?
+        ddf::request::parse_size(text).map_err(|e| errors::param(format!("{param}={e}")))?
     } else if v.is_instance_of::<PyInt>() {
         v.extract::<u64>().map_err(|_| {
-            PyValueError::new_err(format!(
+            errors::param(format!(
                 "{param} must be a byte count in [1, 2^64), not {v}"
             ))
         })?
     } else {
-        return Err(PyTypeError::new_err(format!(
+        return Err(errors::param_type(format!(
             "{param} must be a byte count (int) or a size such as \"64MiB\", not {}",
             type_name(v)
         )));
     };
     if bytes == 0 {
-        return Err(PyValueError::new_err(format!(
-            "{param} must be at least 1 byte"
-        )));
+        return Err(errors::param(format!("{param} must be at least 1 byte")));
     }
     Ok(bytes)
 }
@@ -96,16 +93,17 @@ pub(crate) fn type_name(v: &Bound<'_, PyAny>) -> String {
 /// A time read in `unit`, as the library reads it ([`to_ms`]), its error
 /// naming `param`.
 fn read_time(param: &str, x: f64, unit: TimeUnit) -> PyResult<u64> {
-    to_ms(x, unit).map_err(|e| PyValueError::new_err(format!("{param}: {e}")))
+    if x.is_nan() {
+        return Err(errors::param(format!("{param}: missing value (NaN)")));
+    }
+    to_ms(x, unit).map_err(|e| errors::param(format!("{param}: {e}")))
 }
 
 /// An integer count of `count` × `unit` since the epoch (numpy's
 /// `datetime64[count unit]`), in milliseconds; `i64::MIN` is NaT.
 fn read_ticks(param: &str, x: i64, unit: &str, count: i64) -> PyResult<u64> {
     if x == i64::MIN {
-        return Err(PyValueError::new_err(format!(
-            "{param} is NaT (not a time)"
-        )));
+        return Err(errors::param(format!("{param}: missing value (NaT)")));
     }
     // Coarser units than seconds are whole seconds.
     let (scale, unit) = match unit {
@@ -116,7 +114,7 @@ fn read_ticks(param: &str, x: i64, unit: &str, count: i64) -> PyResult<u64> {
         other => match TimeUnit::from_symbol(other) {
             Some(u) => (1, u),
             None => {
-                return Err(PyTypeError::new_err(format!(
+                return Err(errors::param_type(format!(
                     "{param} is a datetime64 in [{other}]; give seconds, ms, us or ns \
                      (or days, hours, minutes, weeks)"
                 )));
@@ -126,8 +124,8 @@ fn read_ticks(param: &str, x: i64, unit: &str, count: i64) -> PyResult<u64> {
     let ticks = x
         .checked_mul(count)
         .and_then(|t| t.checked_mul(scale))
-        .ok_or_else(|| PyValueError::new_err(format!("{param}: {x} [{unit:?}] out of range")))?;
-    int_to_ms(ticks, unit).map_err(|e| PyValueError::new_err(format!("{param}: {e}")))
+        .ok_or_else(|| errors::param(format!("{param}: {x} [{unit:?}] out of range")))?;
+    int_to_ms(ticks, unit).map_err(|e| errors::param(format!("{param}: {e}")))
 }
 
 /// The unit and multiplier of a numpy datetime64 dtype.
@@ -154,8 +152,11 @@ fn is_datetime64(v: &Bound<'_, PyAny>) -> PyResult<bool> {
 /// A number that is a time only in a finer unit is refused, naming it.
 pub(crate) fn time_ms(param: &str, v: &Bound<'_, PyAny>) -> PyResult<u64> {
     let py = v.py();
+    if let Some(what) = crate::keys::missing(v) {
+        return Err(errors::param(format!("{param}: missing value ({what})")));
+    }
     if v.is_instance_of::<PyBool>() {
-        return Err(PyTypeError::new_err(format!(
+        return Err(errors::param_type(format!(
             "{param} must be a time, not a bool"
         )));
     }
@@ -190,7 +191,7 @@ pub(crate) fn time_ms(param: &str, v: &Bound<'_, PyAny>) -> PyResult<u64> {
         let s: f64 = aware.call_method0("timestamp")?.extract()?;
         return read_time(param, s, TimeUnit::Seconds);
     }
-    Err(PyTypeError::new_err(format!(
+    Err(errors::param_type(format!(
         "{param} must be a time: seconds since the Unix epoch, a datetime, a \
          pandas.Timestamp or a numpy.datetime64, not {}",
         type_name(v)
@@ -246,21 +247,36 @@ pub(crate) fn times_ms(param: &str, v: &Bound<'_, PyAny>) -> PyResult<Vec<u64>> 
             let (unit, count) = datetime_unit(&np, &v.getattr("dtype")?)?;
             return words(little("<i8")?)
                 .into_iter()
-                .map(|w| read_ticks(param, i64::from_le_bytes(w), &unit, count))
+                .enumerate()
+                .map(|(i, w)| {
+                    let x = i64::from_le_bytes(w);
+                    // The index is written only into an error.
+                    read_ticks(param, x, &unit, count)
+                        .or_else(|_| read_ticks(&format!("{param}[{i}]"), x, &unit, count))
+                })
                 .collect();
         }
         return words(little("<f8")?)
             .into_iter()
-            .map(|w| read_time(param, f64::from_le_bytes(w), TimeUnit::Seconds))
+            .enumerate()
+            .map(|(i, w)| {
+                let x = f64::from_le_bytes(w);
+                read_time(param, x, TimeUnit::Seconds)
+                    .or_else(|_| read_time(&format!("{param}[{i}]"), x, TimeUnit::Seconds))
+            })
             .collect();
     }
     let items = v.try_iter().map_err(|_| {
-        PyTypeError::new_err(format!(
+        errors::param_type(format!(
             "{param} must be a time, or one per key (a sequence or array), not {}",
             type_name(&v)
         ))
     })?;
     items
-        .map(|item| time_ms(param, &item?))
+        .enumerate()
+        .map(|(i, item)| {
+            let item = item?;
+            time_ms(param, &item).or_else(|_| time_ms(&format!("{param}[{i}]"), &item))
+        })
         .collect::<PyResult<Vec<u64>>>()
 }

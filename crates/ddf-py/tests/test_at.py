@@ -87,11 +87,11 @@ def test_milliseconds_as_seconds_are_refused_naming_at() -> None:
     ms = 1_704_114_000_000
     with pytest.raises(ValueError, match=r"^at: .*looks like milliseconds"):
         d.observe("a", at=ms)
-    with pytest.raises(ValueError, match=r"^at: .*looks like milliseconds"):
+    with pytest.raises(ValueError, match=r"^at\[0\]: .*looks like milliseconds"):
         d.observe_many(["a", "b"], at=np.array([ms, ms + 20_000]))
     with pytest.raises(ValueError, match=r"^at: .*looks like microseconds"):
         d.observe("a", at=ms * 1000)
-    with pytest.raises(ValueError, match=r"^at: .*looks like nanoseconds"):
+    with pytest.raises(ValueError, match=r"^at\[0\]: .*looks like nanoseconds"):
         d.observe_many(["a"], at=[ms * 1_000_000])
     # Nothing was observed.
     assert d.stats()["observed"] == 0

@@ -8,8 +8,12 @@ False
 >>> seen.observe("order-42")
 True
 
-See ``help(ddf.Dedup)`` and the README for the guarantees and their
-conditions.
+Errors are ``ddf.Error``: ``ddf.ParamError`` (a ``ValueError``; its
+subclass ``ddf.ParamTypeError`` is also a ``TypeError``) names the
+argument or the element (``keys[3]``), ``ddf.PlanError`` gives the
+planner's reasons, ``ddf.StateError`` refuses corrupt state. See
+``help(ddf.Dedup)`` and the README for the guarantees and their
+conditions; ``ddf.polars.is_duplicate`` is the polars expression.
 """
 
 from ddf._ddf import (
@@ -22,12 +26,44 @@ from ddf._ddf import (
     load as load,
     plan as plan,
 )
+from ddf._errors import (
+    CapacityWarning as CapacityWarning,
+    Error as Error,
+    MemoryWarning as MemoryWarning,
+    ParamError as ParamError,
+    ParamTypeError as ParamTypeError,
+    PlanError as PlanError,
+    StateError as StateError,
+)
+from ddf._types import (
+    Duration as Duration,
+    Key as Key,
+    KeyFunction as KeyFunction,
+    Keys as Keys,
+    Size as Size,
+    Time as Time,
+    Times as Times,
+)
 
 __all__ = [
     "FAMILIES",
     "Candidate",
+    "CapacityWarning",
     "Dedup",
+    "Duration",
+    "Error",
+    "Key",
+    "KeyFunction",
+    "Keys",
+    "MemoryWarning",
+    "ParamError",
+    "ParamTypeError",
     "Plan",
+    "PlanError",
+    "Size",
+    "StateError",
+    "Time",
+    "Times",
     "__version__",
     "from_bytes",
     "load",
