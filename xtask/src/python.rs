@@ -4,7 +4,7 @@
 //! Both work in one virtual environment, `target/py-venv`, made with the
 //! machine's `python3 -m venv` (or `$PYTHON`): nothing is installed into
 //! the system Python. The wheel is built by maturin in release mode and
-//! installed into it; `cargo xtask setup` installs Valkey's server there too.
+//! installed into it.
 
 use ddf_verify::paths::{output_dir, workspace_root};
 use std::ffi::OsStr;
@@ -33,10 +33,10 @@ fn target_dir() -> Result<PathBuf, String> {
         .ok_or_else(|| "no target directory".into())
 }
 
-/// The interpreter of `target/py-venv`, made with `python3 -m venv` (or
-/// `$PYTHON`) when it is not there yet.
-pub(crate) fn venv() -> Result<PathBuf, String> {
-    let venv = target_dir()?.join("py-venv");
+/// The interpreter of `target/NAME`, a virtual environment made with
+/// `python3 -m venv` (or `$PYTHON`) when it is not there yet.
+pub(crate) fn venv(name: &str) -> Result<PathBuf, String> {
+    let venv = target_dir()?.join(name);
     let python = venv.join("bin").join("python");
     if !python.exists() {
         let base = std::env::var("PYTHON").unwrap_or_else(|_| "python3".into());
@@ -69,7 +69,7 @@ pub(crate) fn pip_install(python: &Path, args: &[&OsStr], what: &str) -> Result<
 pub(crate) fn prepare(requirements: &[&str]) -> Result<PathBuf, String> {
     let root = workspace_root();
     let target = target_dir()?;
-    let python = venv()?;
+    let python = venv("py-venv")?;
     let crate_dir = root.join("crates/ddf-py");
     for req in requirements {
         let file = crate_dir.join(req);

