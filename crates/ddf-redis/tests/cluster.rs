@@ -4,7 +4,6 @@
 mod common;
 use common::{Server, ask};
 use ddf_redis::cluster::{ShardedWindow, key_slot};
-use std::process::Command;
 use std::time::{Duration, Instant};
 
 fn wait_ok(servers: &[Server]) {
@@ -48,13 +47,13 @@ fn a_window_split_by_hash_tag_and_a_resharded_key_keep_their_answers() {
         .iter()
         .map(|s| format!("127.0.0.1:{}", s.port))
         .collect();
-    let status = Command::new("redis-cli")
+    let status = common::cli()
         .args(["--cluster", "create"])
         .args(&addrs)
         .args(["--cluster-replicas", "0", "--cluster-yes"])
         .stdout(std::process::Stdio::null())
         .status()
-        .expect("redis-cli (Debian package redis-tools, with redis-server)");
+        .expect("the server's client (redis-cli comes with Debian's redis-server)");
     assert!(status.success(), "cluster create");
     wait_ok(&servers);
 

@@ -1,5 +1,6 @@
-//! Test harness: real `redis-server` processes on free loopback ports with
-//! the module loaded, each killed when its handle drops.
+//! Test harness: real server processes (`redis-server`, or `valkey-server`
+//! with `DDF_REDIS_SERVER`) on free loopback ports with the module loaded,
+//! each killed when its handle drops.
 
 #![allow(dead_code, unreachable_pub)]
 
@@ -7,9 +8,12 @@
 /// answers depend on false positives are deterministic.
 pub const TEST_HASHKEY: &str = "00112233445566778899aabbccddeeff";
 
+use std::ffi::OsString;
+use std::io::Write;
 use std::net::TcpListener;
-use std::path::PathBuf;
+use std::path::{Path, PathBuf};
 use std::process::{Child, Command, Stdio};
+use std::sync::OnceLock;
 use std::time::{Duration, Instant};
 
 /// How long a server may take to answer its first PING.
@@ -39,19 +43,102 @@ pub fn module_path() -> PathBuf {
     panic!("libddf_redis.so not found under {}", target.display());
 }
 
-/// Fails with the package to install when `redis-server` is missing.
-fn require(program: &str) {
-    let found = Command::new(program)
+/// The server every test of this process runs on, and its command-line client.
+pub struct Program {
+    /// The server binary: a path, or a name looked up on `PATH`.
+    pub server: OsString,
+    /// The client for `--cluster create`: the server's sibling of the same
+    /// make (`valkey-cli` beside `valkey-server`), else one on `PATH`.
+    pub cli: OsString,
+    /// The first line of `server --version` (`Redis server v=7.0.15 …`).
+    pub version: String,
+}
+
+/// The servers the tests may run on when `DDF_REDIS_SERVER` is unset, in
+/// order of preference.
+const DEFAULT_SERVERS: [&str; 2] = ["redis-server", "valkey-server"];
+
+/// The server under test: `DDF_REDIS_SERVER` (a path or a name on `PATH`)
+/// when set, which must then run; else the first of `redis-server` and
+/// `valkey-server` that runs. Named once per test process on the real
+/// stderr (the test harness does not capture it), so every run says what
+/// it ran on.
+pub fn program() -> &'static Program {
+    static PROGRAM: OnceLock<Program> = OnceLock::new();
+    PROGRAM.get_or_init(|| {
+        let (server, version) = match std::env::var_os("DDF_REDIS_SERVER") {
+            Some(server) if !server.is_empty() => {
+                let version = version_of(&server).unwrap_or_else(|e| {
+                    panic!(
+                        "DDF_REDIS_SERVER={}: cannot run it ({e}); `cargo xtask setup` \
+                         installs redis-server and Valkey",
+                        server.to_string_lossy()
+                    )
+                });
+                (server, version)
+            }
+            _ => DEFAULT_SERVERS
+                .iter()
+                .find_map(|name| {
+                    let server = OsString::from(name);
+                    version_of(&server).ok().map(|version| (server, version))
+                })
+                .unwrap_or_else(|| {
+                    panic!(
+                        "neither redis-server nor valkey-server found: install Debian's \
+                         `redis-server` package (apt-get install -y redis-server), or run \
+                         `cargo xtask setup`, or name a server in DDF_REDIS_SERVER"
+                    )
+                }),
+        };
+        let program = Program {
+            cli: cli_for(&server),
+            server,
+            version,
+        };
+        let _ = writeln!(
+            std::io::stderr(),
+            "ddf-redis tests on {} ({})",
+            program.version,
+            program.server.to_string_lossy()
+        );
+        program
+    })
+}
+
+/// The first line `server --version` prints, or why it could not run.
+fn version_of(server: &OsString) -> Result<String, String> {
+    let out = Command::new(server)
         .arg("--version")
-        .stdout(Stdio::null())
-        .stderr(Stdio::null())
-        .status()
-        .is_ok();
-    assert!(
-        found,
-        "`{program}` not found: install Debian's `redis-server` package \
-         (apt-get install -y redis-server); .ci/run does"
-    );
+        .stdin(Stdio::null())
+        .output()
+        .map_err(|e| e.to_string())?;
+    if !out.status.success() {
+        return Err(format!("`--version` exited with {}", out.status));
+    }
+    let text = String::from_utf8_lossy(&out.stdout);
+    Ok(text.lines().next().unwrap_or_default().trim().to_string())
+}
+
+/// `valkey-cli` beside `…/valkey-server` (`redis-cli` beside
+/// `redis-server`; a bare name is looked up on `PATH`), else the first client
+/// on `PATH` (either speaks to either server).
+fn cli_for(server: &OsString) -> OsString {
+    let path = Path::new(server);
+    let sibling = path
+        .file_name()
+        .map(|n| path.with_file_name(n.to_string_lossy().replace("-server", "-cli")));
+    sibling
+        .into_iter()
+        .map(PathBuf::into_os_string)
+        .chain(["redis-cli", "valkey-cli"].map(OsString::from))
+        .find(|cli| version_of(cli).is_ok())
+        .unwrap_or_else(|| "redis-cli".into())
+}
+
+/// The command-line client, for what only it does (`--cluster create`).
+pub fn cli() -> Command {
+    Command::new(&program().cli)
 }
 
 /// A free loopback port (bound, read, released).
@@ -60,7 +147,7 @@ pub fn free_port() -> u16 {
     listener.local_addr().expect("local address").port()
 }
 
-/// One `redis-server` with the module, in its own temporary directory.
+/// One server with the module, in its own temporary directory.
 pub struct Server {
     pub port: u16,
     pub dir: PathBuf,
@@ -86,7 +173,7 @@ impl Server {
                 return server;
             }
         }
-        panic!("no free loopback port for redis-server after 8 tries");
+        panic!("no free loopback port for the server after 8 tries");
     }
 
     /// A server on `port` in `dir` (a restart reuses both).
@@ -97,7 +184,7 @@ impl Server {
     }
 
     fn unstarted(dir: PathBuf, port: u16, extra: &[&str]) -> Server {
-        require("redis-server");
+        program();
         Server {
             port,
             dir,
@@ -110,7 +197,7 @@ impl Server {
     /// answered with another process (ours could not bind it and exited).
     fn spawn(&mut self) -> bool {
         let module = module_path();
-        let mut cmd = Command::new("redis-server");
+        let mut cmd = Command::new(&program().server);
         cmd.arg("--port")
             .arg(self.port.to_string())
             .args([
@@ -129,7 +216,9 @@ impl Server {
             .args(&self.extra)
             .stdout(Stdio::null())
             .stderr(Stdio::null());
-        let child = cmd.spawn().expect("spawn redis-server");
+        let child = cmd
+            .spawn()
+            .unwrap_or_else(|e| panic!("spawn {}: {e}", program().server.to_string_lossy()));
         let pid = child.id();
         self.child = Some(child);
         let deadline = Instant::now() + START_TIMEOUT;
@@ -156,7 +245,8 @@ impl Server {
             }
             assert!(
                 Instant::now() < deadline,
-                "redis-server on port {} did not answer PING",
+                "{} on port {} did not answer PING",
+                program().server.to_string_lossy(),
                 self.port
             );
             std::thread::sleep(Duration::from_millis(50));
