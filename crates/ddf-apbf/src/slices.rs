@@ -4,7 +4,7 @@ use crate::age::AgePartitioned;
 use crate::core::{AgeCore, ItemProbes, Segments, StateFields};
 use ddf_bits::BitArray;
 use ddf_core::snapshot::{self, DecodeError, Decoder, Encoder, Snapshot};
-use ddf_core::{Digest, ParamError};
+use ddf_core::{Digest, MergeError, ParamError};
 use ddf_param::{checked_mul, ensure_probability, ensure_range, state_words};
 use std::f64::consts::LN_2;
 use std::fmt;
@@ -189,6 +189,16 @@ impl Segments for Slices {
     fn memory_bits(&self) -> u64 {
         self.bits.len()
     }
+
+    const NAME: &'static str = "APBF";
+
+    fn same_shape(&self, other: &Self) -> Result<(), MergeError> {
+        MergeError::check("m", self.m, other.m)
+    }
+
+    fn union(&mut self, other: &Self) {
+        self.bits.union_with(&other.bits);
+    }
 }
 
 /// An Age-Partitioned Bloom filter (Shtul, Baquero, Almeida,
@@ -210,8 +220,10 @@ impl Segments for Slices {
 /// before a shift ([`ddf_theory::apbf::false_positive`]).
 ///
 /// **Time-based generations** ([`with_time_span`](Apbf::with_time_span)):
-/// a generation also closes once `τ = ⌈t/l⌉` time units have passed since
-/// it opened, by the caller's clock ([`TimedFilter`](ddf_core::TimedFilter)); a query at a later
+/// a generation is also a period `[G·τ, (G + 1)·τ)` of the caller's clock
+/// ([`TimedFilter`](ddf_core::TimedFilter)), `τ = ⌈t/l⌉`, the same grid on every
+/// filter of that period, so filters kept on several nodes merge
+/// ([`Merge`](ddf_core::Merge)); a query at a later
 /// time sees the generations that time has closed, even before the next
 /// insertion. While at most `g` items arrive per period `τ` (the filter's
 /// capacity), every item inserted within the last `t` is reported and items
