@@ -699,10 +699,6 @@ impl<S: Segments> AgeCore<S> {
     /// grid or out of step (a generation closed early on one side).
     pub(crate) fn merge(&mut self, other: &Self) -> Result<(), MergeError> {
         let family = S::NAME;
-        MergeError::check("k", self.k, other.k)?;
-        MergeError::check("l", self.l, other.l)?;
-        self.segs.same_shape(&other.segs)?;
-        MergeError::check("generation", self.generation, other.generation)?;
         let (mine, theirs) = match (self.clock, other.clock) {
             (None, None) => return Err(MergeError::CountWindow { family }),
             (Some(a), Some(b)) => (a, b),
@@ -711,6 +707,10 @@ impl<S: Segments> AgeCore<S> {
                 return Err(MergeError::parameter("window", window(a), window(b)));
             }
         };
+        MergeError::check("k", self.k, other.k)?;
+        MergeError::check("l", self.l, other.l)?;
+        self.segs.same_shape(&other.segs)?;
+        MergeError::check("generation", self.generation, other.generation)?;
         MergeError::check("period", mine.period, theirs.period)?;
         if !theirs.started {
             return Ok(());
