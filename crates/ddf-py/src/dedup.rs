@@ -420,6 +420,31 @@ impl Dedup {
         bool_array(py, &out)
     }
 
+    /// Merges `other` (a `Dedup` over another share of the stream, with the
+    /// same window, parameters and hash key) into this one, which then
+    /// answers for both. A refused merge raises `ValueError` naming the
+    /// difference and changes nothing.
+    fn merge(&self, py: Python<'_>, other: &Bound<'_, Dedup>) -> PyResult<()> {
+        // A copy of the other side first: never two locks at once, and
+        // `a.merge(a)` takes one lock at a time too.
+        let (seen, meta, duplicates) = {
+            let theirs = other.get().lock(py);
+            (theirs.seen.clone(), theirs.meta.clone(), theirs.duplicates)
+        };
+        let mut inner = self.lock(py);
+        let mine = &mut inner.seen;
+        py.detach(|| mine.merge(&seen))
+            .map_err(|e| PyValueError::new_err(e.to_string()))?;
+        inner.meta.merge(&meta);
+        inner.duplicates = inner.duplicates.saturating_add(duplicates);
+        Ok(())
+    }
+
+    /// `a |= b`: [`merge`](Self::merge) (Python keeps `a`).
+    fn __ior__(&self, py: Python<'_>, other: &Bound<'_, Dedup>) -> PyResult<()> {
+        self.merge(py, other)
+    }
+
     /// Forgets every key (the hash key stays).
     fn clear(&self, py: Python<'_>) {
         let mut inner = self.lock(py);

@@ -97,6 +97,12 @@ class Dedup:
         path with the GIL released; ``True`` for each duplicate."""
     def contains_many(self, keys: Keys, *, at: Time | None = None) -> npt.NDArray[np.bool_]:
         """``contains`` for every key, without remembering any."""
+    def merge(self, other: Dedup) -> None:
+        """Merges ``other`` (another node's share of the stream: same window,
+        parameters and hash key) into this one; a refused merge raises
+        ``ValueError`` naming the difference and changes nothing."""
+    def __ior__(self, other: Dedup) -> Dedup:
+        """``a |= b``: ``a.merge(b)``."""
     def clear(self) -> None:
         """Forgets every key (the hash key stays)."""
     @property
