@@ -195,7 +195,7 @@ macro_rules! filter_enum {
             /// family's own rule ([`Merge`](ddf_core::Merge)) decides
             /// (time windows on one clock and whole-stream Bloom filters
             /// merge; count windows never do). A filter of another family
-            /// is refused with [`MergeError::Kind`]. See the [module
+            /// is refused with [`MergeError::Kind`](ddf_core::MergeError::Kind). See the [module
             /// docs](crate::filter) for the promise of a merged filter.
             ///
             /// # Examples
