@@ -162,6 +162,39 @@ impl<S: SegmentLayout> ddf_core::TimedFilter for AgePartitioned<S> {
     }
 }
 
+/// Filters of one shape over a time window on one clock merge segment by
+/// segment: generations sit on the grid `⌊t/τ⌋·τ` of the caller's clock and
+/// generation `G` starts at physical segment `(−G) mod (k + l)`, so both
+/// keep each generation's items in the same segment, and the union of the
+/// two is the filter of the combined stream (bit for bit, when neither
+/// closed a generation early). Count windows, other shapes or periods, and
+/// generations out of step (a generation closed early on one side, or a
+/// state saved before generations were aligned) are refused, naming the
+/// difference.
+///
+/// # Examples
+///
+/// ```
+/// use ddf_apbf::{Apbf, Digest, DuplicateFilter, Merge, TimedFilter};
+///
+/// // Two nodes, one window of 60 s on one millisecond clock.
+/// let mut a = Apbf::with_time_span(60_000, 4, 10, 57_708)?;
+/// let mut b = a.clone();
+/// a.insert_at(Digest::mixed(1), 1_000);
+/// b.insert_at(Digest::mixed(2), 7_500);
+/// a.merge(&b)?;
+/// assert!(a.contains(Digest::mixed(1)) && a.contains(Digest::mixed(2)));
+/// // A count window is a property of one stream.
+/// let mut c = Apbf::new(4, 10, 57_708)?;
+/// assert!(c.merge(&c.clone()).is_err());
+/// # Ok::<(), Box<dyn std::error::Error>>(())
+/// ```
+impl<S: SegmentLayout> ddf_core::Merge for AgePartitioned<S> {
+    fn merge(&mut self, other: &Self) -> Result<(), ddf_core::MergeError> {
+        self.core.merge(&other.core)
+    }
+}
+
 impl<S: SegmentLayout> ddf_core::Windowed for AgePartitioned<S> {
     /// `l·g` insertions, or `l·τ` time units with time-based generations.
     fn window(&self) -> Window {

@@ -3,7 +3,7 @@
 use crate::age::AgePartitioned;
 use crate::core::{AgeCore, ItemProbes, Segments, StateFields, algorithm_1};
 use ddf_core::snapshot::{self, DecodeError, Decoder, Encoder, Snapshot};
-use ddf_core::{Digest, Goal, ParamError};
+use ddf_core::{Digest, Goal, MergeError, ParamError};
 use ddf_param::{checked_mul, ensure_range, state_words};
 use std::fmt;
 
@@ -414,6 +414,22 @@ impl Segments for Blocks {
     /// Whole blocks only: the padding of the last line is not state.
     fn memory_bits(&self) -> u64 {
         self.words * 64
+    }
+
+    const NAME: &'static str = "APBBF";
+
+    fn same_shape(&self, other: &Self) -> Result<(), MergeError> {
+        MergeError::check("blocks", self.blocks, other.blocks)?;
+        MergeError::check("block_bits", self.block_words * 64, other.block_words * 64)?;
+        MergeError::check("bits_per_block", self.b, other.b)
+    }
+
+    fn union(&mut self, other: &Self) {
+        for (line, theirs) in self.lines.iter_mut().zip(&other.lines) {
+            for (w, o) in line.0.iter_mut().zip(theirs.0) {
+                *w |= o;
+            }
+        }
     }
 }
 

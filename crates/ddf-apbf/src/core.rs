@@ -2,7 +2,7 @@
 //! segments in a circular buffer, generations by count or time, Algorithm 1.
 
 use ddf_core::snapshot::{DecodeError, Decoder, Encoder};
-use ddf_core::{Digest, ParamError, TimeClock};
+use ddf_core::{Digest, MergeError, ParamError, TimeClock};
 
 /// How the segments store items: a Bloom slice per segment (APBF) or a
 /// blocked Bloom filter per segment (APBBF). Segment `p` (physical) always
@@ -94,6 +94,15 @@ pub trait Segments: Clone + PartialEq + Eq {
     fn clear_all(&mut self);
     /// State bits of all segments, as the paper counts them.
     fn memory_bits(&self) -> u64;
+    /// The family's name, for merge refusals.
+    const NAME: &'static str;
+    /// `Ok` when `other` has this layout's shape (so physical segment `p`
+    /// of both holds the same positions), else the parameter that differs.
+    fn same_shape(&self, other: &Self) -> Result<(), MergeError>;
+    /// Sets in every segment what `other`'s same segment holds (a shape
+    /// [`same_shape`](Self::same_shape) accepted): the union of two
+    /// streams' items, each kept in the segment of its generation.
+    fn union(&mut self, other: &Self);
 }
 
 /// How a slice turns an item's probe value `x` into a bit of its `m`.
@@ -115,6 +124,15 @@ pub(crate) enum Placement {
     Linear,
     /// `⌊spread(x)·m/2^64⌋`: slices of fewer bits.
     Spread,
+}
+
+impl std::fmt::Display for Placement {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.write_str(match self {
+            Placement::Linear => "linear (snapshot layout 2)",
+            Placement::Spread => "spread",
+        })
+    }
 }
 
 /// Slices of fewer bits spread their probes ([`Placement::for_slice_bits`]).
@@ -309,7 +327,35 @@ pub(crate) struct Clock {
     pub(crate) closed_early: u64,
 }
 
+/// The physical segment of logical segment 0 while generation `g` (an
+/// index on the clock's grid) is the newest: `(−g) mod n`.
+pub(crate) fn aligned_base(g: u64, n: usize) -> usize {
+    let r = (g % n as u64) as usize;
+    if r == 0 { 0 } else { n - r }
+}
+
 impl Clock {
+    /// Whether the generations sit on the grid `⌊t/τ⌋·τ` (a state saved
+    /// before generations were aligned may open anywhere).
+    fn on_grid(&self) -> bool {
+        self.opened.is_multiple_of(self.period)
+    }
+
+    /// Where the generations start, in words.
+    fn grid(&self) -> String {
+        if self.on_grid() {
+            format!(
+                "generations on the grid of period {} from time 0",
+                self.period
+            )
+        } else {
+            format!(
+                "a generation opened at {}, off the grid of period {}",
+                self.opened, self.period
+            )
+        }
+    }
+
     /// Whole periods elapsed at `now` since the current generation opened.
     #[inline]
     fn elapsed_periods(&self, now: u64) -> u64 {
@@ -468,6 +514,30 @@ impl<S: Segments> AgeCore<S> {
         self.in_generation = 0;
     }
 
+    /// `periods` shifts: at most `k + l` are made (they empty every
+    /// segment), and logical segment 0 ends where all of them would have
+    /// put it, so generations keep their segments after a long pause.
+    fn shift_by(&mut self, periods: u64) {
+        let n = self.n() as u64;
+        for _ in 0..periods.min(n) {
+            self.shift();
+        }
+        if periods > n {
+            self.base = self.base_after(periods - n);
+        }
+    }
+
+    /// The physical index of logical segment 0 after `shifts` more shifts.
+    fn base_after(&self, shifts: u64) -> usize {
+        let n = self.n();
+        let back = (shifts % n as u64) as usize;
+        if self.base >= back {
+            self.base - back
+        } else {
+            self.base + n - back
+        }
+    }
+
     /// The cubic terms of the probes, for tests.
     #[cfg(test)]
     pub(crate) fn cubic(&self) -> &[u64] {
@@ -616,7 +686,12 @@ impl<S: Segments> AgeCore<S> {
     pub(crate) fn observe(&mut self, digest: Digest, now: u64) -> ddf_core::Verdict {
         let h = ItemProbes::of(digest);
         let shifts = self.pending_shifts(now);
-        if shifts == 0 && self.in_generation < self.generation {
+        // The first timed insertion places logical segment 0 on the grid
+        // before it sets a bit: the two calls below do that in order.
+        if shifts == 0
+            && self.in_generation < self.generation
+            && self.clock.is_none_or(|c| c.started)
+        {
             let (base, k) = (self.base, self.k as usize);
             let seen = if self.all_at_once {
                 // In logical order already, with no shift due.
@@ -637,16 +712,12 @@ impl<S: Segments> AgeCore<S> {
     }
 
     /// The clock's part of an insertion that no shift precedes (no period
-    /// has passed and the generation is not full): the time advances, and
-    /// the first insertion opens the first generation.
+    /// has passed, the generation is not full, and the first generation
+    /// has opened): the time advances.
     #[inline]
     fn advance_clock(&mut self, now: u64) {
-        match &mut self.clock {
-            Some(c) if c.started => {
-                c.time.advance(now);
-            }
-            Some(_) => self.close_generations(now),
-            None => {}
+        if let Some(c) = &mut self.clock {
+            c.time.advance(now);
         }
     }
 
@@ -673,27 +744,118 @@ impl<S: Segments> AgeCore<S> {
             if c.started {
                 let periods = c.elapsed_periods(now);
                 if periods > 0 {
-                    for _ in 0..periods.min(self.n() as u64) {
-                        self.shift();
-                    }
+                    self.shift_by(periods);
                     // Generations stay on the grid of periods from the first.
                     c.opened = c.opened.saturating_add(periods.saturating_mul(c.period));
                 }
             } else {
+                // Generations sit on the grid `⌊t/τ⌋·τ` of the caller's
+                // clock, and generation `G` starts at physical segment
+                // `(−G) mod (k + l)`: filters of one shape on one clock then
+                // keep each generation in the same segments, so they merge
+                // segment by segment. The segments are all empty here.
                 c.started = true;
-                c.opened = now;
+                c.opened = now - now % c.period;
+                self.base = aligned_base(now / c.period, self.n());
             }
             if self.in_generation == self.generation {
                 // Full before its period has passed (a period that passed
-                // shifted above): closed early by count, and the next
-                // generation opens now.
+                // shifted above): closed early by count; the next
+                // generation ends where the period would have.
                 self.shift();
-                c.opened = now;
                 c.closed_early = c.closed_early.saturating_add(1);
             }
             self.clock = Some(c);
         } else if self.in_generation == self.generation {
             self.shift();
+        }
+    }
+
+    /// Merges `other` (a filter of this shape) into this one: both are
+    /// brought to the later of their latest times (the shifts time owes
+    /// them), then every segment takes the union of the two, which keeps
+    /// each item in the segment of its own generation. Refused for count
+    /// windows, other shapes or periods, and generations off the clock's
+    /// grid or out of step (a generation closed early on one side).
+    pub(crate) fn merge(&mut self, other: &Self) -> Result<(), MergeError> {
+        let family = S::NAME;
+        let (mine, theirs) = match (self.clock, other.clock) {
+            (None, None) => return Err(MergeError::CountWindow { family }),
+            (Some(a), Some(b)) => (a, b),
+            (a, b) => {
+                let window = |c: Option<Clock>| if c.is_some() { "time" } else { "count" };
+                return Err(MergeError::parameter("window", window(a), window(b)));
+            }
+        };
+        MergeError::check("k", self.k, other.k)?;
+        MergeError::check("l", self.l, other.l)?;
+        self.segs.same_shape(&other.segs)?;
+        MergeError::check("generation", self.generation, other.generation)?;
+        MergeError::check("period", mine.period, theirs.period)?;
+        if !theirs.started {
+            return Ok(());
+        }
+        if !mine.started {
+            *self = other.clone();
+            return Ok(());
+        }
+        if !mine.on_grid() || !theirs.on_grid() {
+            return Err(MergeError::Epoch {
+                this: mine.grid(),
+                other: theirs.grid(),
+            });
+        }
+        let now = mine.time.latest().max(theirs.time.latest());
+        // Where logical segment 0 is once time has owed its shifts.
+        let base_at = |c: &Self, clock: &Clock| {
+            let periods = if now.saturating_sub(clock.opened) < clock.period {
+                0
+            } else {
+                (now - clock.opened) / clock.period
+            };
+            c.base_after(periods)
+        };
+        let (here, there) = (base_at(self, &mine), base_at(other, &theirs));
+        if here != there {
+            let at = |base: usize, c: &Self| {
+                format!(
+                    "generation {} at segment {base} ({} closed early)",
+                    now / mine.period,
+                    c.closed_early()
+                )
+            };
+            return Err(MergeError::Epoch {
+                this: at(here, self),
+                other: at(there, other),
+            });
+        }
+        let mut other = other.clone();
+        self.catch_up(now);
+        other.catch_up(now);
+        self.segs.union(&other.segs);
+        // Both at one generation: its insertions add up, at most `g` (a
+        // fuller one would have closed early).
+        self.in_generation = (self.in_generation + other.in_generation).min(self.generation);
+        if let (Some(c), Some(o)) = (&mut self.clock, &other.clock) {
+            let regressions = c.time.regressions().saturating_add(o.time.regressions());
+            c.time = TimeClock::from_parts(now, regressions);
+            c.closed_early = c.closed_early.saturating_add(o.closed_early);
+        }
+        Ok(())
+    }
+
+    /// The shifts time owes at `now` (not before the latest time), applied:
+    /// the clock's part of an insertion, without the insertion.
+    fn catch_up(&mut self, now: u64) {
+        if let Some(mut c) = self.clock {
+            let now = c.time.advance(now);
+            let periods = c.elapsed_periods(now);
+            if c.started && periods > 0 {
+                self.shift_by(periods);
+                c.opened = c.opened.saturating_add(periods.saturating_mul(c.period));
+            }
+            // `advance` counted no step back: `now` is the latest time.
+            self.clock = Some(c);
         }
     }
 

@@ -3,8 +3,8 @@
 use crate::age::AgePartitioned;
 use crate::core::{AgeCore, ItemProbes, Placement, Segments, StateFields};
 use ddf_bits::BitArray;
-use ddf_core::ParamError;
 use ddf_core::snapshot::{self, DecodeError, Decoder, Encoder, Snapshot};
+use ddf_core::{MergeError, ParamError};
 use ddf_param::{checked_mul, ensure_probability, ensure_range, state_words};
 use std::f64::consts::LN_2;
 use std::fmt;
@@ -198,6 +198,19 @@ impl Segments for Slices {
     fn memory_bits(&self) -> u64 {
         self.bits.len()
     }
+
+    const NAME: &'static str = "APBF";
+
+    /// The slices' bits and their [`Placement`]: a state written before
+    /// layout 3 places small slices' probes linearly, a new one spreads them.
+    fn same_shape(&self, other: &Self) -> Result<(), MergeError> {
+        MergeError::check("m", self.m, other.m)?;
+        MergeError::check("placement", self.placement, other.placement)
+    }
+
+    fn union(&mut self, other: &Self) {
+        self.bits.union_with(&other.bits);
+    }
 }
 
 /// An Age-Partitioned Bloom filter (Shtul, Baquero, Almeida,
@@ -210,7 +223,7 @@ impl Segments for Slices {
 /// emptied and becomes slice 0). A query reports a duplicate when `k`
 /// consecutive slices hold the item's bit, found by Algorithm 1 (start at
 /// slice `l`, jump back `k` slices on a miss). Physical slice `p` always
-/// uses probe `p` of the item's digest ([`Digest::indexed_probes`]).
+/// uses probe `p` of the item's digest ([`Digest::indexed_probes`](ddf_core::Digest::indexed_probes)).
 ///
 /// Window `w = l·g`: items among the last `w` insertions are always
 /// reported; up to `s = k·g` older ones may be, with a probability that
@@ -219,8 +232,10 @@ impl Segments for Slices {
 /// before a shift ([`ddf_theory::apbf::false_positive`]).
 ///
 /// **Time-based generations** ([`with_time_span`](Apbf::with_time_span)):
-/// a generation also closes once `τ = ⌈t/l⌉` time units have passed since
-/// it opened, by the caller's clock ([`TimedFilter`](ddf_core::TimedFilter)); a query at a later
+/// a generation is also a period `[G·τ, (G + 1)·τ)` of the caller's clock
+/// ([`TimedFilter`](ddf_core::TimedFilter)), `τ = ⌈t/l⌉`, the same grid on every
+/// filter of that period, so filters kept on several nodes merge
+/// ([`Merge`](ddf_core::Merge)); a query at a later
 /// time sees the generations that time has closed, even before the next
 /// insertion. While at most `g` items arrive per period `τ` (the filter's
 /// capacity), every item inserted within the last `t` is reported and items

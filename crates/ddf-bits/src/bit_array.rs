@@ -316,6 +316,31 @@ impl BitArray {
         result
     }
 
+    /// Sets every bit that is set in `other` (the union of two Bloom
+    /// filters of one shape, a merge): one OR per word.
+    ///
+    /// # Panics
+    /// If the lengths differ (callers check shapes first).
+    ///
+    /// ```
+    /// let mut a = ddf_bits::BitArray::new(70)?;
+    /// let mut b = ddf_bits::BitArray::new(70)?;
+    /// a.set(3);
+    /// b.set(69);
+    /// a.union_with(&b);
+    /// assert!(a.get(3) && a.get(69) && a.count_ones() == 2);
+    /// # Ok::<(), ddf_bits::ParamError>(())
+    /// ```
+    pub fn union_with(&mut self, other: &BitArray) {
+        assert_eq!(
+            self.len, other.len,
+            "union of bit arrays of different lengths"
+        );
+        for (w, o) in self.words.iter_mut().zip(&other.words) {
+            *w |= o;
+        }
+    }
+
     /// Sets bits `start..start + len` to 0: the words wholly inside by one
     /// fill, the partial words at either end under a mask. Emptying an
     /// APBF slice this way costs about a tenth of an instruction per word,

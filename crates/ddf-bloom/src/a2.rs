@@ -296,6 +296,14 @@ impl Windowed for A2 {
     }
 }
 
+/// Refused: A2's buffers swap after `n` insertions of one stream, a
+/// count window.
+impl ddf_core::Merge for A2 {
+    fn merge(&mut self, _other: &Self) -> Result<(), ddf_core::MergeError> {
+        Err(ddf_core::MergeError::CountWindow { family: "A2" })
+    }
+}
+
 impl fmt::Debug for A2 {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
         f.debug_struct("A2")

@@ -330,6 +330,16 @@ impl Windowed for BlockDecayingBloom {
     }
 }
 
+/// Refused: b_DBF's blocks are `T` insertions of one stream, a count
+/// window.
+impl ddf_core::Merge for BlockDecayingBloom {
+    fn merge(&mut self, _other: &Self) -> Result<(), ddf_core::MergeError> {
+        Err(ddf_core::MergeError::CountWindow {
+            family: "block-decaying Bloom",
+        })
+    }
+}
+
 impl fmt::Debug for BlockDecayingBloom {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
         f.debug_struct("BlockDecayingBloom")

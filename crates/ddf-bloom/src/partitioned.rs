@@ -274,6 +274,34 @@ impl Prefetch for PartitionedBloom {
     }
 }
 
+/// Whole-stream filters of one shape merge by OR: the union holds every
+/// item of both streams (no false negative), and its false-positive rate
+/// is the filter's at the combined number of distinct items, for which it
+/// must be sized.
+///
+/// # Examples
+///
+/// ```
+/// use ddf_bloom::{Digest, DuplicateFilter, Merge, PartitionedBloom};
+///
+/// let mut a = PartitionedBloom::with_items(10_000, 0.01)?;
+/// let mut b = a.clone();
+/// a.insert(Digest::mixed(1));
+/// b.insert(Digest::mixed(2));
+/// a.merge(&b)?;
+/// assert!(a.contains(Digest::mixed(1)) && a.contains(Digest::mixed(2)));
+/// assert!(a.merge(&PartitionedBloom::with_items(20_000, 0.01)?).is_err());
+/// # Ok::<(), Box<dyn std::error::Error>>(())
+/// ```
+impl ddf_core::Merge for PartitionedBloom {
+    fn merge(&mut self, other: &Self) -> Result<(), ddf_core::MergeError> {
+        ddf_core::MergeError::check("slices", self.slices, other.slices)?;
+        ddf_core::MergeError::check("slice_bits", self.slice_bits, other.slice_bits)?;
+        self.bits.union_with(&other.bits);
+        Ok(())
+    }
+}
+
 impl fmt::Debug for PartitionedBloom {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
         f.debug_struct("PartitionedBloom")

@@ -306,6 +306,17 @@ impl DuplicateFilter for StableBloom {
     }
 }
 
+/// Refused: a Stable Bloom filter forgets by decrements drawn at each
+/// insertion of one stream, so two states have no union with its promise.
+impl ddf_core::Merge for StableBloom {
+    fn merge(&mut self, _other: &Self) -> Result<(), ddf_core::MergeError> {
+        Err(ddf_core::MergeError::Unsupported {
+            family: "Stable Bloom",
+            reason: "its cells decay with each insertion of one stream",
+        })
+    }
+}
+
 impl fmt::Debug for StableBloom {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
         f.debug_struct("StableBloom")

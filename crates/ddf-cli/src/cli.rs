@@ -39,6 +39,19 @@ pub(crate) enum Command {
     /// Show the planner's ranked filters for a window and an error target.
     #[command(after_help = EXIT_CODES)]
     Plan(PlanCmd),
+    /// Merge state files of one filter kept on several nodes (same window,
+    /// parameters and hash key) into one that answers for every node's
+    /// records.
+    #[command(after_help = MERGE_HELP)]
+    Merge {
+        /// The state files written by `ddf dedup --state`, two or more.
+        #[arg(required = true, num_args = 2.., value_name = "STATE")]
+        inputs: Vec<PathBuf>,
+        /// Where to write the merged state (written atomically; may be one
+        /// of the inputs).
+        #[arg(short, long, value_name = "FILE")]
+        output: PathBuf,
+    },
     /// Describe a state file: family, parameters, window, memory, records
     /// seen, clock, format version (never the hash key).
     #[command(after_help = EXIT_CODES)]
@@ -63,6 +76,25 @@ exactly: memory grows with the number of distinct keys, as with sort -u.
 Keys are hashed with SipHash-1-3 under a secret random key; an exact filter
 is exact on these 64-bit digests (two distinct keys collide with probability
 2^-64).
+
+",
+    exit_codes!()
+);
+
+const MERGE_HELP: &str = concat!(
+    "\
+Examples:
+  ddf dedup --within 1h --time-field 1 --state empty.state < /dev/null
+  cp empty.state node1.state; cp empty.state node2.state   # one hash key
+  ddf dedup --within 1h --time-field 1 --state node1.state part1.log > out1.log
+  ddf dedup --within 1h --time-field 1 --state node2.state part2.log > out2.log
+  ddf merge node1.state node2.state -o all.state
+
+Time windows (generations on the records' clock) and whole-stream Bloom
+filters merge; count windows (--window) do not: a count is a property of
+one stream. Size every node for the whole stream's rate (--rate), since the
+merged state holds every node's records. Nodes must share the hash key:
+start them from copies of one state file.
 
 ",
     exit_codes!()

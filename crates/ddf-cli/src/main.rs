@@ -2,7 +2,8 @@
 //! memory, over the whole stream, the last N records or a time span.
 //!
 //! The subcommands are `dedup` (the filter), `plan` (the planner's ranked
-//! choices for a set of flags) and `inspect` (what a state file holds). See
+//! choices for a set of flags), `merge` (state files of several nodes into
+//! one) and `inspect` (what a state file holds). See
 //! the crate README for examples, and `ddf --help`.
 #![forbid(unsafe_code)]
 
@@ -12,6 +13,7 @@ mod dedup;
 mod engine;
 mod input;
 mod key;
+mod merge;
 mod progress;
 mod report;
 mod shards;
@@ -34,6 +36,7 @@ fn main() -> ExitCode {
     let result = match &cli.command {
         cli::Command::Dedup(args) => dedup::run(args),
         cli::Command::Plan(args) => report::plan(args).map(|()| 0),
+        cli::Command::Merge { inputs, output } => merge::run(inputs, output).map(|()| 0),
         cli::Command::Inspect { file, json } => report::inspect(file, *json).map(|()| 0),
     };
     match result {

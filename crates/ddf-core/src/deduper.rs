@@ -235,6 +235,49 @@ impl<F: DuplicateFilter, S: BuildHasher> Deduper<F, S> {
     }
 }
 
+impl<F: crate::Merge, S: PortableHasher> Deduper<F, S> {
+    /// Merges `other`'s filter into this one ([`Merge`](crate::Merge)): the
+    /// hasher keys must be equal (else equal items would have different
+    /// digests), then the filters' own rule decides.
+    ///
+    /// # Examples
+    ///
+    /// ```
+    /// use ddf_core::{Deduper, Digest, DuplicateFilter, KeyedSipHasher, Merge, MergeError};
+    ///
+    /// // A toy filter for the example: a set that merges by union.
+    /// #[derive(Debug, Default, Clone)]
+    /// struct Set(std::collections::BTreeSet<Digest>);
+    /// impl DuplicateFilter for Set {
+    ///     fn contains(&self, d: Digest) -> bool { self.0.contains(&d) }
+    ///     fn insert(&mut self, d: Digest) { self.0.insert(d); }
+    ///     fn memory_bits(&self) -> u64 { 64 * self.0.len() as u64 }
+    ///     fn clear(&mut self) { self.0.clear() }
+    /// }
+    /// impl Merge for Set {
+    ///     fn merge(&mut self, other: &Self) -> Result<(), MergeError> {
+    ///         self.0.extend(&other.0);
+    ///         Ok(())
+    ///     }
+    /// }
+    ///
+    /// let key = KeyedSipHasher::with_seed(7);
+    /// let mut a = Deduper::with_hasher(Set::default(), key.clone());
+    /// let mut b = Deduper::with_hasher(Set::default(), key);
+    /// b.insert("x");
+    /// assert_eq!(a.merge(&b), Ok(()));
+    /// assert!(a.contains("x"));
+    /// let other_key = Deduper::with_hasher(Set::default(), KeyedSipHasher::with_seed(8));
+    /// assert_eq!(a.merge(&other_key), Err(MergeError::HashKey));
+    /// ```
+    pub fn merge(&mut self, other: &Self) -> Result<(), crate::MergeError> {
+        if self.hasher.key_bytes() != other.hasher.key_bytes() {
+            return Err(crate::MergeError::HashKey);
+        }
+        self.filter.merge(&other.filter)
+    }
+}
+
 impl<F: TimedFilter, S: BuildHasher> Deduper<F, S> {
     /// Detect, then insert, `item` at time `now` (caller's unit, non-decreasing).
     #[inline]

@@ -13,6 +13,7 @@ mod deduper;
 mod ext;
 mod filter;
 pub mod group;
+pub mod merge;
 pub mod sizing;
 pub mod snapshot;
 #[cfg(feature = "testing")]
@@ -26,5 +27,6 @@ pub use ddf_param::ParamError;
 pub use deduper::Deduper;
 pub use ext::{FilterExt, Tally};
 pub use filter::{DuplicateFilter, TimedFilter, Verdict, Window, Windowed};
+pub use merge::{Merge, MergeError};
 pub use sizing::{Goal, Prediction};
 pub use snapshot::{DecodeError, Snapshot};

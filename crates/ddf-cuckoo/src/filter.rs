@@ -611,6 +611,17 @@ impl Prefetch for StreamingCuckoo {
     }
 }
 
+/// Refused: a bucket keeps what one stream's evictions left in it, so two
+/// tables have no union of the same size.
+impl ddf_core::Merge for StreamingCuckoo {
+    fn merge(&mut self, _other: &Self) -> Result<(), ddf_core::MergeError> {
+        Err(ddf_core::MergeError::Unsupported {
+            family: "streaming cuckoo",
+            reason: "a bucket keeps what one stream's evictions left in it; two tables have no union of the same size",
+        })
+    }
+}
+
 impl fmt::Debug for StreamingCuckoo {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
         f.debug_struct("StreamingCuckoo")

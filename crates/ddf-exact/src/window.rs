@@ -5,8 +5,8 @@ use crate::dict::{Dict, Slot};
 use crate::fifo::Fifo;
 use crate::set::KeySet;
 use ddf_core::{
-    DecodeError, Digest, DuplicateFilter, ParamError, Snapshot, TimedFilter, Verdict, Window,
-    Windowed,
+    DecodeError, Digest, DuplicateFilter, MergeError, ParamError, Snapshot, TimedFilter, Verdict,
+    Window, Windowed,
 };
 mod codec;
 
@@ -457,6 +457,121 @@ impl<K: Hash + Eq + Clone, S: BuildHasher> ExactWindow<K, S> {
             }
             Window::Unbounded => (self.dict.len() as u64).saturating_mul(key_bits),
         }
+    }
+}
+
+/// Time windows merge by key, keeping the latest time: the two FIFOs,
+/// each in time order, are replayed in one time order (this side first on
+/// a tie) up to the later of the two clocks, so each key's count is its
+/// occurrences on both sides within the span and its time the latest of
+/// them. A merged window holds at most `capacity` items, the FIFO's bound:
+/// past it the oldest expire early and are counted, as for one stream.
+/// The unbounded set merges by union. Count windows, and windows of another
+/// span or capacity, are refused, naming the difference.
+///
+/// # Examples
+///
+/// ```
+/// use ddf_exact::{ExactWindow, Merge};
+///
+/// let mut a = ExactWindow::<u64>::with_time_span(1_000, 100)?;
+/// let mut b = a.clone();
+/// a.insert_key_at(1, 10);
+/// b.insert_key_at(1, 500);
+/// b.insert_key_at(2, 600);
+/// a.merge(&b)?;
+/// assert_eq!((a.count(&1), a.count(&2)), (2, 1));
+/// assert!(a.contains_key_at(&1, 1_499) && !a.contains_key_at(&1, 1_500));
+/// let mut count = ExactWindow::<u64>::new(10)?;
+/// assert!(count.merge(&count.clone()).is_err());
+/// # Ok::<(), Box<dyn std::error::Error>>(())
+/// ```
+impl<K: Hash + Eq + Clone, S: BuildHasher + Clone> ddf_core::Merge for ExactWindow<K, S> {
+    fn merge(&mut self, other: &Self) -> Result<(), MergeError> {
+        let family = "exact window";
+        let span = match (self.window, other.window) {
+            (Window::Count(_), Window::Count(_)) => {
+                return Err(MergeError::CountWindow { family });
+            }
+            (Window::Unbounded, Window::Unbounded) => None,
+            (Window::Time(a), Window::Time(b)) if a == b => Some(a),
+            (a, b) => {
+                return Err(MergeError::parameter(
+                    "window",
+                    window_words(a),
+                    window_words(b),
+                ));
+            }
+        };
+        MergeError::check("capacity", self.capacity, other.capacity)?;
+        // A side that never saw an item adds nothing, or is the other side.
+        if other.untouched() {
+            return Ok(());
+        }
+        if self.untouched() {
+            *self = other.clone();
+            return Ok(());
+        }
+        let Some(span) = span else {
+            for key in other.dict.keys() {
+                self.record(key.clone(), 0);
+            }
+            return Ok(());
+        };
+        let now = self.clock.latest().max(other.clock.latest());
+        let live = |item: &&Item<K>| now - item.at < span;
+        let mine: Vec<Item<K>> = (0..self.fifo.len())
+            .filter_map(|i| self.fifo.get(i))
+            .filter(live)
+            .cloned()
+            .collect();
+        let theirs: Vec<&Item<K>> = (0..other.fifo.len())
+            .filter_map(|i| other.fifo.get(i))
+            .filter(live)
+            .collect();
+        let regressions = self
+            .clock
+            .regressions()
+            .saturating_add(other.clock.regressions());
+        let closed_early = self.closed_early.saturating_add(other.closed_early);
+        self.fifo.clear();
+        self.dict.clear();
+        self.clock = TimeClock::new();
+        self.closed_early = 0;
+        let (mut i, mut j) = (0, 0);
+        while i < mine.len() || j < theirs.len() {
+            if j == theirs.len() || (i < mine.len() && mine[i].at <= theirs[j].at) {
+                let item = &mine[i];
+                self.record_hashed(item.key.clone(), item.hash, item.at);
+                i += 1;
+            } else {
+                // The other side's hash is under its own hasher.
+                self.record(theirs[j].key.clone(), theirs[j].at);
+                j += 1;
+            }
+        }
+        self.closed_early = self.closed_early.saturating_add(closed_early);
+        self.clock = TimeClock::from_parts(now, regressions);
+        Ok(())
+    }
+}
+
+impl<K: Hash + Eq + Clone, S: BuildHasher> ExactWindow<K, S> {
+    /// Whether no item was ever recorded (since construction or `clear`).
+    fn untouched(&self) -> bool {
+        self.dict.len() == 0
+            && self.fifo.len() == 0
+            && self.clock == TimeClock::new()
+            && self.closed_early == 0
+    }
+}
+
+/// A window in words, for a merge refusal.
+fn window_words(w: Window) -> String {
+    match w {
+        Window::Count(n) => format!("the last {n} insertions"),
+        Window::Time(t) => format!("a time span of {t}"),
+        Window::Unbounded => "the whole stream".into(),
     }
 }
 

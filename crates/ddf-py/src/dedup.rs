@@ -656,6 +656,35 @@ impl Dedup {
         bool_array(py, &out)
     }
 
+    /// Merges ``other`` (a ``Dedup`` over another share of the stream, with
+    /// the same window, parameters and hash key) into this one, which then
+    /// answers for both.
+    ///
+    /// Raises:
+    ///     ddf.StateError: the two cannot merge (a count window, another
+    ///         family, parameter, hash key or clock grid); the message names
+    ///         the difference and nothing changes.
+    fn merge(&self, py: Python<'_>, other: &Bound<'_, Dedup>) -> PyResult<()> {
+        // A copy of the other side first: never two locks at once, and
+        // `a.merge(a)` takes one lock at a time too.
+        let (seen, meta, duplicates) = {
+            let theirs = other.get().lock(py);
+            (theirs.seen.clone(), theirs.meta.clone(), theirs.duplicates)
+        };
+        let mut inner = self.lock(py);
+        let mine = &mut inner.seen;
+        py.detach(|| mine.merge(&seen))
+            .map_err(|e| errors::state(format!("cannot merge: {e}")))?;
+        inner.meta.merge(&meta);
+        inner.duplicates = inner.duplicates.saturating_add(duplicates);
+        Ok(())
+    }
+
+    /// ``a |= b``: ``a.merge(b)``.
+    fn __ior__(&self, py: Python<'_>, other: &Bound<'_, Dedup>) -> PyResult<()> {
+        self.merge(py, other)
+    }
+
     /// Forgets every key and resets the counters (``len``, ``stats()``'s
     /// observed, duplicates, clock, clock regressions and generations
     /// closed early); the hash key stays.

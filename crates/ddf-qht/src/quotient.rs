@@ -490,6 +490,18 @@ impl<I: Insertion> Prefetch for QuotientFilter<I> {
     }
 }
 
+/// Refused: a row keeps the fingerprints its own stream left in it (the
+/// others overwritten or dropped), so two rows have no union that keeps
+/// the filter's rates.
+impl<I: Insertion> ddf_core::Merge for QuotientFilter<I> {
+    fn merge(&mut self, _other: &Self) -> Result<(), ddf_core::MergeError> {
+        Err(ddf_core::MergeError::Unsupported {
+            family: "QHT",
+            reason: "a row keeps the last fingerprints of one stream; two rows have no union of the same size",
+        })
+    }
+}
+
 impl<I: Insertion> fmt::Debug for QuotientFilter<I> {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
         f.debug_struct(I::NAME)

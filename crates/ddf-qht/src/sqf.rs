@@ -399,6 +399,16 @@ impl Prefetch for Sqf {
     }
 }
 
+/// Refused, as for the QHT: a row keeps what one stream left in it.
+impl ddf_core::Merge for Sqf {
+    fn merge(&mut self, _other: &Self) -> Result<(), ddf_core::MergeError> {
+        Err(ddf_core::MergeError::Unsupported {
+            family: "SQF",
+            reason: "a row keeps the last fingerprints of one stream; two rows have no union of the same size",
+        })
+    }
+}
+
 impl fmt::Debug for Sqf {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
         f.debug_struct("Sqf")

@@ -7,8 +7,8 @@
 /// filter traits, the verdict, the hashing `Deduper` front and the errors.
 #[doc(no_inline)]
 pub use ddf_core::{
-    DecodeError, Deduper, Digest, DuplicateFilter, KeyedSipHasher, ParamError, Snapshot,
-    TimedFilter, Verdict, Window, Windowed, digest,
+    DecodeError, Deduper, Digest, DuplicateFilter, KeyedSipHasher, Merge, MergeError, ParamError,
+    Snapshot, TimedFilter, Verdict, Window, Windowed, digest,
 };
 
 mod queue;

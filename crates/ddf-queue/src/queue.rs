@@ -677,6 +677,21 @@ impl<F: DuplicateFilter> TimedFilter for Queue<F> {
     }
 }
 
+/// Refused: a queue rotates its subfilters every `c` insertions of one
+/// stream (a count window), or from its own first insertion (a time
+/// window), never on a grid two queues share.
+impl<F> ddf_core::Merge for Queue<F> {
+    fn merge(&mut self, _other: &Self) -> Result<(), ddf_core::MergeError> {
+        Err(match self.window() {
+            Window::Time(_) => ddf_core::MergeError::Unsupported {
+                family: "queue",
+                reason: "its subfilters rotate from its own first insertion, not on the shared clock",
+            },
+            _ => ddf_core::MergeError::CountWindow { family: "queue" },
+        })
+    }
+}
+
 impl<F> Windowed for Queue<F> {
     /// `w = c·L` insertions (§5.1), or `(L − 1)·s ≥ t` time units with a
     /// time span, which slices so that all of `t` is kept.

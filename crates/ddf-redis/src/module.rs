@@ -620,6 +620,41 @@ fn ddf_loadstate(ctx: &Context, args: Vec<RedisString>) -> RedisResult {
     Ok(RedisValue::SimpleStringStatic("OK"))
 }
 
+/// `DDF.MERGE dest src [src …]`: merges the sources into `dest`, all
+/// reserved alike (one window, parameters and hash key; `HASHKEY` gives
+/// keys one). Every merge is tried on a copy first, so a refusal leaves
+/// `dest` as it was; the reply names the source and the difference.
+fn ddf_merge(ctx: &Context, args: Vec<RedisString>) -> RedisResult {
+    if args.len() < 3 {
+        return Err(RedisError::WrongArity);
+    }
+    // Copies: `dest` may be a source too.
+    let mut sources = Vec::with_capacity(args.len() - 2);
+    for name in &args[2..] {
+        let key = ctx.open_key(name);
+        let value = key
+            .get_value::<DdfKey>(&DDF_TYPE)
+            .map_err(|_| RedisError::WrongType)?
+            .ok_or_else(|| err(format!("no such key: {}", name.to_string_lossy())))?;
+        sources.push(value.clone());
+    }
+    let dest = ctx.open_key_writable(&args[1]);
+    let value = dest
+        .get_value::<DdfKey>(&DDF_TYPE)
+        .map_err(|_| RedisError::WrongType)?
+        .ok_or_else(|| err("no such key: DDF.RESERVE the destination first"))?;
+    let mut merged = value.clone();
+    for (name, source) in args[2..].iter().zip(&sources) {
+        merged
+            .merge(source)
+            .map_err(|e| err(format!("refusing to merge {}: {e}", name.to_string_lossy())))?;
+    }
+    *value = merged;
+    // The replica holds the same keys: the same merge gives the same state.
+    ctx.replicate_verbatim();
+    Ok(RedisValue::SimpleStringStatic("OK"))
+}
+
 /// Declares that the module handles RDB read errors itself: a short or
 /// corrupt value makes `rdb_load` return NULL (RESTORE replies "Bad data
 /// format") instead of Redis aborting the server.
@@ -644,6 +679,7 @@ redis_module! {
         ["ddf.exists", ddf_exists, "readonly", 1, 1, 1, ""],
         ["ddf.info", ddf_info, "readonly", 1, 1, 1, ""],
         ["ddf.loadstate", ddf_loadstate, "write deny-oom", 1, 1, 1, ""],
+        ["ddf.merge", ddf_merge, "write deny-oom", 1, -1, 1, ""],
     ],
     configurations: [
         i64: [

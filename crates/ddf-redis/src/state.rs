@@ -113,6 +113,16 @@ impl DdfKey {
         self.filter_bytes() + (std::mem::size_of::<Self>() + text) as u64
     }
 
+    /// Merges `other` into this key ([`Deduper::merge`]: one hash key, then
+    /// the filters' own rule): items observed add up and the clock is the
+    /// later one. On a refusal nothing changes.
+    pub(crate) fn merge(&mut self, other: &DdfKey) -> Result<(), ddf::MergeError> {
+        self.seen.merge(&other.seen)?;
+        self.items = self.items.saturating_add(other.items);
+        self.clock = self.clock.max(other.clock);
+        Ok(())
+    }
+
     /// Whether the window is a time window.
     pub(crate) fn is_timed(&self) -> bool {
         matches!(self.meta.span, Span::Time { .. })

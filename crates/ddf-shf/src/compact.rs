@@ -141,6 +141,15 @@ impl Windowed for CompactShf {
 }
 
 /// Body: window, hash width, ring length and head, ring words.
+/// Refused: the window is the last `w` insertions of one stream.
+impl ddf_core::Merge for CompactShf {
+    fn merge(&mut self, _other: &Self) -> Result<(), ddf_core::MergeError> {
+        Err(ddf_core::MergeError::CountWindow {
+            family: "compact SHF",
+        })
+    }
+}
+
 impl Snapshot for CompactShf {
     const KIND: u16 = snapshot::kind::COMPACT_SHF;
 

@@ -252,6 +252,13 @@ impl Windowed for Shf {
 
 /// Body: window, hash width, ring length and head, ring words; the
 /// dictionary is rebuilt from the ring.
+/// Refused: the SHF's window is the last `w` insertions of one stream.
+impl ddf_core::Merge for Shf {
+    fn merge(&mut self, _other: &Self) -> Result<(), ddf_core::MergeError> {
+        Err(ddf_core::MergeError::CountWindow { family: "SHF" })
+    }
+}
+
 impl Snapshot for Shf {
     const KIND: u16 = snapshot::kind::SHF;
 

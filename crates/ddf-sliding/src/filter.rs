@@ -12,6 +12,7 @@ use ddf_hash::{Fingerprinter, SplitMix64, ZeroPolicy};
 /// Seed of the relocation generator unless [`SlidingBloom::with_seed`] sets one.
 const DEFAULT_SEED: u64 = 0x6e61_6f72_796f_6765;
 
+mod merge;
 mod traits;
 
 /// The Naor–Yogev `(n, m, ε)`-sliding Bloom filter: every item among the last
@@ -697,6 +698,26 @@ impl SlidingBloom {
         self.rng = SplitMix64::new(self.seed);
     }
 
+    /// Counts the active entries per generation from the table (time
+    /// windows; count windows keep no counts).
+    fn recount_active(&mut self) {
+        if self.active.is_empty() {
+            return;
+        }
+        let m = self.active.len() as u64;
+        self.active.fill(0);
+        self.active_total = 0;
+        self.active_slot = (self.generation % m) as usize;
+        let ages = self.ages;
+        for (_, t) in self.table.entries() {
+            if ages.is_active(t) {
+                let age = u64::from(ages.age(t)) % m;
+                self.active[((self.generation % m + m - age) % m) as usize] += 1;
+                self.active_total += 1;
+            }
+        }
+    }
+
     /// The parts a snapshot stores besides the table.
     pub(crate) fn clock_state(&self) -> ClockState {
         ClockState {
@@ -723,26 +744,11 @@ impl SlidingBloom {
             plan_of.plan.tag_modulus,
             plan_of.plan.generations as u32,
         );
-        // Active entries per generation, counted from the table.
-        let mut active = plan_of.active.clone();
-        let mut active_total = 0;
-        let mut active_slot = 0;
-        if !active.is_empty() {
-            let m = active.len() as u64;
-            active_slot = (clock.generation % m) as usize;
-            for (_, t) in table.entries() {
-                if ages.is_active(t) {
-                    let age = u64::from(ages.age(t)) % m;
-                    active[((clock.generation % m + m - age) % m) as usize] += 1;
-                    active_total += 1;
-                }
-            }
-        }
         let mut restored = SlidingBloom {
             table,
-            active,
-            active_total,
-            active_slot,
+            active: plan_of.active.clone(),
+            active_total: 0,
+            active_slot: 0,
             generation: clock.generation,
             tag,
             ages,
@@ -757,6 +763,7 @@ impl SlidingBloom {
             rng: SplitMix64::new(clock.rng),
             ..plan_of
         };
+        restored.recount_active();
         restored.set_epoch(restored.epoch);
         restored
     }

@@ -10,6 +10,7 @@ pub mod bdbf;
 pub mod blocked_bloom;
 pub mod bloom;
 pub mod cuckoo;
+pub mod merge;
 pub mod numerics;
 pub mod qht;
 pub mod queue;

@@ -328,3 +328,21 @@ mod qht_properties {
         }
     }
 }
+
+proptest! {
+    /// Nodes sized by `merge::node_capacity` at the combined rate hold
+    /// at least the combined stream's mean arrivals, more than any share.
+    #[test]
+    fn node_capacity_covers_the_combined_stream(
+        rates in proptest::collection::vec(0.0f64..1e4, 1..16), span in 1.0f64..1e5,
+    ) {
+        use ddf_theory::merge::{combined_rate, node_capacity};
+        let total = combined_rate(&rates);
+        prop_assert!((total - rates.iter().sum::<f64>()).abs() <= 1e-9 * total.max(1.0));
+        let c = node_capacity(total, span, 1e-9);
+        prop_assert!(c >= total * span);
+        for r in &rates {
+            prop_assert!(c >= node_capacity(*r, span, 1e-9) - 1e-6);
+        }
+    }
+}

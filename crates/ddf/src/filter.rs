@@ -190,6 +190,49 @@ macro_rules! filter_enum {
                     $( #[cfg($cfg)] Filter::$variant(ref f) => Snapshot::kind(f), )*
                 }
             }
+
+            /// Merges `other` into this filter: both of one variant, whose
+            /// family's own rule ([`Merge`](ddf_core::Merge)) decides
+            /// (time windows on one clock and whole-stream Bloom filters
+            /// merge; count windows never do). A filter of another family
+            /// is refused with [`MergeError::Kind`](ddf_core::MergeError::Kind). See the [module
+            /// docs](crate::filter) for the promise of a merged filter.
+            ///
+            /// # Examples
+            ///
+            /// ```
+            /// use ddf::{Digest, Filter, MergeError, Requirements, TimedFilter, plan};
+            ///
+            /// // Each node sized for the whole stream's rate (1 item per ms
+            /// // over all nodes), on one millisecond clock.
+            /// let need = Requirements::time(60_000, 1.0).fpr(0.01);
+            /// let mut a: Filter = plan(&need)?[0].build()?;
+            /// let mut b = a.clone();
+            /// a.insert_at(Digest::mixed(1), 1_000);
+            /// b.insert_at(Digest::mixed(2), 2_000);
+            /// a.merge(&b)?;
+            /// assert!(a.contains_at(Digest::mixed(1), 3_000) && a.contains_at(Digest::mixed(2), 3_000));
+            /// let count: Filter = plan(&Requirements::count(1_000).fpr(0.01))?[0].build()?;
+            /// assert!(matches!(a.merge(&count), Err(MergeError::Kind { .. } | MergeError::Parameter { .. })));
+            /// # Ok::<(), Box<dyn std::error::Error>>(())
+            /// ```
+            #[allow(unreachable_patterns)]
+            pub fn merge(&mut self, other: &Filter) -> Result<(), ddf_core::MergeError> {
+                match (&mut *self, other) {
+                    $( #[cfg($cfg)] (Filter::$variant(a), Filter::$variant(b)) => ddf_core::Merge::merge(a, b), )*
+                    (a, b) => Err(ddf_core::MergeError::Kind {
+                        this: a.family().to_string(),
+                        other: b.family().to_string(),
+                    }),
+                }
+            }
+        }
+
+        /// [`Filter::merge`].
+        impl ddf_core::Merge for Filter {
+            fn merge(&mut self, other: &Self) -> Result<(), ddf_core::MergeError> {
+                Filter::merge(self, other)
+            }
         }
 
         // With no family compiled in (`build.rs`), `Filter` is empty: the

@@ -53,8 +53,9 @@ pub mod guide {}
 pub use concurrent::{ConcurrentBuildError, ConcurrentFilter};
 pub use ddf_core::snapshot;
 pub use ddf_core::{
-    DecodeError, Deduper, Digest, DuplicateFilter, FilterExt, Goal, KeyedSipHasher, ParamError,
-    PortableHasher, Prediction, Snapshot, Tally, TimedFilter, Verdict, Window, Windowed, digest,
+    DecodeError, Deduper, Digest, DuplicateFilter, FilterExt, Goal, KeyedSipHasher, Merge,
+    MergeError, ParamError, PortableHasher, Prediction, Snapshot, Tally, TimedFilter, Verdict,
+    Window, Windowed, digest,
 };
 pub use filter::Filter;
 pub use planner::{Candidate, Cost, Exclusion, PlanError, Requirements, Span, Tier, plan};

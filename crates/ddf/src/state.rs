@@ -547,6 +547,18 @@ impl Meta {
         })
     }
 
+    /// The metadata of a merge of this state with one described by
+    /// `other` (their filters merged by [`Filter::merge`]): records seen
+    /// add up, the clock is the later one, and the rest (the request and
+    /// the choice, which the filters' merge found equal) is this one's.
+    pub fn merge(&mut self, other: &Meta) {
+        self.records_seen = self.records_seen.saturating_add(other.records_seen);
+        self.clock_ms = match (self.clock_ms, other.clock_ms) {
+            (Some(a), Some(b)) => Some(a.max(b)),
+            (a, b) => a.or(b),
+        };
+    }
+
     /// Whether a state holding `filter` with this metadata resumes under
     /// `request`, whose filter would be `choice`: it does when the request
     /// is the one the state was made from (defaults and units resolved),

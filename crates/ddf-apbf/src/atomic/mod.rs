@@ -566,28 +566,38 @@ impl<S: AtomicSegments, P: Platform> AtomicCore<S, P> {
     fn close_generations(&self, word: u64, now: Option<u64>) {
         let n = self.n();
         let (mut base, mut shifts) = (Self::base_of(word), word >> COUNT_SHIFT);
-        let mut shift = |segs: &S| {
-            base = if base == 0 { n - 1 } else { base - 1 };
-            segs.clear_segment(base);
-            shifts += 1;
-        };
         // Relaxed (these three): written only by shifters, and the last
         // shifter's writes happen before its publishing swap, which our
         // SeqCst election read.
         let mut opened = self.opened.load(Ordering::Relaxed);
         let start = self.gen_start.load(Ordering::Relaxed);
         let mut reopened = false;
+        let starts = opened == NOT_STARTED;
+        if let (Some(tau), true) = (self.period, starts) {
+            // The first insertion opens the first generation on the grid
+            // `⌊t/τ⌋·τ` (clamped off the sentinel), with logical segment 0
+            // where `AgeCore` puts it, `(−⌊t/τ⌋) mod (k + l)`: no insertion
+            // has read an epoch yet, so the base moves before any bit is set.
+            let now = now.unwrap_or(0);
+            opened = now - now % tau;
+            base = crate::core::aligned_base(now / tau, n);
+        }
+        let mut shift = |segs: &S| {
+            base = if base == 0 { n - 1 } else { base - 1 };
+            segs.clear_segment(base);
+            shifts += 1;
+        };
+        // Shifts beyond `k + l` (a long pause): the base moves on as if
+        // they were made, as in `AgeCore`, once the segments are empty.
+        let mut beyond = 0;
         if let Some(tau) = self.period {
-            let now = now.unwrap_or(if opened == NOT_STARTED { 0 } else { opened });
-            // The first insertion opens the first generation (clamped off
-            // the sentinel).
-            if opened == NOT_STARTED {
-                opened = now;
-            } else if now > opened && now - opened >= tau {
+            let now = now.unwrap_or(opened);
+            if !starts && now > opened && now - opened >= tau {
                 let periods = (now - opened) / tau;
                 for _ in 0..periods.min(n as u64) {
                     shift(&self.segs);
                 }
+                beyond = (periods.saturating_sub(n as u64) % n as u64) as usize;
                 // Generations stay on the grid of periods from the first.
                 // At most `now`, below the sentinel.
                 opened = opened.saturating_add(periods.saturating_mul(tau));
@@ -595,10 +605,9 @@ impl<S: AtomicSegments, P: Platform> AtomicCore<S, P> {
             }
             // SeqCst: ordered with the flushes, as in `maybe_shift`.
             if !reopened && self.counted.load(Ordering::SeqCst) >= start + self.generation {
-                // Full before its period passed: closed early by count, and
-                // the next generation opens now.
+                // Full before its period passed: closed early by count; the
+                // next generation ends where the period would have.
                 shift(&self.segs);
-                opened = opened.max(now);
                 reopened = true;
                 // Relaxed: a statistic.
                 self.closed_early.fetch_add(1, Ordering::Relaxed);
@@ -607,6 +616,7 @@ impl<S: AtomicSegments, P: Platform> AtomicCore<S, P> {
             shift(&self.segs);
             reopened = true;
         }
+        base = (base + n - beyond) % n;
         // Release: pairs with the Acquire loads of `enter_timed` and `contains`.
         self.opened.store(opened, Ordering::Release);
         let next = (shifts << COUNT_SHIFT) | ((base as u64) << BASE_SHIFT);

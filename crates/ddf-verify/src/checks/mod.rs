@@ -11,6 +11,7 @@ mod common;
 mod concurrent;
 mod cuckoo;
 mod exact;
+mod merge;
 mod overload;
 mod plan;
 mod queue;
@@ -43,6 +44,7 @@ pub(crate) fn all() -> Vec<Check> {
     all.extend(cuckoo::checks());
     all.extend(plan::checks());
     all.extend(shared::checks());
+    all.extend(merge::checks());
     all.extend(concurrent::checks());
     all.extend(adversary::checks());
     all.extend(overload::checks());
