@@ -4,7 +4,7 @@ use crate::Apbf;
 use crate::atomic::{AtomicCore, AtomicSegments, Platform, Std};
 use crate::atomic_filter::sealed::Sealed;
 use crate::atomic_filter::{Atomic, position_of, restore_position};
-use crate::core::Placement;
+use crate::placement::Placement;
 use crate::slices::Slices;
 use ddf_bits::{AtomicBitArray, AtomicWord};
 use ddf_core::ParamError;

@@ -18,6 +18,7 @@ mod atomic_filter;
 mod atomic_slices;
 mod blocked;
 mod core;
+mod placement;
 mod sizing;
 mod slices;
 #[cfg(feature = "testing")]

@@ -1,7 +1,8 @@
 //! The Age-Partitioned Bloom filter: one Bloom slice per segment.
 
 use crate::age::AgePartitioned;
-use crate::core::{AgeCore, ItemProbes, Placement, Segments, StateFields};
+use crate::core::{AgeCore, ItemProbes, Segments, StateFields};
+use crate::placement::Placement;
 use ddf_bits::BitArray;
 use ddf_core::snapshot::{self, DecodeError, Decoder, Encoder, Snapshot};
 use ddf_core::{MergeError, ParamError};

@@ -63,7 +63,7 @@ fn core(k: u32, l: u32, m: u64, tau: Option<u64>) -> SlicesCore<Loom> {
     let segs = AtomicSlices {
         bits: AtomicBitArray::<LoomWord>::new(u64::from(k + l) * m).unwrap(),
         m,
-        placement: crate::core::Placement::for_slice_bits(m),
+        placement: crate::placement::Placement::for_slice_bits(m),
     };
     let at = Position {
         base: 0,
