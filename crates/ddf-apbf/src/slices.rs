@@ -433,7 +433,7 @@ impl fmt::Debug for Apbf {
     }
 }
 
-/// Body: `m` (u64); from layout 3, the [`Placement`] (u8); `k`, `l`, clock
+/// Body: `m` (u64); from layout 3, the placement (u8: 0 linear, 1 spread); `k`, `l`, clock
 /// and position (see the crate's core); the `(k + l)·m` bits as words.
 impl Snapshot for Apbf {
     const KIND: u16 = snapshot::kind::APBF;
