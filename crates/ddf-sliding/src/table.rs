@@ -672,11 +672,18 @@ impl Table {
         }
         for (bucket, row) in [slot.first, slot.second].into_iter().zip(rows) {
             for j in 0..self.per_bucket {
-                let victim = W::lanes(self).cell(row, j);
+                let lanes = *W::lanes(self);
+                let victim = lanes.cell(row, j);
                 let other = self.alternate(bucket, victim >> self.tag_bits);
                 if other != bucket && self.try_place::<W>(other, victim, ages) {
                     self.kicks += 1;
-                    self.cells.replace(bucket, j, value);
+                    // `row` is still the bucket's content: the victim's
+                    // other bucket is a different one.
+                    W::write(
+                        &mut self.cells,
+                        bucket,
+                        lanes.with_cell_at(row, j * lanes.width, value),
+                    );
                     return;
                 }
             }
