@@ -30,6 +30,8 @@ struct Row {
     ns_per_op: f64,
     floor_ns: f64,
     ratio_to_floor: f64,
+    /// Alternating rounds of (floor, filter) the row is the median of.
+    rounds: usize,
 }
 
 /// The targets the table is judged by, at these windows (`log₂ w`).
@@ -92,9 +94,11 @@ pub(crate) fn run(opts: &Options) -> Result<bool, String> {
                 ns_per_op: own,
                 floor_ns: floor,
                 ratio_to_floor: own / floor,
+                rounds: 1,
             })
         })
         .collect();
+    let rows = medians(rows);
     if rows.is_empty() {
         return Err("no fresh criterion estimates for the growth benchmark".into());
     }
@@ -119,6 +123,38 @@ pub(crate) fn run(opts: &Options) -> Result<bool, String> {
         eprintln!("updated docs/performance.md and the README's growth table");
     }
     Ok(true)
+}
+
+/// One row per filter, path, window and span, in the order of their first
+/// round: the median of the rounds' costs, floors and ratios (each ratio
+/// against the floor measured just before its round, so the ratio's median
+/// is not the ratio of the medians). An even count takes the upper middle.
+fn medians(rows: Vec<Row>) -> Vec<Row> {
+    let key = |r: &Row| (r.log_window, r.span.clone(), r.filter.clone(), r.path.clone());
+    let mut groups: Vec<Vec<Row>> = Vec::new();
+    for r in rows {
+        match groups.iter_mut().find(|g| key(&g[0]) == key(&r)) {
+            Some(g) => g.push(r),
+            None => groups.push(vec![r]),
+        }
+    }
+    groups
+        .into_iter()
+        .map(|g| {
+            let median = |f: fn(&Row) -> f64| {
+                let mut v: Vec<f64> = g.iter().map(f).collect();
+                v.sort_by(f64::total_cmp);
+                v[v.len() / 2]
+            };
+            Row {
+                ns_per_op: median(|r| r.ns_per_op),
+                floor_ns: median(|r| r.floor_ns),
+                ratio_to_floor: median(|r| r.ratio_to_floor),
+                rounds: g.len(),
+                ..g[0].clone()
+            }
+        })
+        .collect()
 }
 
 /// The row of `filter` on `path` at one window and span.
@@ -146,6 +182,21 @@ fn markdown(rows: &[Row], header: &str) -> String {
          (a millisecond clock at 64,000 items a second, a batch sharing one time); \
          **bold** is the planner's default (its first candidate).\n"
     );
+    let rounds = rows.iter().map(|r| r.rounds).max().unwrap_or(1);
+    if rounds > 1 {
+        let from = rows
+            .iter()
+            .filter(|r| r.rounds == rounds)
+            .map(|r| r.log_window)
+            .min()
+            .unwrap_or(0);
+        let _ = writeln!(
+            out,
+            "From 2^{from} on, each filter and its floor were measured in {rounds} \
+             alternating rounds: a cell is the median of the rounds' costs and, in brackets, \
+             of their ratios to the floor measured just before each.\n"
+        );
+    }
     let _ = writeln!(
         out,
         "| window | span | filter | bits/item | one by one | batch | floor |\n\
