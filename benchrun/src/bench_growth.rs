@@ -130,7 +130,14 @@ pub(crate) fn run(opts: &Options) -> Result<bool, String> {
 /// against the floor measured just before its round, so the ratio's median
 /// is not the ratio of the medians). An even count takes the upper middle.
 fn medians(rows: Vec<Row>) -> Vec<Row> {
-    let key = |r: &Row| (r.log_window, r.span.clone(), r.filter.clone(), r.path.clone());
+    let key = |r: &Row| {
+        (
+            r.log_window,
+            r.span.clone(),
+            r.filter.clone(),
+            r.path.clone(),
+        )
+    };
     let mut groups: Vec<Vec<Row>> = Vec::new();
     for r in rows {
         match groups.iter_mut().find(|g| key(&g[0]) == key(&r)) {
