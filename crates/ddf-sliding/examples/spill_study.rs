@@ -66,7 +66,11 @@ fn simulate(load: f64, spill: bool) -> Outcome {
                 None
             }
         } else {
-            let line = if fill[second] < fill[first] { second } else { first };
+            let line = if fill[second] < fill[first] {
+                second
+            } else {
+                first
+            };
             (fill[line] < CELLS).then_some((line, None))
         };
         inserted += u64::from(measured);
@@ -91,7 +95,9 @@ fn simulate(load: f64, spill: bool) -> Outcome {
 }
 
 fn main() {
-    println!("| load | first-then-spill: both full | lookups reading two lines | emptier of two: both full |");
+    println!(
+        "| load | first-then-spill: both full | lookups reading two lines | emptier of two: both full |"
+    );
     println!("| ---: | ---: | ---: | ---: |");
     for load in [0.80, 0.85, 0.88, 0.90, 0.93] {
         let spill = simulate(load, true);
