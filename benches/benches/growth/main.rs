@@ -153,7 +153,7 @@ impl<F: TimedFilter> Subject<F> {
 }
 
 /// From this window (`log₂ w`) on the filters are beyond the caches, where
-/// a shared machine's load moves a measurement most.
+/// other load on the machine moves a measurement most.
 const BEYOND_CACHE_LOG: u32 = 22;
 
 /// Rounds of (floor, filter) measured in turn beyond the caches: the table
