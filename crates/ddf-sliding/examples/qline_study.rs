@@ -9,7 +9,8 @@
 //! quotient in turn, a one per entry then a zero. An item has two buckets
 //! and a quotient. A lookup locates its quotient's run in both buckets (one
 //! select on the metadata) and compares the few cells there; a new entry
-//! goes to the emptier bucket, at the end of its run. Generations work as
+//! goes to the emptier bucket, at the end of its run (a full bucket first
+//! loses one stale entry, if it has one). Generations work as
 //! in the crate (`c = 5`, tags modulo 8, entries older than `c`
 //! generations are stale and free); a scan removes stale entries,
 //! sweeping the table every two generations. The study has no relocation:
@@ -24,6 +25,9 @@
 //!     target/release/examples/qline_study count 16384
 //! # nanoseconds beyond the caches, alternating with the crate's default:
 //! target/release/examples/qline_study time 4194304
+//! # the same with BMI2's `pdep` as the select (and the default built alike):
+//! RUSTFLAGS='-C target-cpu=x86-64-v3' CARGO_TARGET_DIR=target/v3 \
+//!     cargo build --release -p ddf-sliding --example qline_study --example default_loop
 //! ```
 
 use ddf_hash::{Digest, KeyedSipHasher};
@@ -62,6 +66,18 @@ struct Slot {
 
 /// The position of the `k`-th one of `x` (`k < x.count_ones()`), by byte
 /// counts and a broadword search: no `pdep` on baseline x86-64.
+#[cfg(target_feature = "bmi2")]
+#[inline]
+fn select1(x: u64, k: u32) -> u32 {
+    // SAFETY: compiled only where the whole build enables BMI2
+    // (`target_feature = "bmi2"`, as `-C target-cpu=x86-64-v3` does), so the
+    // instruction exists on every machine the binary runs on.
+    let bit = unsafe { std::arch::x86_64::_pdep_u64(1 << k, x) };
+    bit.trailing_zeros()
+}
+
+/// [`select1`] without BMI2.
+#[cfg(not(target_feature = "bmi2"))]
 #[inline]
 fn select1(x: u64, k: u32) -> u32 {
     const LOWS: u64 = 0x0101_0101_0101_0101;
@@ -114,11 +130,34 @@ impl Bucket {
     #[inline]
     fn insert(&mut self, q: u32, cell: u16) {
         let (_, hi, end) = self.run(q);
+        self.insert_at(hi, end, cell);
+    }
+
+    /// [`insert`](Self::insert) where the run's end is known: cell `hi`,
+    /// metadata bit `end`.
+    #[inline]
+    fn insert_at(&mut self, hi: usize, end: u32, cell: u16) {
         let len = self.len();
         self.cells.copy_within(hi..len, hi + 1);
         self.cells[hi] = cell;
         let low = self.meta & ((1u64 << end) - 1);
         self.meta = low | (1 << end) | ((self.meta >> end) << (end + 1));
+    }
+
+    /// Removes one stale entry, if there is one: cell `j` is the `j`-th one
+    /// of the metadata.
+    #[inline]
+    fn remove_one_stale(&mut self, current: u16) -> bool {
+        let len = self.len();
+        let Some(j) = (0..len).find(|&j| !is_active(self.cells[j], current)) else {
+            return false;
+        };
+        self.cells.copy_within(j + 1..len, j);
+        self.cells[len - 1] = 0;
+        let at = select1(self.meta, j as u32);
+        let low = self.meta & ((1u64 << at) - 1);
+        self.meta = low | ((self.meta >> at >> 1) << at);
+        true
     }
 
     /// Removes the stale entries; returns how many.
@@ -215,36 +254,38 @@ impl Study {
     #[inline]
     fn observe_slot(&mut self, s: Slot) -> bool {
         let fresh = s.remainder << TAG_BITS | self.tag;
-        let mut seen = false;
-        let mut found = false;
-        for b in [s.first, s.second] {
+        let mut seen = None;
+        // Each bucket's run is located once, for the lookup and the insertion.
+        let mut runs = [(0usize, 0u32); 2];
+        for (r, b) in [s.first, s.second].into_iter().enumerate() {
             let bucket = &mut self.buckets[b];
-            if let Some(j) = bucket.find(s.quotient, s.remainder) {
-                seen = is_active(bucket.cells[j], self.tag);
+            let (lo, hi, end) = bucket.run(s.quotient);
+            if let Some(j) = (lo..hi).find(|&j| bucket.cells[j] >> TAG_BITS == s.remainder) {
+                seen = Some(is_active(bucket.cells[j], self.tag));
                 bucket.cells[j] = fresh;
-                found = true;
                 break;
             }
+            runs[r] = (hi, end);
         }
-        if !found {
+        if seen.is_none() {
             let (a, b) = (s.first, s.second);
-            let target = if self.buckets[b].len() < self.buckets[a].len() {
-                b
+            let (target, run) = if self.buckets[b].len() < self.buckets[a].len() {
+                (b, runs[1])
             } else {
-                a
+                (a, runs[0])
             };
+            let tag = self.tag;
             let bucket = &mut self.buckets[target];
-            if bucket.len() == CELLS {
-                bucket.sweep(self.tag);
-            }
             if bucket.len() < CELLS {
+                bucket.insert_at(run.0, run.1, fresh);
+            } else if bucket.remove_one_stale(tag) {
                 bucket.insert(s.quotient, fresh);
             } else {
                 self.both_full += 1;
             }
         }
         self.after_insertion();
-        seen
+        seen.unwrap_or(false)
     }
 
     #[inline]
@@ -314,6 +355,15 @@ fn check_against_model() {
             let cell = ((rng.below(8191) as u16 + 1) << TAG_BITS) | rng.below(8) as u16;
             bucket.insert(q, cell);
             model[q as usize].push(cell);
+        }
+        if round % 3 == 1 && bucket.remove_one_stale(current) {
+            // The first stale cell in cell order: the first in quotient order.
+            let run = model
+                .iter_mut()
+                .find(|run| run.iter().any(|&c| !is_active(c, current)))
+                .expect("a stale cell");
+            let at = run.iter().position(|&c| !is_active(c, current)).unwrap();
+            run.remove(at);
         }
         if round % 3 == 0 {
             bucket.sweep(current);
