@@ -27,7 +27,7 @@
 //! target/release/examples/qline_study time 4194304
 //! # the same with BMI2's `pdep` as the select (and the default built alike):
 //! RUSTFLAGS='-C target-cpu=x86-64-v3' CARGO_TARGET_DIR=target/v3 \
-//!     cargo build --release -p ddf-sliding --example qline_study --example default_loop
+//!     cargo build --release -p ddf-sliding --example qline_study --example observe_loop
 //! ```
 
 use ddf_hash::{Digest, KeyedSipHasher};
@@ -358,11 +358,11 @@ fn check_against_model() {
         }
         if round % 3 == 1 && bucket.remove_one_stale(current) {
             // The first stale cell in cell order: the first in quotient order.
-            let run = model
-                .iter_mut()
-                .find(|run| run.iter().any(|&c| !is_active(c, current)))
-                .expect("a stale cell");
-            let at = run.iter().position(|&c| !is_active(c, current)).unwrap();
+            let stale = model.iter_mut().find_map(|run| {
+                let at = run.iter().position(|&c| !is_active(c, current))?;
+                Some((run, at))
+            });
+            let (run, at) = stale.expect("the bucket removed a stale cell, so the model has one");
             run.remove(at);
         }
         if round % 3 == 0 {
@@ -403,16 +403,43 @@ fn median(mut v: Vec<f64>) -> f64 {
     v[v.len() / 2]
 }
 
-fn main() {
+/// Fresh keys for one timed pass: `ops` of them, by one or in blocks.
+struct Pass {
+    ops: u64,
+    block: u64,
+    next: u64,
+}
+
+impl Pass {
+    /// Times `each` over the next `ops` keys (`batch`: blocks of `block`
+    /// digests), in ns per key.
+    fn time(
+        &mut self,
+        batch: bool,
+        hasher: &KeyedSipHasher,
+        mut each: impl FnMut(&[Digest]),
+    ) -> f64 {
+        let (from, step) = (self.next, if batch { self.block } else { 1 });
+        let mut digests = Vec::with_capacity(step as usize);
+        let t = Instant::now();
+        for start in (from..from + self.ops).step_by(step as usize) {
+            digests.clear();
+            digests.extend((start..start + step).map(|id| ddf_hash::digest(hasher, &id)));
+            each(&digests);
+        }
+        self.next += self.ops;
+        t.elapsed().as_nanos() as f64 / self.ops as f64
+    }
+}
+
+fn main() -> Result<(), Box<dyn std::error::Error>> {
     let mut args = std::env::args().skip(1);
     let mode = args.next().unwrap_or_else(|| "count".into());
-    let window: u64 = args
-        .next()
-        .map_or(1 << 14, |s| s.parse().expect("a window"));
+    let window: u64 = args.next().map_or(Ok(1 << 14), |s| s.parse())?;
     if mode == "check" {
         check_against_model();
         println!("the bucket agrees with a list per quotient");
-        return;
+        return Ok(());
     }
     let hasher = KeyedSipHasher::with_seed(3);
     let mut study = Study::new(window);
@@ -427,55 +454,41 @@ fn main() {
             (study.buckets.len() * 512) as f64 / window as f64,
             study.both_full
         );
-        return;
+        return Ok(());
     }
-    let mut filter =
-        SlidingBloom::new(window, Slack::AtMost(window), 1e-3).expect("the default shape");
+    let mut filter = SlidingBloom::new(window, Slack::AtMost(window), 1e-3)?;
     for id in (1u64 << 41)..(1 << 41) + 2 * window {
         filter.observe(ddf_hash::digest(&hasher, &id));
     }
-    let (ops, block) = (100_000u64, 64u64);
-    let mut next = 1u64 << 42;
+    let mut pass = Pass {
+        ops: 100_000,
+        block: 64,
+        next: 1 << 42,
+    };
     let mut times: [Vec<f64>; 4] = Default::default();
-    let mut digests = Vec::with_capacity(block as usize);
     let (mut seen, mut verdicts) = (Vec::new(), Vec::new());
     for _ in 0..21 {
-        let t = Instant::now();
-        for id in next..next + ops {
-            study.observe(ddf_hash::digest(&hasher, &id));
-        }
-        times[0].push(t.elapsed().as_nanos() as f64 / ops as f64);
-        next += ops;
-        let t = Instant::now();
-        for id in next..next + ops {
-            let _: Verdict = filter.observe(ddf_hash::digest(&hasher, &id));
-        }
-        times[1].push(t.elapsed().as_nanos() as f64 / ops as f64);
-        next += ops;
-        let t = Instant::now();
-        for start in (next..next + ops).step_by(block as usize) {
-            digests.clear();
-            digests.extend((start..start + block).map(|id| ddf_hash::digest(&hasher, &id)));
+        times[0].push(pass.time(false, &hasher, |d| {
+            study.observe(d[0]);
+        }));
+        times[1].push(pass.time(false, &hasher, |d| {
+            let _: Verdict = filter.observe(d[0]);
+        }));
+        times[2].push(pass.time(true, &hasher, |d| {
             seen.clear();
-            study.observe_batch(&digests, &mut seen);
-        }
-        times[2].push(t.elapsed().as_nanos() as f64 / ops as f64);
-        next += ops;
-        let t = Instant::now();
-        for start in (next..next + ops).step_by(block as usize) {
-            digests.clear();
-            digests.extend((start..start + block).map(|id| ddf_hash::digest(&hasher, &id)));
+            study.observe_batch(d, &mut seen);
+        }));
+        times[3].push(pass.time(true, &hasher, |d| {
             verdicts.clear();
-            filter.observe_batch(&digests, &mut verdicts);
-        }
-        times[3].push(t.elapsed().as_nanos() as f64 / ops as f64);
-        next += ops;
+            filter.observe_batch(d, &mut verdicts);
+        }));
     }
     let [a, b, c, d] = times.map(median);
     println!(
-        "w = {window}, medians of 21 alternating rounds of {ops} fresh keys, SipHash included: \
-         one by one {a:.0} ns (study) against {b:.0} ns (default); batches of {block} \
+        "w = {window}, medians of 21 alternating rounds of {} fresh keys, SipHash included: \
+         one by one {a:.0} ns (study) against {b:.0} ns (default); batches of {} \
          {c:.0} ns against {d:.0} ns; {} insertions found both buckets full",
-        study.both_full
+        pass.ops, pass.block, study.both_full
     );
+    Ok(())
 }
