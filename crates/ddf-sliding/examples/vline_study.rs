@@ -1,0 +1,543 @@
+//! The measurement behind "a vector line bucket" in `docs/performance.md`:
+//! can a sliding Bloom dictionary whose probe has no data-dependent branch
+//! and no relocation cost one miss of latency and few instructions beyond
+//! the caches?
+//!
+//! A study, not a filter. A 64-byte line holds 26 cells: 26 remainders of
+//! 16 bits, then their 3-bit generation tags stored as three bit planes of
+//! a `u32` each (plane `k` holds bit `k` of every cell's tag). A probe
+//! compares all 26 remainders at once (a loop the compiler turns into
+//! vector compares) and evaluates all 26 tags at once on the planes (a
+//! stale tag is one of the `2^s − c − 1` values just above the current
+//! one), so a probe is the same word arithmetic whatever the line holds.
+//! An item has two lines, both requested before either is read. A lookup
+//! reads both; a new entry goes to the line with fewer active entries,
+//! into its first free cell (empty or stale), so the lines stay balanced
+//! and nothing relocates; the study counts the rare insertions that find
+//! both lines full. Remainder 0 marks an empty cell. Generations work as
+//! in the crate (`c = 5`, tags modulo 8); a scan empties stale cells,
+//! sweeping the table every two generations, before their tags wrap.
+//!
+//! A query compares about `2 · 26 · α` active entries, so 16-bit
+//! remainders give a false-positive rate of about `2 · 26 · α / 2^16`,
+//! 7·10^-4 at α = 0.9: the planner's `fpr(1e-3)`.
+//!
+//! ```text
+//! cargo build --release -p ddf-sliding --example vline_study
+//! # the line against a list of cells (random writes, lookups and sweeps):
+//! target/release/examples/vline_study check
+//! # instructions per observe, in L2 (w = 2^14), SipHash included:
+//! valgrind --tool=callgrind --collect-atstart=no --toggle-collect='*study_loop*' \
+//!     target/release/examples/vline_study count 16384
+//! # nanoseconds, alternating with the crate's default and the floor
+//! # (window, rounds):
+//! target/release/examples/vline_study time 4194304 21
+//! # the floor on ordinary pages against huge pages, and with its misses
+//! # in sequence:
+//! target/release/examples/vline_study floors 4194304 21
+//! ```
+
+use ddf_hash::{Digest, KeyedSipHasher};
+use ddf_sliding::{DuplicateFilter, Slack, SlidingBloom, Verdict};
+use std::time::Instant;
+
+/// Cells per line.
+const CELLS: usize = 26;
+/// The bits of a mask that name cells.
+const CELL_MASK: u32 = (1 << CELLS) - 1;
+/// Generations `c` and tag bits `s`, as the crate plans them at
+/// `fpr(1e-3)` with a slack of one window.
+const GENERATIONS: u32 = 5;
+const TAG_BITS: u32 = 3;
+const TAG_MASK: u32 = (1 << TAG_BITS) - 1;
+/// Tags just above the current one are stale: ages `c + 1 .. 2^s`.
+const STALE_TAGS: u32 = (1 << TAG_BITS) - GENERATIONS - 1;
+/// Generations the scan takes to sweep the table: a stale tag must be
+/// emptied before it wraps to the current one.
+const SWEEP: u64 = STALE_TAGS as u64;
+/// Largest fraction of the cells the active entries may fill.
+const LOAD: f64 = 0.9;
+
+#[derive(Clone, Copy)]
+#[repr(C, align(64))]
+struct Line {
+    remainders: [u16; CELLS],
+    planes: [u32; TAG_BITS as usize],
+}
+
+const _: () = assert!(std::mem::size_of::<Line>() == 64);
+
+/// Where an item may live.
+#[derive(Clone, Copy, Default)]
+struct Slot {
+    first: usize,
+    second: usize,
+    remainder: u16,
+}
+
+impl Line {
+    const EMPTY: Line = Line {
+        remainders: [0; CELLS],
+        planes: [0; TAG_BITS as usize],
+    };
+
+    /// Cells holding `remainder`, and empty cells, one bit each.
+    #[cfg(target_arch = "x86_64")]
+    #[inline(always)]
+    fn equal_and_empty(&self, remainder: u16) -> (u32, u32) {
+        use std::arch::x86_64::{
+            __m128i, _mm_cmpeq_epi16, _mm_loadu_si128, _mm_movemask_epi8, _mm_packs_epi16,
+            _mm_set1_epi16, _mm_setzero_si128,
+        };
+        let at = (self as *const Line).cast::<__m128i>();
+        // SAFETY: SSE2 is part of every x86-64 target, so the intrinsics'
+        // instructions exist wherever this runs. The four unaligned 16-byte
+        // loads read bytes 0..64 of this `Line`, which is 64 bytes long,
+        // through a pointer to the whole line; the last load also reads the
+        // planes, whose bits the cell mask drops.
+        unsafe {
+            let words = [
+                _mm_loadu_si128(at),
+                _mm_loadu_si128(at.add(1)),
+                _mm_loadu_si128(at.add(2)),
+                _mm_loadu_si128(at.add(3)),
+            ];
+            let mut masks = [0u32; 2];
+            for (mask, value) in masks
+                .iter_mut()
+                .zip([_mm_set1_epi16(remainder as i16), _mm_setzero_si128()])
+            {
+                let eq = words.map(|w| _mm_cmpeq_epi16(w, value));
+                // Saturating packs keep each 16-bit all-ones or zero as a byte.
+                let low = _mm_movemask_epi8(_mm_packs_epi16(eq[0], eq[1])) as u32;
+                let high = _mm_movemask_epi8(_mm_packs_epi16(eq[2], eq[3])) as u32;
+                *mask = (low | high << 16) & CELL_MASK;
+            }
+            (masks[0], masks[1])
+        }
+    }
+
+    /// [`equal_and_empty`](Self::equal_and_empty) without SSE2.
+    #[cfg(not(target_arch = "x86_64"))]
+    #[inline(always)]
+    fn equal_and_empty(&self, remainder: u16) -> (u32, u32) {
+        let (mut equal, mut empty) = (0u32, 0u32);
+        for (j, &r) in self.remainders.iter().enumerate() {
+            equal |= u32::from(r == remainder) << j;
+            empty |= u32::from(r == 0) << j;
+        }
+        (equal, empty)
+    }
+
+    /// Cells holding `remainder`, one bit each.
+    fn equal(&self, remainder: u16) -> u32 {
+        self.equal_and_empty(remainder).0
+    }
+
+    /// Cells whose tag is `tag`, from the planes.
+    #[inline(always)]
+    fn tagged(&self, tag: u32) -> u32 {
+        let mut mask = CELL_MASK;
+        for (k, &plane) in self.planes.iter().enumerate() {
+            // All ones where bit k of the tag is set, zero where it is not.
+            let want = 0u32.wrapping_sub(tag >> k & 1);
+            mask &= !(plane ^ want);
+        }
+        mask
+    }
+
+    /// Cells with an active entry (not empty, tag not stale), and among
+    /// them the cells holding `remainder`.
+    #[inline(always)]
+    fn probe(&self, remainder: u16, current: u32) -> (u32, u32) {
+        let mut stale = 0;
+        for d in 1..=STALE_TAGS {
+            stale |= self.tagged((current + d) & TAG_MASK);
+        }
+        let (equal, empty) = self.equal_and_empty(remainder);
+        let active = !stale & !empty & CELL_MASK;
+        (active, equal & active)
+    }
+
+    /// Cells with an active entry.
+    fn active(&self, current: u32) -> u32 {
+        self.probe(0, current).0
+    }
+
+    /// Writes `tag` into cell `j`'s planes.
+    #[inline]
+    fn set_tag(&mut self, j: u32, tag: u32) {
+        for (k, plane) in self.planes.iter_mut().enumerate() {
+            *plane = (*plane & !(1 << j)) | ((tag >> k & 1) << j);
+        }
+    }
+
+    /// Empties every cell that is not active.
+    fn sweep(&mut self, current: u32) {
+        let keep = self.active(current);
+        for (j, r) in self.remainders.iter_mut().enumerate() {
+            *r = if keep >> j & 1 == 1 { *r } else { 0 };
+        }
+    }
+}
+
+struct Study {
+    lines: Vec<Line>,
+    generation_len: u64,
+    in_generation: u64,
+    tag: u32,
+    scan: usize,
+    scan_credit: u64,
+    both_full: u64,
+}
+
+impl Study {
+    fn new(window: u64) -> Study {
+        let generation_len = window.div_ceil(u64::from(GENERATIONS));
+        let max_active = (u64::from(GENERATIONS) + 1) * generation_len;
+        let lines = (max_active as f64 / LOAD / CELLS as f64).ceil() as usize;
+        Study {
+            lines: ddf_bits::pages::filled_vec(lines, Line::EMPTY),
+            generation_len,
+            in_generation: 0,
+            tag: 0,
+            scan: 0,
+            scan_credit: 0,
+            both_full: 0,
+        }
+    }
+
+    fn memory_bits(&self) -> u64 {
+        self.lines.len() as u64 * 512
+    }
+
+    #[inline]
+    fn slot(&self, digest: Digest) -> Slot {
+        let n = self.lines.len() as u64;
+        let (first, rest) = digest.split(n);
+        let remainder = ((rest.get() >> 48) as u16).max(1);
+        let second = Digest::new(
+            digest
+                .get()
+                .rotate_left(29)
+                .wrapping_mul(0x9e37_79b9_7f4a_7c15),
+        )
+        .reduce(n);
+        Slot {
+            first: first as usize,
+            second: second as usize,
+            remainder,
+        }
+    }
+
+    #[inline]
+    fn prefetch(&self, slot: Slot) {
+        ddf_bits::prefetch::prefetch_ref(&self.lines[slot.first]);
+        ddf_bits::prefetch::prefetch_ref(&self.lines[slot.second]);
+    }
+
+    /// Detect, then record: whether the item had an active entry.
+    #[inline]
+    fn observe_slot(&mut self, s: Slot) -> bool {
+        let tag = self.tag;
+        let (a, b) = (&self.lines[s.first], &self.lines[s.second]);
+        let (active_a, hit_a) = a.probe(s.remainder, tag);
+        let (active_b, hit_b) = b.probe(s.remainder, tag);
+        let seen = (hit_a | hit_b) != 0;
+        if seen {
+            // Refresh the entry: it is now of the current generation.
+            let (line, hits) = if hit_a != 0 {
+                (s.first, hit_a)
+            } else {
+                (s.second, hit_b)
+            };
+            self.lines[line].set_tag(hits.trailing_zeros(), tag);
+        } else {
+            // The emptier line, chosen without a branch: which line wins is
+            // as random as the hash, and a mispredicted branch here would
+            // discard the next item's work begun while this one's lines
+            // were on their way.
+            let second = active_b.count_ones() < active_a.count_ones();
+            let line = if second { s.second } else { s.first };
+            let free = !(if second { active_b } else { active_a }) & CELL_MASK;
+            let j = free.trailing_zeros();
+            if j < CELLS as u32 {
+                let line = &mut self.lines[line];
+                line.remainders[j as usize] = s.remainder;
+                line.set_tag(j, tag);
+            } else {
+                self.both_full += 1;
+            }
+        }
+        self.after_insertion();
+        seen
+    }
+
+    #[inline]
+    fn after_insertion(&mut self) {
+        // A sweep every SWEEP generations: lines / (SWEEP · g) per insertion.
+        self.scan_credit += self.lines.len() as u64;
+        while self.scan_credit >= SWEEP * self.generation_len {
+            self.scan_credit -= SWEEP * self.generation_len;
+            let tag = self.tag;
+            self.lines[self.scan].sweep(tag);
+            self.scan = if self.scan + 1 == self.lines.len() {
+                0
+            } else {
+                self.scan + 1
+            };
+        }
+        self.in_generation += 1;
+        if self.in_generation == self.generation_len {
+            self.in_generation = 0;
+            self.tag = (self.tag + 1) & TAG_MASK;
+        }
+    }
+
+    fn observe(&mut self, digest: Digest) -> bool {
+        let slot = self.slot(digest);
+        // Both lines are requested before either is read.
+        self.prefetch(slot);
+        self.observe_slot(slot)
+    }
+
+    /// Batches: both lines of item `i + 8` requested before item `i`.
+    fn observe_batch(&mut self, digests: &[Digest], seen: &mut Vec<bool>) {
+        const AHEAD: usize = 8;
+        let mut slots = [Slot::default(); AHEAD];
+        for (i, &d) in digests.iter().take(AHEAD).enumerate() {
+            slots[i] = self.slot(d);
+            self.prefetch(slots[i]);
+        }
+        for i in 0..digests.len() {
+            let slot = slots[i % AHEAD];
+            if let Some(&next) = digests.get(i + AHEAD) {
+                slots[i % AHEAD] = self.slot(next);
+                self.prefetch(slots[i % AHEAD]);
+            }
+            seen.push(self.observe_slot(slot));
+        }
+    }
+}
+
+/// The growth table's floor: hashing plus one read-modify-write of one
+/// random line of an array of `lines` lines, mapped as the filters' tables
+/// are (huge pages from 8 MiB on).
+struct Floor {
+    lines: Vec<[u64; 8]>,
+}
+
+impl Floor {
+    #[inline]
+    fn touch(&mut self, digest: Digest) {
+        let i = digest.reduce(self.lines.len() as u64) as usize;
+        self.lines[i][0] = self.lines[i][0].wrapping_add(1);
+    }
+}
+
+/// Observes `count` distinct keys from `from` on; returns the false duplicates.
+#[inline(never)]
+fn study_loop(s: &mut Study, hasher: &KeyedSipHasher, from: u64, count: u64) -> u64 {
+    (from..from + count)
+        .map(|id| u64::from(s.observe(ddf_hash::digest(hasher, &id))))
+        .sum()
+}
+
+/// Random writes, refreshes and sweeps of one line against a list of
+/// `(remainder, tag)` cells.
+fn check_against_model() {
+    let mut rng = ddf_hash::SplitMix64::new(11);
+    for round in 0..20_000u32 {
+        let mut line = Line::EMPTY;
+        let mut model = [(0u16, 0u32); CELLS];
+        let current = round & TAG_MASK;
+        for _ in 0..rng.below(3 * CELLS as u64) {
+            let j = rng.below(CELLS as u64) as u32;
+            // Few distinct remainders, so that equal ones are common.
+            let remainder = rng.below(6) as u16;
+            let tag = rng.below(8) as u32;
+            line.remainders[j as usize] = remainder;
+            line.set_tag(j, tag);
+            model[j as usize] = (remainder, tag);
+        }
+        if round % 4 == 0 {
+            line.sweep(current);
+            for cell in &mut model {
+                let age = current.wrapping_sub(cell.1) & TAG_MASK;
+                if age > GENERATIONS {
+                    cell.0 = 0;
+                }
+            }
+        }
+        let active = line.active(current);
+        for (j, &(remainder, tag)) in model.iter().enumerate() {
+            let age = current.wrapping_sub(tag) & TAG_MASK;
+            let want = remainder != 0 && age <= GENERATIONS;
+            assert_eq!(active >> j & 1 == 1, want, "round {round}, cell {j}");
+            assert_eq!(line.remainders[j], remainder, "round {round}, cell {j}");
+            for probe in 0..6u16 {
+                assert_eq!(line.equal(probe) >> j & 1 == 1, remainder == probe);
+            }
+            if remainder != 0 {
+                assert_eq!(line.tagged(tag) >> j & 1, 1, "round {round}, cell {j}");
+            }
+        }
+        assert_eq!(active & !CELL_MASK, 0);
+    }
+}
+
+fn median(mut v: Vec<f64>) -> f64 {
+    v.sort_by(f64::total_cmp);
+    v[v.len() / 2]
+}
+
+/// Fresh keys for one timed pass: `ops` of them, by one or in blocks.
+struct Pass {
+    ops: u64,
+    block: u64,
+    next: u64,
+}
+
+impl Pass {
+    /// Times `each` over the next `ops` keys (`batch`: blocks of `block`
+    /// digests), in ns per key.
+    fn time(
+        &mut self,
+        batch: bool,
+        hasher: &KeyedSipHasher,
+        mut each: impl FnMut(&[Digest]),
+    ) -> f64 {
+        let (from, step) = (self.next, if batch { self.block } else { 1 });
+        let mut digests = Vec::with_capacity(step as usize);
+        let t = Instant::now();
+        for start in (from..from + self.ops).step_by(step as usize) {
+            digests.clear();
+            digests.extend((start..start + step).map(|id| ddf_hash::digest(hasher, &id)));
+            each(&digests);
+        }
+        self.next += self.ops;
+        t.elapsed().as_nanos() as f64 / self.ops as f64
+    }
+}
+
+/// The floor over a table of this window's size, on ordinary pages
+/// (`vec!`, every page written) against huge pages (`filled_vec`), and
+/// the floor on huge pages when no two misses may overlap.
+fn compare_floors(
+    window: u64,
+    rounds: usize,
+    hasher: &KeyedSipHasher,
+) -> Result<(), Box<dyn std::error::Error>> {
+    let lines = Study::new(window).lines.len();
+    let mut ordinary = Floor {
+        lines: vec![[1; 8]; lines],
+    };
+    let mut huge = Floor {
+        lines: ddf_bits::pages::filled_vec(lines, [1; 8]),
+    };
+    let mut pass = Pass {
+        ops: 100_000,
+        block: 64,
+        next: 1 << 42,
+    };
+    let mut times: [Vec<f64>; 3] = Default::default();
+    let mut last = 0u64;
+    for _ in 0..rounds {
+        times[0].push(pass.time(false, hasher, |d| ordinary.touch(d[0])));
+        times[1].push(pass.time(false, hasher, |d| huge.touch(d[0])));
+        // Each line found from the word the previous one held: the same
+        // work, one miss after another.
+        times[2].push(pass.time(false, hasher, |d| {
+            let i = Digest::new(d[0].get() ^ last).reduce(lines as u64) as usize;
+            huge.lines[i][0] = huge.lines[i][0].wrapping_add(1);
+            last = huge.lines[i][0] & 1 << 63;
+        }));
+    }
+    let [a, b, c] = times.map(median);
+    println!(
+        "w = {window} ({} MiB), medians of {rounds} alternating rounds: floor on ordinary \
+         pages {a:.0} ns, on huge pages {b:.0} ns; each line after the previous one's word \
+         {c:.0} ns",
+        (lines * 64) >> 20
+    );
+    Ok(())
+}
+
+fn main() -> Result<(), Box<dyn std::error::Error>> {
+    let mut args = std::env::args().skip(1);
+    let mode = args.next().unwrap_or_else(|| "count".into());
+    let window: u64 = args.next().map_or(Ok(1 << 14), |s| s.parse())?;
+    let rounds: usize = args.next().map_or(Ok(21), |s| s.parse())?;
+    if mode == "check" {
+        check_against_model();
+        println!("the line agrees with a list of cells");
+        return Ok(());
+    }
+    let hasher = KeyedSipHasher::with_seed(3);
+    if mode == "floors" {
+        return compare_floors(window, rounds, &hasher);
+    }
+    let mut study = Study::new(window);
+    study_loop(&mut study, &hasher, 1 << 40, 2 * window);
+    if mode == "count" {
+        let ops = 200_000;
+        let false_dups = study_loop(&mut study, &hasher, 0, ops);
+        println!(
+            "w = {window}: {} lines ({:.1} bits per item), {false_dups} false duplicates \
+             in {ops}, {} insertions found both lines full",
+            study.lines.len(),
+            study.memory_bits() as f64 / window as f64,
+            study.both_full
+        );
+        return Ok(());
+    }
+    let mut filter = SlidingBloom::new(window, Slack::AtMost(window), 1e-3)?;
+    for id in (1u64 << 41)..(1 << 41) + 2 * window {
+        filter.observe(ddf_hash::digest(&hasher, &id));
+    }
+    let largest = study.memory_bits().max(filter.memory_bits());
+    let mut floor = Floor {
+        lines: ddf_bits::pages::filled_vec((largest / 512) as usize, [0; 8]),
+    };
+    let mut pass = Pass {
+        ops: 100_000,
+        block: 64,
+        next: 1 << 42,
+    };
+    let mut times: [Vec<f64>; 5] = Default::default();
+    let (mut seen, mut verdicts) = (Vec::new(), Vec::new());
+    for _ in 0..rounds {
+        times[0].push(pass.time(false, &hasher, |d| floor.touch(d[0])));
+        times[1].push(pass.time(false, &hasher, |d| {
+            study.observe(d[0]);
+        }));
+        times[2].push(pass.time(false, &hasher, |d| {
+            let _: Verdict = filter.observe(d[0]);
+        }));
+        times[3].push(pass.time(true, &hasher, |d| {
+            seen.clear();
+            study.observe_batch(d, &mut seen);
+        }));
+        times[4].push(pass.time(true, &hasher, |d| {
+            verdicts.clear();
+            filter.observe_batch(d, &mut verdicts);
+        }));
+    }
+    let [f, a, b, c, d] = times.map(median);
+    println!(
+        "w = {window} ({:.1} against {:.1} bits per item), medians of {rounds} alternating \
+         rounds of {} fresh keys, SipHash included: floor {f:.0} ns; one by one {a:.0} ns \
+         ({:.2}x, study) against {b:.0} ns ({:.2}x, default); batches of {} {c:.0} ns ({:.2}x) \
+         against {d:.0} ns ({:.2}x); {} insertions found both lines full",
+        study.memory_bits() as f64 / window as f64,
+        filter.memory_bits() as f64 / window as f64,
+        pass.ops,
+        a / f,
+        b / f,
+        pass.block,
+        c / f,
+        d / f,
+        study.both_full
+    );
+    Ok(())
+}
