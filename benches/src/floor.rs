@@ -26,13 +26,10 @@ impl Floor {
     /// touching `touches` (at least 1) lines per operation.
     pub fn new(bytes: u64, touches: u32) -> Self {
         let lines = bytes.div_ceil(LINE_BYTES).max(1);
-        let mut words = vec![0u64; (lines * LINE_BYTES / 8) as usize];
-        // Write one word per 4 KiB page: a fresh zeroed allocation is
-        // mapped lazily, and the page faults would otherwise land in the
-        // timed loop, while the filters it is compared with are prefilled.
-        for w in words.iter_mut().step_by(512) {
-            *w = 1;
-        }
+        // Mapped as the filters' tables are (huge pages from 8 MiB on, see
+        // `ddf_bits::pages`) and written in full, so neither page faults nor
+        // page walks the filters do not pay land in the floor's timed loop.
+        let words = ddf_bits::pages::filled_vec((lines * LINE_BYTES / 8) as usize, 0u64);
         Floor {
             words,
             lines,
