@@ -32,6 +32,9 @@
 //! # nanoseconds, alternating with the crate's default and the floor
 //! # (window, rounds):
 //! target/release/examples/vline_study time 4194304 21
+//! # space, rate and full pairs at design loads 0.90 to 0.97 (window,
+//! # windows of fresh keys after the warm-up):
+//! target/release/examples/vline_study loads 1048576 16
 //! # the floor on ordinary pages against huge pages, and with its misses
 //! # in sequence:
 //! target/release/examples/vline_study floors 4194304 21
@@ -55,7 +58,8 @@ const STALE_TAGS: u32 = (1 << TAG_BITS) - GENERATIONS - 1;
 /// Generations the scan takes to sweep the table: a stale tag must be
 /// emptied before it wraps to the current one.
 const SWEEP: u64 = STALE_TAGS as u64;
-/// Largest fraction of the cells the active entries may fill.
+/// Largest fraction of the cells the active entries may fill, as the
+/// crate's default design load.
 const LOAD: f64 = 0.9;
 
 #[derive(Clone, Copy)]
@@ -193,9 +197,13 @@ struct Study {
 
 impl Study {
     fn new(window: u64) -> Study {
+        Study::with_load(window, LOAD)
+    }
+
+    fn with_load(window: u64, load: f64) -> Study {
         let generation_len = window.div_ceil(u64::from(GENERATIONS));
         let max_active = (u64::from(GENERATIONS) + 1) * generation_len;
-        let lines = (max_active as f64 / LOAD / CELLS as f64).ceil() as usize;
+        let lines = (max_active as f64 / load / CELLS as f64).ceil() as usize;
         Study {
             lines: ddf_bits::pages::filled_vec(lines, Line::EMPTY),
             generation_len,
@@ -476,6 +484,25 @@ fn main() -> Result<(), Box<dyn std::error::Error>> {
     let hasher = KeyedSipHasher::with_seed(3);
     if mode == "floors" {
         return compare_floors(window, rounds, &hasher);
+    }
+    if mode == "loads" {
+        // `rounds` windows of fresh keys after the warm-up, at each load.
+        for load in [0.90, 0.92, 0.94, 0.95, 0.96, 0.97] {
+            let mut study = Study::with_load(window, load);
+            study_loop(&mut study, &hasher, 1 << 40, 2 * window);
+            let ops = rounds as u64 * window;
+            let false_dups = study_loop(&mut study, &hasher, 0, ops);
+            println!(
+                "w = {window}, load {load}: {:.1} bits per item, false duplicates {:.2e}, \
+                 insertions finding both lines full {:.2e} ({} of {})",
+                study.memory_bits() as f64 / window as f64,
+                false_dups as f64 / ops as f64,
+                study.both_full as f64 / (ops + 2 * window) as f64,
+                study.both_full,
+                ops + 2 * window
+            );
+        }
+        return Ok(());
     }
     let mut study = Study::new(window);
     study_loop(&mut study, &hasher, 1 << 40, 2 * window);
