@@ -13,8 +13,6 @@ pub use ddf_core::{
 
 mod buckets;
 mod filter;
-// Not yet wired into the table: the layout's next step.
-#[allow(dead_code)]
 mod lines;
 mod plan;
 mod sizing;
@@ -24,7 +22,7 @@ mod table;
 pub use filter::SlidingBloom;
 pub use plan::{
     ALIGNED_SPACE_MARGIN, CELLS_PER_BUCKET, COUNTER_WORDS, DESIGN_LOAD, DESIGN_LOAD_RANGE,
-    MAX_CELLS_PER_BUCKET, SCAN_SPEEDUP, Sizing, Slack, SpaceBreakdown,
+    Layout, MAX_CELLS_PER_BUCKET, SCAN_SPEEDUP, Sizing, Slack, SpaceBreakdown,
 };
 pub use table::{EntryKey, MAX_KICKS, STASH_CAPACITY};
 

@@ -40,6 +40,8 @@ pub(crate) struct Probe {
     pub(crate) hits: u32,
     /// Non-empty cells holding the probed remainder, active or stale.
     pub(crate) matches: u32,
+    /// Non-empty cells.
+    pub(crate) full: u32,
 }
 
 /// How the lines of one table are divided: `s` tag bits, so `32 − 2s`
@@ -72,9 +74,19 @@ impl LineShape {
         })
     }
 
+    /// Tag bits `s`.
+    pub(crate) fn tag_bits(&self) -> u32 {
+        self.tag_bits
+    }
+
     /// Cells per line, `b = 32 − 2s`.
     pub(crate) fn cells(&self) -> u32 {
         self.cells
+    }
+
+    /// The low `b` bits: every cell.
+    pub(crate) fn cell_mask(&self) -> u32 {
+        self.cell_mask
     }
 
     /// Plane `k`: bit `k` of every cell's tag.
@@ -131,12 +143,14 @@ impl LineShape {
             active,
             hits: equal & active,
             matches: equal & full,
+            full,
         }
     }
 
-    /// Cells of `line` holding an active entry.
-    #[inline]
-    pub(crate) fn active(&self, line: &Line, current: u32, max_age: u32) -> u32 {
+    /// Cells of `line` holding an active entry (the tests' second view of
+    /// [`probe`](Self::probe)).
+    #[cfg(test)]
+    fn active(&self, line: &Line, current: u32, max_age: u32) -> u32 {
         let (_, zero) = lanes16::equal_and_zero(&line.words, 0);
         !zero & self.cell_mask & !self.older_than(line, current, max_age)
     }

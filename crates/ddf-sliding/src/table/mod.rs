@@ -1,11 +1,14 @@
 //! The dictionary of §2.2: a two-choice table of (remainder, generation tag) cells with lazy deletion, an incremental scan and an exact stash.
 
 use crate::buckets::Buckets;
+use crate::lines::LineShape;
 use crate::plan::{CELLS_PER_BUCKET, Layout, Plan};
 use ddf_bits::CellRows;
 use ddf_hash::{Digest, SplitMix64};
 use std::collections::BTreeMap;
 use std::ops::{BitAnd, BitOr, BitXor, Not, Shl, Shr};
+
+mod lines;
 
 /// Relocations an insertion tries before it parks an entry in the stash.
 pub const MAX_KICKS: u32 = 500;
@@ -112,6 +115,9 @@ pub(crate) struct Table {
     narrow: Lanes<u64>,
     /// A bucket fits in 64 bits: the hot paths take `u64` lanes.
     narrow_rows: bool,
+    /// Buckets are cache lines ([`Layout::Line`]): the hot paths are the
+    /// line paths of `lines.rs`.
+    line_rows: bool,
     tag_bits: u32,
     tag_mask: u32,
     /// Entries the table could not place: key to tag.
@@ -371,15 +377,23 @@ impl Table {
         let cell_bits = plan.remainder_bits + plan.tag_bits;
         let cells = match plan.layout {
             Layout::Aligned => Buckets::aligned(plan.buckets, plan.cells_per_bucket, cell_bits),
+            Layout::Line => Buckets::lines(
+                plan.buckets,
+                LineShape::new(plan.tag_bits).expect("the plan checked the tags fit a line"),
+            ),
             Layout::Packed => Buckets::packed(
                 // The plan checked the size against the state ceiling.
                 CellRows::new(plan.buckets, CELLS_PER_BUCKET, cell_bits)
                     .expect("the plan checked the table size"),
             ),
         };
-        let wide = Lanes::new(cell_bits, plan.tag_bits, plan.cells_per_bucket);
+        // Line buckets are not word lanes; their lane constants, which only
+        // the clock's broadcasts read, cover the cells that fit 128 bits.
+        let lane_cells = plan.cells_per_bucket.min(128 / cell_bits);
+        let wide = Lanes::new(cell_bits, plan.tag_bits, lane_cells);
         Table {
             narrow_rows: cells.is_narrow(),
+            line_rows: plan.layout == Layout::Line,
             cells,
             buckets: plan.buckets,
             per_bucket: plan.cells_per_bucket,
@@ -456,7 +470,9 @@ impl Table {
     /// The tag of `slot`'s entry, active or stale, if it has one.
     #[inline]
     pub(crate) fn lookup(&self, slot: Slot) -> Option<u32> {
-        if self.narrow_rows {
+        if self.line_rows {
+            self.lookup_line(slot)
+        } else if self.narrow_rows {
             self.lookup_in::<u64>(slot)
         } else {
             self.lookup_in::<u128>(slot)
@@ -490,7 +506,10 @@ impl Table {
     /// their entries, the lines relocation will read. Changes nothing.
     #[inline]
     pub(crate) fn prefetch_relocation(&self, slot: Slot, ages: &Ages) {
-        if self.narrow_rows {
+        if self.line_rows {
+            // Line buckets balance themselves: relocation is too rare to
+            // be worth the peek's reads.
+        } else if self.narrow_rows {
             self.prefetch_relocation_in::<u64>(slot, ages);
         } else {
             self.prefetch_relocation_in::<u128>(slot, ages);
@@ -534,7 +553,9 @@ impl Table {
         ages: &Ages,
         rng: &mut SplitMix64,
     ) -> Option<u32> {
-        if self.narrow_rows {
+        if self.line_rows {
+            self.upsert_line(slot, tag, ages, rng)
+        } else if self.narrow_rows {
             self.upsert_in::<u64>(slot, tag, ages, rng)
         } else {
             self.upsert_wide(slot, tag, ages, rng)
@@ -656,7 +677,7 @@ impl Table {
         &mut self,
         slot: Slot,
         rows: [W; 2],
-        mut value: u32,
+        value: u32,
         ages: &Ages,
         rng: &mut SplitMix64,
     ) {
@@ -688,6 +709,16 @@ impl Table {
                 }
             }
         }
+        self.walk(slot, value, ages, rng);
+    }
+
+    /// Relocation's random walk, when one level of search found no room:
+    /// evict a random entry into the walk's bucket, send the evicted entry
+    /// to its other bucket, repeat, up to [`MAX_KICKS`] times; the entry
+    /// left homeless goes to the stash, or is dropped and counted when the
+    /// stash holds [`STASH_CAPACITY`].
+    #[cold]
+    pub(super) fn walk(&mut self, slot: Slot, mut value: u32, ages: &Ages, rng: &mut SplitMix64) {
         let mut bucket = if rng.next_u64() & 1 == 0 {
             slot.first
         } else {
@@ -698,7 +729,7 @@ impl Table {
             let j = rng.below(u64::from(self.per_bucket)) as u32;
             value = self.cells.replace(bucket, j, value);
             bucket = self.alternate(bucket, value >> self.tag_bits);
-            if self.try_place::<W>(bucket, value, ages) {
+            if self.try_place_any(bucket, value, ages) {
                 return;
             }
         }
@@ -710,11 +741,24 @@ impl Table {
         }
     }
 
+    /// Puts `value` in the first free cell of `bucket`, whatever the layout.
+    fn try_place_any(&mut self, bucket: u64, value: u32, ages: &Ages) -> bool {
+        if self.line_rows {
+            self.try_place_line(bucket, value, ages)
+        } else if self.narrow_rows {
+            self.try_place::<u64>(bucket, value, ages)
+        } else {
+            self.try_place::<u128>(bucket, value, ages)
+        }
+    }
+
     /// Visits the scan's next `count` buckets, in order and wrapping around,
     /// and deletes their stale entries (§2.5).
     #[inline]
     pub(crate) fn scan(&mut self, count: u64, ages: &Ages) {
-        if self.narrow_rows {
+        if self.line_rows {
+            self.scan_line(count, ages);
+        } else if self.narrow_rows {
             self.scan_in::<u64>(count, ages);
         } else {
             self.scan_wide(count, ages);
@@ -759,7 +803,7 @@ impl Table {
             let slot = self.slot(key.bucket, key.remainder);
             let value = (key.remainder << self.tag_bits) | tag;
             for bucket in [slot.first, slot.second] {
-                if self.try_place::<u128>(bucket, value, ages) {
+                if self.try_place_any(bucket, value, ages) {
                     self.stash.remove(&key);
                     break;
                 }
