@@ -74,6 +74,20 @@ impl LineShape {
         })
     }
 
+    /// The shape for `S` tag bits (`1..=8`), as a constant: the hot paths
+    /// are compiled once per width, so that their loops over the tag bits
+    /// unroll and the plane offsets are fixed.
+    #[inline(always)]
+    pub(crate) const fn fixed<const S: u32>() -> LineShape {
+        assert!(S >= 1 && S <= Self::MAX_TAG_BITS, "1 to 8 tag bits");
+        let cells = LANES as u32 - 2 * S;
+        LineShape {
+            tag_bits: S,
+            cells,
+            cell_mask: (1 << cells) - 1,
+        }
+    }
+
     /// Tag bits `s`.
     pub(crate) fn tag_bits(&self) -> u32 {
         self.tag_bits
@@ -122,12 +136,9 @@ impl LineShape {
         let (mut greater, mut equal) = (0u32, u32::MAX);
         for k in (0..self.tag_bits).rev() {
             let bit = age[k as usize];
-            if max_age >> k & 1 == 1 {
-                equal &= bit;
-            } else {
-                greater |= equal & bit;
-                equal &= !bit;
-            }
+            let limit = 0u32.wrapping_sub(max_age >> k & 1);
+            greater |= equal & bit & !limit;
+            equal &= !(bit ^ limit);
         }
         greater
     }
@@ -156,13 +167,13 @@ impl LineShape {
     }
 
     /// Cell `j`'s tag.
-    #[inline]
+    #[inline(always)]
     pub(crate) fn tag(&self, line: &Line, j: u32) -> u32 {
         (0..self.tag_bits).fold(0, |tag, k| tag | (self.plane(line, k) >> j & 1) << k)
     }
 
     /// Writes `tag` into cell `j`.
-    #[inline]
+    #[inline(always)]
     pub(crate) fn set_tag(&self, line: &mut Line, j: u32, tag: u32) {
         for k in 0..self.tag_bits {
             let plane = self.plane(line, k) & !(1 << j) | (tag >> k & 1) << j;
@@ -172,7 +183,7 @@ impl LineShape {
 
     /// Cell `j` as the other layouts hold it: `remainder << s | tag`, or 0
     /// when empty.
-    #[inline]
+    #[inline(always)]
     pub(crate) fn cell(&self, line: &Line, j: u32) -> u32 {
         match line.words[j as usize] {
             0 => 0,
@@ -182,7 +193,7 @@ impl LineShape {
 
     /// Replaces cell `j` with `value` (`remainder << s | tag`, 0 to empty
     /// it); returns the old cell. The remainder must fit in 16 bits.
-    #[inline]
+    #[inline(always)]
     pub(crate) fn replace(&self, line: &mut Line, j: u32, value: u32) -> u32 {
         let old = self.cell(line, j);
         let remainder = value >> self.tag_bits;

@@ -622,7 +622,11 @@ enum ShapeError {
 /// The geometry of line buckets: `B` lines of `32 − 2s` cells hold the most
 /// active entries at the design load (plus the small-table margin), with
 /// 16-bit remainders, if those meet the rate over `B` lines.
-fn line_shape(request: &Request, max_active: u64, tag_bits: u32) -> Result<BucketShape, ShapeError> {
+fn line_shape(
+    request: &Request,
+    max_active: u64,
+    tag_bits: u32,
+) -> Result<BucketShape, ShapeError> {
     let shape = LineShape::new(tag_bits).ok_or(ShapeError::LineTags)?;
     let cells = shape.cells();
     let base = max_active as f64 / request.load / f64::from(cells);

@@ -12,13 +12,29 @@
 //! moves, and the other layouts' random walk after that.
 
 use super::{Ages, Slot, Table};
+use crate::lines::LineShape;
 use ddf_hash::SplitMix64;
 
 impl Table {
     /// [`lookup`](Table::lookup) in lines.
     #[inline]
     pub(super) fn lookup_line(&self, slot: Slot) -> Option<u32> {
-        let (lines, shape) = self.cells.as_lines().expect("a table of lines");
+        match self.tag_bits {
+            1 => self.lookup_line_in::<1>(slot),
+            2 => self.lookup_line_in::<2>(slot),
+            3 => self.lookup_line_in::<3>(slot),
+            4 => self.lookup_line_in::<4>(slot),
+            5 => self.lookup_line_in::<5>(slot),
+            6 => self.lookup_line_in::<6>(slot),
+            7 => self.lookup_line_in::<7>(slot),
+            _ => self.lookup_line_in::<8>(slot),
+        }
+    }
+
+    #[inline]
+    fn lookup_line_in<const S: u32>(&self, slot: Slot) -> Option<u32> {
+        let shape = LineShape::fixed::<S>();
+        let (lines, _) = self.cells.as_lines().expect("a table of lines");
         let remainder = slot.remainder as u16;
         for bucket in [slot.first, slot.second] {
             let line = &lines[bucket as usize];
@@ -36,7 +52,7 @@ impl Table {
             .copied()
     }
 
-    /// [`upsert`](Table::upsert) in lines.
+    /// [`upsert`](Table::upsert) in lines, compiled once per tag width.
     #[inline]
     pub(super) fn upsert_line(
         &mut self,
@@ -45,11 +61,32 @@ impl Table {
         ages: &Ages,
         rng: &mut SplitMix64,
     ) -> Option<u32> {
+        match self.tag_bits {
+            1 => self.upsert_line_in::<1>(slot, tag, ages, rng),
+            2 => self.upsert_line_in::<2>(slot, tag, ages, rng),
+            3 => self.upsert_line_in::<3>(slot, tag, ages, rng),
+            4 => self.upsert_line_in::<4>(slot, tag, ages, rng),
+            5 => self.upsert_line_in::<5>(slot, tag, ages, rng),
+            6 => self.upsert_line_in::<6>(slot, tag, ages, rng),
+            7 => self.upsert_line_in::<7>(slot, tag, ages, rng),
+            _ => self.upsert_line_in::<8>(slot, tag, ages, rng),
+        }
+    }
+
+    #[inline]
+    fn upsert_line_in<const S: u32>(
+        &mut self,
+        slot: Slot,
+        tag: u32,
+        ages: &Ages,
+        rng: &mut SplitMix64,
+    ) -> Option<u32> {
+        let shape = LineShape::fixed::<S>();
         // Both lines are requested before either is read.
         self.cells.prefetch(slot.second);
         let remainder = slot.remainder as u16;
         let (current, max_age) = (ages.current, ages.max_active_age);
-        let (lines, shape) = self.cells.as_lines_mut().expect("a table of lines");
+        let (lines, _) = self.cells.as_lines_mut().expect("a table of lines");
         let first = shape.probe(&lines[slot.first as usize], remainder, current, max_age);
         let second = shape.probe(&lines[slot.second as usize], remainder, current, max_age);
         for (bucket, probe) in [(slot.first, first), (slot.second, second)] {
@@ -76,12 +113,12 @@ impl Table {
             (slot.first, first)
         };
         let free = !probe.active & shape.cell_mask();
-        let fresh = u32::from(remainder) << self.tag_bits | tag;
+        let fresh = u32::from(remainder) << S | tag;
         if free == 0 {
             self.relocate_line(slot, fresh, ages, rng);
         } else {
             let j = free.trailing_zeros();
-            let (lines, shape) = self.cells.as_lines_mut().expect("a table of lines");
+            let (lines, _) = self.cells.as_lines_mut().expect("a table of lines");
             shape.replace(&mut lines[bucket as usize], j, fresh);
             self.occupied += u64::from(probe.full >> j & 1 == 0);
         }
@@ -175,7 +212,11 @@ mod tests {
                 let verdict = f.observe(Digest::mixed(key));
                 let in_window = recent.contains(&key);
                 if in_window {
-                    assert_eq!(verdict, Verdict::Duplicate, "item {i} missed at load {load}");
+                    assert_eq!(
+                        verdict,
+                        Verdict::Duplicate,
+                        "item {i} missed at load {load}"
+                    );
                 } else if verdict == Verdict::Duplicate {
                     false_dups += 1;
                 }
