@@ -44,6 +44,49 @@ pub(crate) struct Probe {
     pub(crate) full: u32,
 }
 
+/// The generation clock as line probes use it, computed when the
+/// generation changes (it lives in the table's `Ages`).
+///
+/// The stale tags are the `K = 2^s − 1 − c` values just above the current
+/// one. When `K ≤ 2` (the planner's default, `c = 5` and `s = 3`, has
+/// `K = 2`) a probe tests each for equality on the planes; otherwise it
+/// computes every cell's age by a subtraction bit by bit.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub(crate) struct LineClock {
+    /// `K`, the number of stale tag values.
+    stale_tags: u32,
+    /// The first two stale tags (the second repeats the first when
+    /// `K = 1`), bit `k` of each broadcast to all ones or zero.
+    stale: [[u32; LineShape::MAX_TAG_BITS as usize]; 2],
+    /// The current tag's bits, broadcast.
+    current: [u32; LineShape::MAX_TAG_BITS as usize],
+    /// `c`'s bits, broadcast.
+    limit: [u32; LineShape::MAX_TAG_BITS as usize],
+}
+
+impl LineClock {
+    /// The clock at tag `current` of `2^tag_bits`, where entries of age at
+    /// most `max_age` are active.
+    pub(crate) fn new(current: u32, max_age: u32, tag_bits: u32) -> LineClock {
+        let bits = tag_bits.min(LineShape::MAX_TAG_BITS);
+        let mask = (1u32 << bits) - 1;
+        let stale_tags = mask - max_age.min(mask);
+        let tags = [
+            (current + 1) & mask,
+            (current + stale_tags.clamp(1, 2)) & mask,
+        ];
+        let broadcast = |x: u32| -> [u32; LineShape::MAX_TAG_BITS as usize] {
+            core::array::from_fn(|k| 0u32.wrapping_sub(x >> k & 1))
+        };
+        LineClock {
+            stale_tags,
+            stale: [broadcast(tags[0]), broadcast(tags[1])],
+            current: broadcast(current),
+            limit: broadcast(max_age),
+        }
+    }
+}
+
 /// How the lines of one table are divided: `s` tag bits, so `32 − 2s`
 /// cells.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -117,39 +160,59 @@ impl LineShape {
         line.words[at + 1] = (plane >> 16) as u16;
     }
 
-    /// Cells whose age `(current − tag) mod 2^s` exceeds `max_age`: the
-    /// subtraction, then the comparison, one tag bit at a time for every
-    /// cell at once.
+    /// Cells whose tag equals the tag broadcast in `bits`.
     #[inline(always)]
-    fn older_than(&self, line: &Line, current: u32, max_age: u32) -> u32 {
+    fn tagged(&self, line: &Line, bits: &[u32; Self::MAX_TAG_BITS as usize]) -> u32 {
+        let mut cells = u32::MAX;
+        for k in 0..self.tag_bits {
+            cells &= !(self.plane(line, k) ^ bits[k as usize]);
+        }
+        cells
+    }
+
+    /// Cells whose tag is stale on `clock` (empty cells included, whatever
+    /// their tag bits say).
+    #[inline(always)]
+    fn older_than(&self, line: &Line, clock: &LineClock) -> u32 {
+        if clock.stale_tags <= 2 {
+            if clock.stale_tags == 0 {
+                return 0;
+            }
+            return self.tagged(line, &clock.stale[0]) | self.tagged(line, &clock.stale[1]);
+        }
+        // The age `(current − tag) mod 2^s`, then its comparison with `c`,
+        // one tag bit at a time for every cell at once.
         let mut age = [0u32; Self::MAX_TAG_BITS as usize];
         let mut borrow = 0u32;
-        for k in 0..self.tag_bits {
-            // All ones where bit k of `current` is set.
-            let a = 0u32.wrapping_sub(current >> k & 1);
-            let b = self.plane(line, k);
-            age[k as usize] = a ^ b ^ borrow;
+        for k in 0..self.tag_bits as usize {
+            let (a, b) = (clock.current[k], self.plane(line, k as u32));
+            age[k] = a ^ b ^ borrow;
             borrow = (!a & b) | (!(a ^ b) & borrow);
         }
         // From the top bit down: greater once a bit of the age is set where
-        // `max_age` has none and every higher bit was equal.
+        // `c` has none and every higher bit was equal.
         let (mut greater, mut equal) = (0u32, u32::MAX);
-        for k in (0..self.tag_bits).rev() {
-            let bit = age[k as usize];
-            let limit = 0u32.wrapping_sub(max_age >> k & 1);
+        for k in (0..self.tag_bits as usize).rev() {
+            let (bit, limit) = (age[k], clock.limit[k]);
             greater |= equal & bit & !limit;
             equal &= !(bit ^ limit);
         }
         greater
     }
 
-    /// Compares `remainder` (non-zero) with every cell of `line` at tag
-    /// `current`, where entries of age at most `max_age` are active.
+    /// Non-empty cells holding `remainder` (non-zero), whatever their age.
     #[inline(always)]
-    pub(crate) fn probe(&self, line: &Line, remainder: u16, current: u32, max_age: u32) -> Probe {
+    pub(crate) fn matches(&self, line: &Line, remainder: u16) -> u32 {
+        lanes16::equal_and_zero(&line.words, remainder).0 & self.cell_mask
+    }
+
+    /// Compares `remainder` (non-zero) with every cell of `line` on
+    /// `clock`.
+    #[inline(always)]
+    pub(crate) fn probe(&self, line: &Line, remainder: u16, clock: &LineClock) -> Probe {
         let (equal, zero) = lanes16::equal_and_zero(&line.words, remainder);
         let full = !zero & self.cell_mask;
-        let active = full & !self.older_than(line, current, max_age);
+        let active = full & !self.older_than(line, clock);
         Probe {
             active,
             hits: equal & active,
@@ -161,9 +224,9 @@ impl LineShape {
     /// Cells of `line` holding an active entry (the tests' second view of
     /// [`probe`](Self::probe)).
     #[cfg(test)]
-    fn active(&self, line: &Line, current: u32, max_age: u32) -> u32 {
+    fn active(&self, line: &Line, clock: &LineClock) -> u32 {
         let (_, zero) = lanes16::equal_and_zero(&line.words, 0);
-        !zero & self.cell_mask & !self.older_than(line, current, max_age)
+        !zero & self.cell_mask & !self.older_than(line, clock)
     }
 
     /// Cell `j`'s tag.
@@ -205,9 +268,9 @@ impl LineShape {
 
     /// Empties every cell that is not active, tag and remainder; returns
     /// how many entries it removed.
-    pub(crate) fn sweep(&self, line: &mut Line, current: u32, max_age: u32) -> u32 {
+    pub(crate) fn sweep(&self, line: &mut Line, clock: &LineClock) -> u32 {
         let (_, zero) = lanes16::equal_and_zero(&line.words, 0);
-        let stale = self.older_than(line, current, max_age) & !zero & self.cell_mask;
+        let stale = self.older_than(line, clock) & !zero & self.cell_mask;
         for k in 0..self.tag_bits {
             let plane = self.plane(line, k) & !stale;
             self.set_plane(line, k, plane);
@@ -286,7 +349,8 @@ mod tests {
                 }
                 let age = |t: u32| current.wrapping_sub(t) & (modulus - 1);
                 if round % 4 == 0 {
-                    let removed = shape.sweep(&mut line, current, max_age);
+                    let removed =
+                        shape.sweep(&mut line, &LineClock::new(current, max_age, tag_bits));
                     let before = model.iter().filter(|c| c.0 != 0).count();
                     for c in &mut model {
                         if c.0 != 0 && age(c.1) > max_age {
@@ -296,9 +360,11 @@ mod tests {
                     let after = model.iter().filter(|c| c.0 != 0).count();
                     assert_eq!(removed as usize, before - after);
                 }
-                let active = shape.active(&line, current, max_age);
+                let clock = LineClock::new(current, max_age, tag_bits);
+                let active = shape.active(&line, &clock);
                 for probe in 1..5u16 {
-                    let p = shape.probe(&line, probe, current, max_age);
+                    let p = shape.probe(&line, probe, &clock);
+                    assert_eq!(p.matches, shape.matches(&line, probe));
                     assert_eq!(p.active, active);
                     for (j, &(r, t)) in model.iter().enumerate() {
                         let live = r != 0 && age(t) <= max_age;

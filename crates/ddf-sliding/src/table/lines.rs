@@ -39,7 +39,7 @@ impl Table {
         for bucket in [slot.first, slot.second] {
             let line = &lines[bucket as usize];
             // Ages do not matter here: any entry of the key, active or stale.
-            let matches = shape.probe(line, remainder, 0, 0).matches;
+            let matches = shape.matches(line, remainder);
             if matches != 0 {
                 return Some(shape.tag(line, matches.trailing_zeros()));
             }
@@ -85,10 +85,9 @@ impl Table {
         // Both lines are requested before either is read.
         self.cells.prefetch(slot.second);
         let remainder = slot.remainder as u16;
-        let (current, max_age) = (ages.current, ages.max_active_age);
         let (lines, _) = self.cells.as_lines_mut().expect("a table of lines");
-        let first = shape.probe(&lines[slot.first as usize], remainder, current, max_age);
-        let second = shape.probe(&lines[slot.second as usize], remainder, current, max_age);
+        let first = shape.probe(&lines[slot.first as usize], remainder, &ages.line);
+        let second = shape.probe(&lines[slot.second as usize], remainder, &ages.line);
         for (bucket, probe) in [(slot.first, first), (slot.second, second)] {
             if probe.matches != 0 {
                 let line = &mut lines[bucket as usize];
@@ -129,7 +128,7 @@ impl Table {
     pub(super) fn try_place_line(&mut self, bucket: u64, value: u32, ages: &Ages) -> bool {
         let (lines, shape) = self.cells.as_lines_mut().expect("a table of lines");
         let line = &mut lines[bucket as usize];
-        let probe = shape.probe(line, 0, ages.current, ages.max_active_age);
+        let probe = shape.probe(line, 0, &ages.line);
         let free = !probe.active & shape.cell_mask();
         if free == 0 {
             return false;
@@ -166,7 +165,7 @@ impl Table {
         let (lines, shape) = self.cells.as_lines_mut().expect("a table of lines");
         for _ in 0..count {
             let line = &mut lines[bucket as usize];
-            freed += u64::from(shape.sweep(line, ages.current, ages.max_active_age));
+            freed += u64::from(shape.sweep(line, &ages.line));
             bucket = if bucket + 1 == buckets { 0 } else { bucket + 1 };
         }
         self.scan = bucket;

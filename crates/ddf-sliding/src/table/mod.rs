@@ -1,7 +1,7 @@
 //! The dictionary of §2.2: a two-choice table of (remainder, generation tag) cells with lazy deletion, an incremental scan and an exact stash.
 
 use crate::buckets::Buckets;
-use crate::lines::LineShape;
+use crate::lines::{LineClock, LineShape};
 use crate::plan::{CELLS_PER_BUCKET, Layout, Plan};
 use ddf_bits::CellRows;
 use ddf_hash::{Digest, SplitMix64};
@@ -68,6 +68,8 @@ pub(crate) struct Ages {
     /// `c` in every lane, with each lane's top bit set: what the ages are
     /// subtracted from.
     max_age_lanes: u128,
+    /// The same clock for line buckets.
+    pub(crate) line: LineClock,
 }
 
 impl Ages {
@@ -419,6 +421,7 @@ impl Table {
             max_active_age,
             current_lanes: (u128::from(current) * self.wide.lows) | self.wide.guards,
             max_age_lanes: (u128::from(max_active_age) * self.wide.lows) | self.wide.highs,
+            line: LineClock::new(current, max_active_age, self.tag_bits),
         }
     }
 
