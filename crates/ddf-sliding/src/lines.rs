@@ -184,9 +184,9 @@ impl LineShape {
         // one tag bit at a time for every cell at once.
         let mut age = [0u32; Self::MAX_TAG_BITS as usize];
         let mut borrow = 0u32;
-        for k in 0..self.tag_bits as usize {
+        for (k, bit) in age.iter_mut().enumerate().take(self.tag_bits as usize) {
             let (a, b) = (clock.current[k], self.plane(line, k as u32));
-            age[k] = a ^ b ^ borrow;
+            *bit = a ^ b ^ borrow;
             borrow = (!a & b) | (!(a ^ b) & borrow);
         }
         // From the top bit down: greater once a bit of the age is set where
