@@ -275,10 +275,10 @@ impl LineShape {
             let plane = self.plane(line, k) & !stale;
             self.set_plane(line, k, plane);
         }
-        for j in 0..self.cells {
-            if stale >> j & 1 == 1 {
-                line.words[j as usize] = 0;
-            }
+        // A select per cell, no branch: the compiler makes it vector code.
+        for (j, word) in line.words.iter_mut().enumerate().take(self.cells as usize) {
+            // All ones to keep the cell, zero to empty it.
+            *word &= ((stale >> j & 1) as u16).wrapping_sub(1);
         }
         stale.count_ones()
     }
