@@ -20,6 +20,12 @@ fn main() {
         if which == "line" {
             f = f.with_layout(Layout::Line).unwrap();
         }
+        if which == "line5" {
+            f = SlidingBloom::with_generations(w, 5, 1e-3)
+                .unwrap()
+                .with_layout(Layout::Line)
+                .unwrap();
+        }
         hot(&mut f, &h, 1 << 40, 2 * w);
         println!("{}", hot(&mut f, &h, 0, 200_000));
         return;
@@ -27,7 +33,7 @@ fn main() {
     let hasher = KeyedSipHasher::with_seed(3);
     let mut fs = [
         SlidingBloom::new(w, Slack::AtMost(w), 1e-3).unwrap(),
-        SlidingBloom::new(w, Slack::AtMost(w), 1e-3)
+        SlidingBloom::with_generations(w, 5, 1e-3)
             .unwrap()
             .with_layout(Layout::Line)
             .unwrap(),

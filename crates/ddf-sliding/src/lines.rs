@@ -48,16 +48,16 @@ pub(crate) struct Probe {
 /// generation changes (it lives in the table's `Ages`).
 ///
 /// The stale tags are the `K = 2^s − 1 − c` values just above the current
-/// one. When `K ≤ 2` (the planner's default, `c = 5` and `s = 3`, has
-/// `K = 2`) a probe tests each for equality on the planes; otherwise it
-/// computes every cell's age by a subtraction bit by bit.
+/// one. When `K ≤ 4` (`c = 5, s = 3` has 2; `c = 11, s = 4` has 4) a probe
+/// tests each for equality on the planes, `2s + 1` operations a tag;
+/// otherwise it computes every cell's age by a subtraction bit by bit.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub(crate) struct LineClock {
     /// `K`, the number of stale tag values.
     stale_tags: u32,
-    /// The first two stale tags (the second repeats the first when
-    /// `K = 1`), bit `k` of each broadcast to all ones or zero.
-    stale: [[u32; LineShape::MAX_TAG_BITS as usize]; 2],
+    /// The first four stale tags (the last repeated when `K < 4`), bit
+    /// `k` of each broadcast to all ones or zero.
+    stale: [[u32; LineShape::MAX_TAG_BITS as usize]; 4],
     /// The current tag's bits, broadcast.
     current: [u32; LineShape::MAX_TAG_BITS as usize],
     /// `c`'s bits, broadcast.
@@ -71,16 +71,18 @@ impl LineClock {
         let bits = tag_bits.min(LineShape::MAX_TAG_BITS);
         let mask = (1u32 << bits) - 1;
         let stale_tags = mask - max_age.min(mask);
-        let tags = [
-            (current + 1) & mask,
-            (current + stale_tags.clamp(1, 2)) & mask,
-        ];
+        let tag = |d: u32| (current + d.min(stale_tags).max(1)) & mask;
         let broadcast = |x: u32| -> [u32; LineShape::MAX_TAG_BITS as usize] {
             core::array::from_fn(|k| 0u32.wrapping_sub(x >> k & 1))
         };
         LineClock {
             stale_tags,
-            stale: [broadcast(tags[0]), broadcast(tags[1])],
+            stale: [
+                broadcast(tag(1)),
+                broadcast(tag(2)),
+                broadcast(tag(3)),
+                broadcast(tag(4)),
+            ],
             current: broadcast(current),
             limit: broadcast(max_age),
         }
@@ -174,11 +176,15 @@ impl LineShape {
     /// their tag bits say).
     #[inline(always)]
     fn older_than(&self, line: &Line, clock: &LineClock) -> u32 {
-        if clock.stale_tags <= 2 {
+        if clock.stale_tags <= 4 {
             if clock.stale_tags == 0 {
                 return 0;
             }
-            return self.tagged(line, &clock.stale[0]) | self.tagged(line, &clock.stale[1]);
+            let [a, b, c, d] = &clock.stale;
+            return self.tagged(line, a)
+                | self.tagged(line, b)
+                | self.tagged(line, c)
+                | self.tagged(line, d);
         }
         // The age `(current − tag) mod 2^s`, then its comparison with `c`,
         // one tag bit at a time for every cell at once.
@@ -252,6 +258,14 @@ impl LineShape {
             0 => 0,
             remainder => u32::from(remainder) << self.tag_bits | self.tag(line, j),
         }
+    }
+
+    /// Writes an entry (`remainder` non-zero, `tag`) into cell `j`,
+    /// whatever it held.
+    #[inline(always)]
+    pub(crate) fn put(&self, line: &mut Line, j: u32, remainder: u16, tag: u32) {
+        line.words[j as usize] = remainder;
+        self.set_tag(line, j, tag);
     }
 
     /// Replaces cell `j` with `value` (`remainder << s | tag`, 0 to empty

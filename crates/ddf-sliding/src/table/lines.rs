@@ -118,7 +118,7 @@ impl Table {
         } else {
             let j = free.trailing_zeros();
             let (lines, _) = self.cells.as_lines_mut().expect("a table of lines");
-            shape.replace(&mut lines[bucket as usize], j, fresh);
+            shape.put(&mut lines[bucket as usize], j, remainder, tag);
             self.occupied += u64::from(probe.full >> j & 1 == 0);
         }
         None
