@@ -208,7 +208,7 @@ pub enum Layout {
     /// last cell are unused.
     Aligned,
     /// Each bucket one 64-byte cache line of `b = 32 − 2s` cells with
-    /// 16-bit remainders and the tags in bit planes ([`crate::lines`]):
+    /// 16-bit remainders and the tags in bit planes:
     /// probes without a branch on the contents, and two lines per item
     /// that balance themselves, so relocation is rare. Only for rates that
     /// 16-bit remainders meet, about `2·b·α/2^16` or more.
