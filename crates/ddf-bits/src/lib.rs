@@ -2,12 +2,13 @@
 #![doc = include_str!("../README.md")]
 #![cfg_attr(docsrs, feature(doc_cfg))]
 // `unsafe` is denied everywhere but in `prefetch`, the one module that
-// issues a CPU prefetch instruction, and `pages`, the one that asks the
-// kernel for huge pages.
+// issues a CPU prefetch instruction, `pages`, the one that asks the kernel
+// for huge pages, and `lanes16`, the one that loads vector registers.
 #![deny(unsafe_code)]
 
 mod atomic;
 mod bit_array;
+pub mod lanes16;
 mod linear;
 mod packed;
 pub mod pages;

@@ -9,8 +9,12 @@
 //!   is one load of one cache line and never straddles two; the word's bits
 //!   above its last cell stay zero;
 //! - packed: four cells per bucket, buckets end to end in a
-//!   [`CellRows`], the least space; a bucket may straddle two words.
+//!   [`CellRows`], the least space; a bucket may straddle two words;
+//! - lines: one 64-byte [`Line`] per bucket, 16-bit remainders and tag bit
+//!   planes ([`crate::lines`]), read by the table's line paths, not as a
+//!   word.
 
+use crate::lines::{Line, LineShape};
 use ddf_bits::CellRows;
 use ddf_bits::pages::filled_vec;
 use ddf_bits::prefetch::prefetch_ref;
@@ -23,6 +27,8 @@ enum Store {
     Wide(Vec<u128>),
     /// Packed rows of four cells.
     Packed(CellRows),
+    /// One cache line per bucket.
+    Lines(Vec<Line>, LineShape),
 }
 
 /// `B` buckets of `b` cells.
@@ -71,6 +77,36 @@ impl Buckets {
         }
     }
 
+    /// `buckets` empty line buckets of `shape`.
+    pub(crate) fn lines(buckets: u64, shape: LineShape) -> Buckets {
+        let len = usize::try_from(buckets).expect("the plan bounds the table");
+        Buckets {
+            store: Store::Lines(filled_vec(len, Line::EMPTY), shape),
+            buckets,
+            cells: shape.cells(),
+            width: LineShape::REMAINDER_BITS + shape.tag_bits(),
+            narrow: false,
+        }
+    }
+
+    /// The lines and their shape, when buckets are lines.
+    #[inline(always)]
+    pub(crate) fn as_lines(&self) -> Option<(&[Line], LineShape)> {
+        match &self.store {
+            Store::Lines(v, shape) => Some((v, *shape)),
+            _ => None,
+        }
+    }
+
+    /// [`as_lines`](Self::as_lines), to write.
+    #[inline(always)]
+    pub(crate) fn as_lines_mut(&mut self) -> Option<(&mut [Line], LineShape)> {
+        match &mut self.store {
+            Store::Lines(v, shape) => Some((v, *shape)),
+            _ => None,
+        }
+    }
+
     /// Whether a bucket is read into a `u64`.
     #[inline]
     pub(crate) fn is_narrow(&self) -> bool {
@@ -84,6 +120,7 @@ impl Buckets {
             Store::Narrow(v) => v[r as usize],
             Store::Packed(rows) => rows.read_row_word(r),
             Store::Wide(v) => v[r as usize] as u64,
+            Store::Lines(..) => unreachable!("line buckets are not read as words"),
         }
     }
 
@@ -94,6 +131,7 @@ impl Buckets {
             Store::Wide(v) => v[r as usize],
             Store::Packed(rows) => rows.read_row(r),
             Store::Narrow(v) => u128::from(v[r as usize]),
+            Store::Lines(..) => unreachable!("line buckets are not read as words"),
         }
     }
 
@@ -104,6 +142,7 @@ impl Buckets {
             Store::Narrow(v) => v[r as usize] = bucket,
             Store::Packed(rows) => rows.write_row_word(r, bucket),
             Store::Wide(v) => v[r as usize] = u128::from(bucket),
+            Store::Lines(..) => unreachable!("line buckets are not written as words"),
         }
     }
 
@@ -114,6 +153,7 @@ impl Buckets {
             Store::Wide(v) => v[r as usize] = bucket,
             Store::Packed(rows) => rows.write_row(r, bucket),
             Store::Narrow(v) => v[r as usize] = bucket as u64,
+            Store::Lines(..) => unreachable!("line buckets are not written as words"),
         }
     }
 
@@ -126,12 +166,18 @@ impl Buckets {
     /// Cell `j` of bucket `r`.
     #[inline]
     pub(crate) fn get(&self, r: u64, j: u32) -> u32 {
+        if let Store::Lines(v, shape) = &self.store {
+            return shape.cell(&v[r as usize], j);
+        }
         ((self.wide(r) >> (j * self.width)) & self.cell_mask()) as u32
     }
 
     /// Replaces cell `j` of bucket `r` with `value`; returns the old cell.
     #[inline]
     pub(crate) fn replace(&mut self, r: u64, j: u32, value: u32) -> u32 {
+        if let Store::Lines(v, shape) = &mut self.store {
+            return shape.replace(&mut v[r as usize], j, value);
+        }
         let at = j * self.width;
         let bucket = self.wide(r);
         let old = ((bucket >> at) & self.cell_mask()) as u32;
@@ -157,6 +203,11 @@ impl Buckets {
                 }
             }
             Store::Packed(rows) => rows.prefetch_row(r),
+            Store::Lines(v, _) => {
+                if let Some(line) = v.get(r as usize) {
+                    prefetch_ref(line);
+                }
+            }
         }
     }
 
@@ -173,6 +224,7 @@ impl Buckets {
             Store::Narrow(v) => v.fill(0),
             Store::Wide(v) => v.fill(0),
             Store::Packed(rows) => rows.clear(),
+            Store::Lines(v, _) => v.fill(Line::EMPTY),
         }
     }
 
@@ -186,7 +238,31 @@ impl Buckets {
                 .flat_map(|&w| [w as u64, (w >> 64) as u64])
                 .collect(),
             Store::Packed(rows) => rows.as_words().to_vec(),
+            Store::Lines(v, _) => v.iter().flat_map(LineShape::words).collect(),
         }
+    }
+
+    /// Line buckets from [`words`](Self::words) (eight per line), or the
+    /// index of the first line that is not canonical (tag bits set for an
+    /// empty cell or beyond the last cell). The caller checked the number
+    /// of words.
+    pub(crate) fn lines_from_words(
+        words: &[u64],
+        buckets: u64,
+        shape: LineShape,
+    ) -> Result<Buckets, u64> {
+        let mut out = Buckets::lines(buckets, shape);
+        let Store::Lines(v, _) = &mut out.store else {
+            unreachable!("built as lines")
+        };
+        for (r, (line, chunk)) in v.iter_mut().zip(words.chunks_exact(8)).enumerate() {
+            let chunk: &[u64; 8] = chunk.try_into().expect("chunks of eight");
+            *line = LineShape::from_words(chunk);
+            if !shape.is_canonical(line) {
+                return Err(r as u64);
+            }
+        }
+        Ok(out)
     }
 
     /// Aligned buckets from [`words`](Self::words), or the index of the

@@ -1,6 +1,6 @@
 //! `SlidingBloom`: generations over the tagged table, and the filter traits.
 
-use crate::plan::{Clock, Plan, Request, SCAN_STRIDE, Sizing, Slack};
+use crate::plan::{Clock, Layout, Plan, Request, SCAN_STRIDE, Sizing, Slack};
 use crate::table::{Ages, BEYOND_CACHE_BITS, EntryKey, Slot, Table};
 use ddf_core::batch::{self, Prefetch};
 use ddf_core::{
@@ -292,6 +292,40 @@ impl SlidingBloom {
     /// The design load the table was sized for.
     pub fn design_load(&self) -> f64 {
         self.plan.request.load
+    }
+
+    /// The same filter re-planned with its buckets laid out as `layout`;
+    /// state is reset.
+    ///
+    /// [`Layout::Line`] trades space for speed beyond the caches: buckets
+    /// of one cache line whose probe does not branch on what they hold,
+    /// and almost no relocation. It fails with a `fpr` error when the rate
+    /// asks for more than its 16-bit remainders give (about `2·b·α/2^16`
+    /// with `b` = 22 to 30 cells), and with a `generations` error when the
+    /// tags need more than 8 bits.
+    ///
+    /// ```
+    /// use ddf_sliding::{Layout, Slack, SlidingBloom};
+    ///
+    /// let f = SlidingBloom::new(1 << 20, Slack::AtMost(1 << 20), 1e-3)?.with_layout(Layout::Line)?;
+    /// assert_eq!(f.layout(), Layout::Line);
+    /// assert!(f.false_positive_bound() <= 1e-3);
+    /// // 16-bit remainders cannot meet a rate of one in a million.
+    /// let tight = SlidingBloom::new(1 << 20, Slack::AtMost(1 << 20), 1e-6)?;
+    /// assert_eq!(tight.with_layout(Layout::Line).unwrap_err().param(), "fpr");
+    /// # Ok::<(), ddf_sliding::ParamError>(())
+    /// ```
+    pub fn with_layout(self, layout: Layout) -> Result<Self, ParamError> {
+        let request = Request {
+            layout: Some(layout),
+            ..self.plan.request
+        };
+        Ok(Self::from_request(request)?.with_seed(self.seed))
+    }
+
+    /// How the table lays out its buckets.
+    pub fn layout(&self) -> Layout {
+        self.plan.layout
     }
 
     pub(crate) fn plan(&self) -> &Plan {

@@ -13,6 +13,7 @@ pub use ddf_core::{
 
 mod buckets;
 mod filter;
+mod lines;
 mod plan;
 mod sizing;
 mod snapshot;
@@ -20,7 +21,7 @@ mod table;
 
 pub use filter::SlidingBloom;
 pub use plan::{
-    ALIGNED_SPACE_MARGIN, CELLS_PER_BUCKET, COUNTER_WORDS, DESIGN_LOAD, DESIGN_LOAD_RANGE,
+    ALIGNED_SPACE_MARGIN, CELLS_PER_BUCKET, COUNTER_WORDS, DESIGN_LOAD, DESIGN_LOAD_RANGE, Layout,
     MAX_CELLS_PER_BUCKET, SCAN_SPEEDUP, Sizing, Slack, SpaceBreakdown,
 };
 pub use table::{EntryKey, MAX_KICKS, STASH_CAPACITY};

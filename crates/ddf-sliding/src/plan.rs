@@ -1,5 +1,6 @@
 //! Capacity planning: generations, tag and remainder widths, and table size from (n, m, ε).
 
+use crate::lines::LineShape;
 use ddf_param::{MAX_STATE_BITS, ParamError, checked_mul, ensure_probability, ensure_range};
 
 /// Cells per bucket of snapshot layouts 3 and 4, and the fewest a bucket
@@ -185,9 +186,16 @@ pub(crate) enum Clock {
     Time,
 }
 
-/// How the table lays out its buckets.
+/// How the table lays out its buckets
+/// ([`SlidingBloom::with_layout`](crate::SlidingBloom::with_layout)).
+///
+/// The planner picks [`Aligned`](Layout::Aligned) when it costs at most
+/// [`ALIGNED_SPACE_MARGIN`] more space than [`Packed`](Layout::Packed), and
+/// `Packed` otherwise; [`Line`](Layout::Line) is chosen only on request. All
+/// three keep the same promises (no miss within the window, the same
+/// false-positive bound for their geometry) and snapshot alike.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
-pub(crate) enum Layout {
+pub enum Layout {
     /// Four cells per bucket, buckets of `4·(r + s)` bits packed end to end
     /// (snapshot layouts 3 and 4 store only this): the least space, but a
     /// bucket may straddle two words and, now and then, two cache lines.
@@ -199,6 +207,12 @@ pub(crate) enum Layout {
     /// insertions with both buckets full. The bits of a word above its
     /// last cell are unused.
     Aligned,
+    /// Each bucket one 64-byte cache line of `b = 32 − 2s` cells with
+    /// 16-bit remainders and the tags in bit planes:
+    /// probes without a branch on the contents, and two lines per item
+    /// that balance themselves, so relocation is rare. Only for rates that
+    /// 16-bit remainders meet, about `2·b·α/2^16` or more.
+    Line,
 }
 
 /// How much more table space than the packed layout the aligned one may
@@ -414,6 +428,7 @@ impl Plan {
             Layout::Packed => {
                 bucket_shape(&request, max_active, tag_bits, CELLS_PER_BUCKET as u32)
             }
+            Layout::Line => line_shape(&request, max_active, tag_bits),
             Layout::Aligned => (CELLS_PER_BUCKET as u32..=MAX_CELLS_PER_BUCKET)
                 .filter_map(|b| bucket_shape(&request, max_active, tag_bits, b).ok())
                 // Least space; of equal space, the larger buckets.
@@ -428,6 +443,22 @@ impl Plan {
                 "capacity",
                 request.capacity,
                 format!("a table of at most {MAX_STATE_BITS} bits (2^40)"),
+            ),
+            ShapeError::Line(remainder_bits) => ParamError::new(
+                "fpr",
+                request.fpr,
+                format!(
+                    "a rate that a line's {}-bit remainders meet: this needs {remainder_bits} bits",
+                    LineShape::REMAINDER_BITS
+                ),
+            ),
+            ShapeError::LineTags => ParamError::new(
+                "generations",
+                c,
+                format!(
+                    "at most {} tag bits in a line: this needs {tag_bits} for {c} generations",
+                    LineShape::MAX_TAG_BITS
+                ),
             ),
             ShapeError::Cell(remainder_bits) => {
                 let (param, value) = match request.generations {
@@ -452,7 +483,7 @@ impl Plan {
         } = shape;
         let bucket_bits = match layout {
             Layout::Packed => CELLS_PER_BUCKET as u32 * (remainder_bits + tag_bits),
-            Layout::Aligned => word,
+            Layout::Aligned | Layout::Line => word,
         };
         let bits = checked_mul(window_name, buckets, u64::from(bucket_bits))?;
         if bits > MAX_STATE_BITS {
@@ -582,6 +613,38 @@ enum ShapeError {
     Capacity,
     /// The cell would exceed 32 bits (the remainder width it needs).
     Cell(u32),
+    /// A line's 16-bit remainders do not meet the rate (the width it needs).
+    Line(u32),
+    /// The tags do not fit a line.
+    LineTags,
+}
+
+/// The geometry of line buckets: `B` lines of `32 − 2s` cells hold the most
+/// active entries at the design load (plus the small-table margin), with
+/// 16-bit remainders, if those meet the rate over `B` lines.
+fn line_shape(
+    request: &Request,
+    max_active: u64,
+    tag_bits: u32,
+) -> Result<BucketShape, ShapeError> {
+    let shape = LineShape::new(tag_bits).ok_or(ShapeError::LineTags)?;
+    let cells = shape.cells();
+    let base = max_active as f64 / request.load / f64::from(cells);
+    let buckets = (base + SMALL_TABLE_MARGIN * base.sqrt()).ceil().max(1.0);
+    if buckets > (MAX_STATE_BITS / 512) as f64 {
+        return Err(ShapeError::Capacity);
+    }
+    let buckets = buckets as u64;
+    let needed = remainder_bits(max_active, buckets, request.fpr);
+    if needed > LineShape::REMAINDER_BITS {
+        return Err(ShapeError::Line(needed));
+    }
+    Ok(BucketShape {
+        buckets,
+        cells,
+        word: 512,
+        remainder_bits: LineShape::REMAINDER_BITS,
+    })
 }
 
 /// The geometry with `cells` cells per bucket: `B` buckets hold the most

@@ -2,6 +2,7 @@
 
 use crate::buckets::Buckets;
 use crate::filter::{ClockState, SlidingBloom};
+use crate::lines::LineShape;
 use crate::plan::{CELLS_PER_BUCKET, Clock, Layout, Plan, Request, Slack};
 use crate::table::{EntryKey, Table};
 use ddf_bits::CellRows;
@@ -15,6 +16,7 @@ const SLACK_AT_MOST: u8 = 0;
 const SLACK_LEAST_SPACE: u8 = 1;
 const LAYOUT_PACKED: u8 = 0;
 const LAYOUT_ALIGNED: u8 = 1;
+const LAYOUT_LINE: u8 = 2;
 
 /// Body: the request (clock, window, slack, capacity, generations asked for,
 /// fpr, design load, and from layout 5 the bucket layout), the derived geometry (c, buckets, remainder and tag bits, checked
@@ -35,7 +37,9 @@ impl Snapshot for SlidingBloom {
     // layout-3 state is at or ahead of the pacing assumed here, and a scan
     // ahead only visits buckets early).
     // Layout 5 adds the bucket layout: packed four-cell rows, as layouts 3
-    // and 4 stored every table, or aligned words of as many cells as fit.
+    // and 4 stored every table, aligned words of as many cells as fit, or
+    // (a later value of the same byte) lines of 16-bit remainders and tag
+    // planes, which earlier readers refuse as an unknown layout.
     const VERSION: u16 = 5;
     const OLDEST_VERSION: u16 = 3;
 
@@ -64,6 +68,7 @@ impl Snapshot for SlidingBloom {
         out.put_u8(match plan.layout {
             Layout::Packed => LAYOUT_PACKED,
             Layout::Aligned => LAYOUT_ALIGNED,
+            Layout::Line => LAYOUT_LINE,
         });
         out.put_u64(plan.generations);
         out.put_u64(plan.buckets);
@@ -129,6 +134,7 @@ impl Snapshot for SlidingBloom {
             _ => match input.u8("layout")? {
                 LAYOUT_PACKED => Layout::Packed,
                 LAYOUT_ALIGNED => Layout::Aligned,
+                LAYOUT_LINE => Layout::Line,
                 l => {
                     return Err(DecodeError::invalid(
                         "layout",
@@ -225,6 +231,14 @@ impl Snapshot for SlidingBloom {
                 CellRows::from_words(plan.buckets, CELLS_PER_BUCKET, cell_bits, words)
                     .map_err(|e| DecodeError::invalid("cells", e.to_string()))?,
             ),
+            Layout::Line => {
+                let shape = LineShape::new(plan.tag_bits).ok_or_else(|| {
+                    DecodeError::invalid("tag_bits", "more tag bits than a line holds")
+                })?;
+                Buckets::lines_from_words(&words, plan.buckets, shape).map_err(|b| {
+                    DecodeError::invalid("cells", format!("line {b} has tag bits of no entry"))
+                })?
+            }
         };
         let fresh = SlidingBloom::from_plan(plan)?;
         let mut table = Table::restore(&plan, cells, scan);
@@ -315,7 +329,7 @@ mod tests {
 
     #[test]
     fn layout_5_round_trips_both_bucket_layouts() {
-        for layout in [Layout::Packed, Layout::Aligned] {
+        for layout in [Layout::Packed, Layout::Aligned, Layout::Line] {
             let mut request = Request::count(1000, Slack::LeastSpace, None, 1e-3);
             request.layout = Some(layout);
             let mut f = SlidingBloom::from_request(request).unwrap();

@@ -2,7 +2,7 @@
 
 use ddf_core::conformance;
 use ddf_core::testing::{Conformance, Promise};
-use ddf_sliding::{Slack, SlidingBloom};
+use ddf_sliding::{Layout, Slack, SlidingBloom};
 
 conformance!(
     count_window,
@@ -20,5 +20,20 @@ conformance!(
 ddf_core::timed_conformance!(
     time_window_clock,
     SlidingBloom::with_time_span(500, Slack::AtMost(100), 20_000, 1.0 / 256.0).unwrap(),
+    2
+);
+// The same contracts with buckets of one cache line.
+conformance!(
+    count_window_lines,
+    SlidingBloom::new(500, Slack::AtMost(100), 1.0 / 256.0)
+        .and_then(|f| f.with_layout(Layout::Line))
+        .unwrap(),
+    Conformance::default().promise(Promise::LastInsertions(500))
+);
+ddf_core::timed_conformance!(
+    time_window_clock_lines,
+    SlidingBloom::with_time_span(500, Slack::AtMost(100), 20_000, 1.0 / 256.0)
+        .and_then(|f| f.with_layout(Layout::Line))
+        .unwrap(),
     2
 );

@@ -38,6 +38,7 @@ const GOLDEN: &[(&str, u64)] = &[
     ("compact-shf", 0x9d8da830e9af1c74),
     ("sliding-count", 0xfc4991162fd1a44c),
     ("sliding-time", 0xe1836190f2668b00),
+    ("sliding-lines", 0x7bc46ab41ca2bb37),
     ("queued-bloom", 0x7128278c6df69f57),
     ("queued-qht", 0xb36d3922a1700812),
     ("deduper-qht", 0x33264e73bcc18119),

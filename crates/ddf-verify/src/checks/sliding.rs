@@ -8,7 +8,7 @@ use ddf_sim::{
     Arrivals, EvalConfig, Report, Source, Uniform, Zipf, evaluate, evaluate_timed, run_seeds,
     threads,
 };
-use ddf_sliding::{Slack, SlidingBloom};
+use ddf_sliding::{Layout, Slack, SlidingBloom};
 use ddf_theory::sliding_bloom::{
     false_positive_probability, lower_bound_bits, physical_lifetime, retention, theorem_1_1_bits,
 };
@@ -67,6 +67,21 @@ pub(crate) fn checks() -> Vec<Check> {
             run: stash_stays_empty,
         },
         Check {
+            id: "sliding/line-no-false-negatives-uniform",
+            paper: DEF,
+            run: no_fn_uniform_lines,
+        },
+        Check {
+            id: "sliding/line-fp-beyond-slack-at-most-epsilon",
+            paper: DEF,
+            run: |ctx| fp_at_most_epsilon_in(ctx, Layout::Line),
+        },
+        Check {
+            id: "sliding/line-fp-matches-active-entries",
+            paper: CONSTRUCTION,
+            run: |ctx| fp_matches_active_entries_in(ctx, Layout::Line),
+        },
+        Check {
             id: "sliding/space-vs-lower-bound-eps4",
             paper: BOUNDS,
             run: |ctx| space_vs_lower_bound(ctx, 4),
@@ -87,6 +102,17 @@ pub(crate) fn checks() -> Vec<Check> {
 /// The filter most checks use: a window `n`, a slack of `n/8`, `ε = 2^-8`.
 fn standard(n: u64) -> SlidingBloom {
     SlidingBloom::new(n, Slack::AtMost(n / 8), 2f64.powi(-8)).expect("valid parameters")
+}
+
+/// [`standard`] with its buckets laid out as `layout`, or as the planner
+/// lays them out (`None`).
+fn standard_in(n: u64, layout: Option<Layout>) -> SlidingBloom {
+    match layout {
+        None => standard(n),
+        Some(l) => standard(n)
+            .with_layout(l)
+            .expect("the standard rate fits every layout"),
+    }
 }
 
 fn window(ctx: &Ctx) -> u64 {
@@ -114,11 +140,20 @@ fn zero_false_negatives(total: &Report, what: &str) -> Outcome {
 }
 
 fn no_fn_random<S: Source>(ctx: &Ctx, salt: u64, make: impl Fn(u64, u64) -> S + Sync) -> Report {
+    no_fn_random_in(ctx, salt, None, make)
+}
+
+fn no_fn_random_in<S: Source>(
+    ctx: &Ctx,
+    salt: u64,
+    layout: Option<Layout>,
+    make: impl Fn(u64, u64) -> S + Sync,
+) -> Report {
     let n = window(ctx);
     let items = 12 * n;
     let seeds = ctx.seeds(salt, 2);
     let reports = run_seeds(&seeds, threads(), |seed| {
-        let mut f = standard(n);
+        let mut f = standard_in(n, layout);
         let cfg = EvalConfig::new(Window::Count(n), items);
         evaluate(
             &mut f,
@@ -136,6 +171,14 @@ fn no_fn_uniform(ctx: &Ctx) -> Outcome {
         Uniform::new(2 * n, seed).expect("alphabet ≥ 1")
     });
     zero_false_negatives(&total, "uniform over 2n, n/8 slack, ε = 2^-8")
+}
+
+/// The same promise with buckets of one cache line.
+fn no_fn_uniform_lines(ctx: &Ctx) -> Outcome {
+    let total = no_fn_random_in(ctx, 71, Some(Layout::Line), |n, seed| {
+        Uniform::new(2 * n, seed).expect("alphabet ≥ 1")
+    });
+    zero_false_negatives(&total, "line buckets, uniform over 2n, n/8 slack, ε = 2^-8")
 }
 
 fn no_fn_zipf(ctx: &Ctx) -> Outcome {
@@ -246,10 +289,10 @@ fn no_fn_time_window(ctx: &Ctx) -> Outcome {
 /// One run for the false-positive checks: a filter over an all-distinct
 /// stream, then a query of every item older than `n + m`. Returns the
 /// false positives, the queries, and the active items at query time.
-fn old_item_queries(n: u64, seed: u64) -> (u64, u64, u64) {
+fn old_item_queries(n: u64, seed: u64, layout: Option<Layout>) -> (u64, u64, u64) {
     let hasher = KeyedSipHasher::with_seed(seed);
     let d = |id: u64| ddf_hash::digest(&hasher, &id);
-    let mut f = standard(n);
+    let mut f = standard_in(n, layout);
     let reach = n + f.slack();
     // Stop at a seed-dependent point of a generation, so the runs sample the
     // whole cycle of the active count between c·g and (c + 1)·g.
@@ -265,11 +308,11 @@ fn old_item_queries(n: u64, seed: u64) -> (u64, u64, u64) {
     (fps, old, active)
 }
 
-fn fp_runs(ctx: &Ctx, salt: u64) -> (SlidingBloom, Vec<(u64, u64, u64)>) {
+fn fp_runs(ctx: &Ctx, salt: u64, layout: Option<Layout>) -> (SlidingBloom, Vec<(u64, u64, u64)>) {
     let n = window(ctx);
     let seeds = ctx.seeds(salt, ctx.pick(16, 32));
-    let runs = run_seeds(&seeds, threads(), |seed| old_item_queries(n, seed));
-    (standard(n), runs)
+    let runs = run_seeds(&seeds, threads(), |seed| old_item_queries(n, seed, layout));
+    (standard_in(n, layout), runs)
 }
 
 /// Definition §1.1, condition 2: for `x ∉ σ_t(n + m)`, `Pr[yes] ≤ ε`.
@@ -277,7 +320,15 @@ fn fp_runs(ctx: &Ctx, salt: u64) -> (SlidingBloom, Vec<(u64, u64, u64)>) {
 /// each a false positive with probability at most `ε` (their keys are
 /// independent of the active ones), so the total is at most Binomial(q, ε).
 fn fp_at_most_epsilon(ctx: &Ctx) -> Outcome {
-    let (f, runs) = fp_runs(ctx, 65);
+    fp_runs_at_most_epsilon(fp_runs(ctx, 65, None))
+}
+
+/// [`fp_at_most_epsilon`] in `layout`.
+fn fp_at_most_epsilon_in(ctx: &Ctx, layout: Layout) -> Outcome {
+    fp_runs_at_most_epsilon(fp_runs(ctx, 72, Some(layout)))
+}
+
+fn fp_runs_at_most_epsilon((f, runs): (SlidingBloom, Vec<(u64, u64, u64)>)) -> Outcome {
     let fps: u64 = runs.iter().map(|r| r.0).sum();
     let queries: u64 = runs.iter().map(|r| r.1).sum();
     Outcome::binomial_at_most(f.fpr(), fps, queries).note(format!(
@@ -295,7 +346,15 @@ fn fp_at_most_epsilon(ctx: &Ctx) -> Outcome {
 /// active items and `M = B·(2^r − 1)/2` keys. The rate of one run depends on
 /// its table, so runs are the independent samples.
 fn fp_matches_active_entries(ctx: &Ctx) -> Outcome {
-    let (f, runs) = fp_runs(ctx, 66);
+    fp_runs_match_active_entries(fp_runs(ctx, 66, None))
+}
+
+/// [`fp_matches_active_entries`] in `layout`.
+fn fp_matches_active_entries_in(ctx: &Ctx, layout: Layout) -> Outcome {
+    fp_runs_match_active_entries(fp_runs(ctx, 73, Some(layout)))
+}
+
+fn fp_runs_match_active_entries((f, runs): (SlidingBloom, Vec<(u64, u64, u64)>)) -> Outcome {
     let key_space = f.key_space();
     let rates: Vec<f64> = runs.iter().map(|r| r.0 as f64 / r.1 as f64).collect();
     let predicted: f64 = runs

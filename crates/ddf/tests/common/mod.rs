@@ -59,6 +59,13 @@ pub fn every_kind() -> Result<Vec<(&'static str, Filter)>, ParamError> {
                 .into(),
         ),
         (
+            "sliding-lines",
+            ddf::SlidingBloom::new(64, Slack::AtMost(32), 0.01)?
+                .with_layout(ddf::sliding::Layout::Line)?
+                .with_seed(SEED)
+                .into(),
+        ),
+        (
             "queued-bloom",
             ddf::Queue::new(4, 16, |_| ddf::PartitionedBloom::new(3, 64))?.into(),
         ),

@@ -1,11 +1,14 @@
 //! The dictionary of §2.2: a two-choice table of (remainder, generation tag) cells with lazy deletion, an incremental scan and an exact stash.
 
 use crate::buckets::Buckets;
+use crate::lines::{LineClock, LineShape};
 use crate::plan::{CELLS_PER_BUCKET, Layout, Plan};
 use ddf_bits::CellRows;
 use ddf_hash::{Digest, SplitMix64};
 use std::collections::BTreeMap;
 use std::ops::{BitAnd, BitOr, BitXor, Not, Shl, Shr};
+
+mod lines;
 
 /// Relocations an insertion tries before it parks an entry in the stash.
 pub const MAX_KICKS: u32 = 500;
@@ -65,6 +68,8 @@ pub(crate) struct Ages {
     /// `c` in every lane, with each lane's top bit set: what the ages are
     /// subtracted from.
     max_age_lanes: u128,
+    /// The same clock for line buckets.
+    pub(crate) line: LineClock,
 }
 
 impl Ages {
@@ -112,6 +117,9 @@ pub(crate) struct Table {
     narrow: Lanes<u64>,
     /// A bucket fits in 64 bits: the hot paths take `u64` lanes.
     narrow_rows: bool,
+    /// Buckets are cache lines ([`Layout::Line`]): the hot paths are the
+    /// line paths of `lines.rs`.
+    line_rows: bool,
     tag_bits: u32,
     tag_mask: u32,
     /// Entries the table could not place: key to tag.
@@ -371,15 +379,23 @@ impl Table {
         let cell_bits = plan.remainder_bits + plan.tag_bits;
         let cells = match plan.layout {
             Layout::Aligned => Buckets::aligned(plan.buckets, plan.cells_per_bucket, cell_bits),
+            Layout::Line => Buckets::lines(
+                plan.buckets,
+                LineShape::new(plan.tag_bits).expect("the plan checked the tags fit a line"),
+            ),
             Layout::Packed => Buckets::packed(
                 // The plan checked the size against the state ceiling.
                 CellRows::new(plan.buckets, CELLS_PER_BUCKET, cell_bits)
                     .expect("the plan checked the table size"),
             ),
         };
-        let wide = Lanes::new(cell_bits, plan.tag_bits, plan.cells_per_bucket);
+        // Line buckets are not word lanes; their lane constants, which only
+        // the clock's broadcasts read, cover the cells that fit 128 bits.
+        let lane_cells = plan.cells_per_bucket.min(128 / cell_bits);
+        let wide = Lanes::new(cell_bits, plan.tag_bits, lane_cells);
         Table {
             narrow_rows: cells.is_narrow(),
+            line_rows: plan.layout == Layout::Line,
             cells,
             buckets: plan.buckets,
             per_bucket: plan.cells_per_bucket,
@@ -405,6 +421,7 @@ impl Table {
             max_active_age,
             current_lanes: (u128::from(current) * self.wide.lows) | self.wide.guards,
             max_age_lanes: (u128::from(max_active_age) * self.wide.lows) | self.wide.highs,
+            line: LineClock::new(current, max_active_age, self.tag_bits),
         }
     }
 
@@ -456,7 +473,9 @@ impl Table {
     /// The tag of `slot`'s entry, active or stale, if it has one.
     #[inline]
     pub(crate) fn lookup(&self, slot: Slot) -> Option<u32> {
-        if self.narrow_rows {
+        if self.line_rows {
+            self.lookup_line(slot)
+        } else if self.narrow_rows {
             self.lookup_in::<u64>(slot)
         } else {
             self.lookup_in::<u128>(slot)
@@ -490,7 +509,10 @@ impl Table {
     /// their entries, the lines relocation will read. Changes nothing.
     #[inline]
     pub(crate) fn prefetch_relocation(&self, slot: Slot, ages: &Ages) {
-        if self.narrow_rows {
+        if self.line_rows {
+            // Line buckets balance themselves: relocation is too rare to
+            // be worth the peek's reads.
+        } else if self.narrow_rows {
             self.prefetch_relocation_in::<u64>(slot, ages);
         } else {
             self.prefetch_relocation_in::<u128>(slot, ages);
@@ -534,7 +556,9 @@ impl Table {
         ages: &Ages,
         rng: &mut SplitMix64,
     ) -> Option<u32> {
-        if self.narrow_rows {
+        if self.line_rows {
+            self.upsert_line(slot, tag, ages, rng)
+        } else if self.narrow_rows {
             self.upsert_in::<u64>(slot, tag, ages, rng)
         } else {
             self.upsert_wide(slot, tag, ages, rng)
@@ -656,7 +680,7 @@ impl Table {
         &mut self,
         slot: Slot,
         rows: [W; 2],
-        mut value: u32,
+        value: u32,
         ages: &Ages,
         rng: &mut SplitMix64,
     ) {
@@ -688,6 +712,16 @@ impl Table {
                 }
             }
         }
+        self.walk(slot, value, ages, rng);
+    }
+
+    /// Relocation's random walk, when one level of search found no room:
+    /// evict a random entry into the walk's bucket, send the evicted entry
+    /// to its other bucket, repeat, up to [`MAX_KICKS`] times; the entry
+    /// left homeless goes to the stash, or is dropped and counted when the
+    /// stash holds [`STASH_CAPACITY`].
+    #[cold]
+    pub(super) fn walk(&mut self, slot: Slot, mut value: u32, ages: &Ages, rng: &mut SplitMix64) {
         let mut bucket = if rng.next_u64() & 1 == 0 {
             slot.first
         } else {
@@ -698,7 +732,7 @@ impl Table {
             let j = rng.below(u64::from(self.per_bucket)) as u32;
             value = self.cells.replace(bucket, j, value);
             bucket = self.alternate(bucket, value >> self.tag_bits);
-            if self.try_place::<W>(bucket, value, ages) {
+            if self.try_place_any(bucket, value, ages) {
                 return;
             }
         }
@@ -710,11 +744,24 @@ impl Table {
         }
     }
 
+    /// Puts `value` in the first free cell of `bucket`, whatever the layout.
+    fn try_place_any(&mut self, bucket: u64, value: u32, ages: &Ages) -> bool {
+        if self.line_rows {
+            self.try_place_line(bucket, value, ages)
+        } else if self.narrow_rows {
+            self.try_place::<u64>(bucket, value, ages)
+        } else {
+            self.try_place::<u128>(bucket, value, ages)
+        }
+    }
+
     /// Visits the scan's next `count` buckets, in order and wrapping around,
     /// and deletes their stale entries (§2.5).
     #[inline]
     pub(crate) fn scan(&mut self, count: u64, ages: &Ages) {
-        if self.narrow_rows {
+        if self.line_rows {
+            self.scan_line(count, ages);
+        } else if self.narrow_rows {
             self.scan_in::<u64>(count, ages);
         } else {
             self.scan_wide(count, ages);
@@ -759,7 +806,7 @@ impl Table {
             let slot = self.slot(key.bucket, key.remainder);
             let value = (key.remainder << self.tag_bits) | tag;
             for bucket in [slot.first, slot.second] {
-                if self.try_place::<u128>(bucket, value, ages) {
+                if self.try_place_any(bucket, value, ages) {
                     self.stash.remove(&key);
                     break;
                 }
@@ -838,127 +885,4 @@ impl Table {
 }
 
 #[cfg(test)]
-mod tests {
-    use super::*;
-    use crate::plan::{Request, Slack};
-
-    fn table(window: u64, generations: u64, fpr: f64) -> (Plan, Table) {
-        let plan = Plan::new(Request::count(
-            window,
-            Slack::LeastSpace,
-            Some(generations),
-            fpr,
-        ))
-        .unwrap();
-        let t = Table::new(&plan);
-        (plan, t)
-    }
-
-    #[test]
-    fn lane_flags_agree_with_scalar_ages() {
-        // Cells from 5 to 32 bits, tags of 2 to 8 bits.
-        for (c, eps) in [
-            (1, 0.3),
-            (3, 0.01),
-            (14, 2f64.powi(-10)),
-            (62, 2f64.powi(-20)),
-            (120, 0.05),
-        ] {
-            let (plan, t) = table(1000, c, eps);
-            let mut rng = SplitMix64::new(c);
-            for current in 0..plan.tag_modulus {
-                let ages = t.ages(current, plan.tag_modulus, c as u32);
-                for _ in 0..50 {
-                    let cells: Vec<u32> = (0..plan.cells_per_bucket)
-                        .map(|_| match rng.below(4) {
-                            0 => 0,
-                            _ => {
-                                let rem = 1 + rng.below((1 << plan.remainder_bits) - 1) as u32;
-                                (rem << plan.tag_bits)
-                                    | rng.below(u64::from(plan.tag_modulus)) as u32
-                            }
-                        })
-                        .collect();
-                    let row = cells.iter().enumerate().fold(0u128, |acc, (j, &v)| {
-                        acc | u128::from(v) << (j as u32 * t.wide.width)
-                    });
-                    let (free, stale) = t.wide.free_and_stale(row, &ages);
-                    for (j, &v) in cells.iter().enumerate() {
-                        let old = v != 0 && !ages.is_active(v & t.tag_mask);
-                        let top = j as u32 * t.wide.width + t.wide.width - 1;
-                        let bit = |flags: u128| flags >> top & 1 == 1;
-                        assert_eq!(bit(stale), old, "c {c}, current {current}, cell {v:#x}");
-                        assert_eq!(bit(free), v == 0 || old);
-                    }
-                    // Flags sit at the top bit of their lane only.
-                    assert_eq!((free | stale) & !t.wide.highs, 0);
-                    assert_eq!(t.wide.count(free), free.count_ones());
-                    assert_eq!(t.wide.count(stale), stale.count_ones());
-                    if t.narrow_rows {
-                        // The u64 lanes say the same.
-                        let narrow = t.narrow.free_and_stale(row as u64, &ages);
-                        assert_eq!(narrow, (free as u64, stale as u64));
-                        assert_eq!(t.narrow.count(free as u64), free.count_ones());
-                    }
-                    // Both words find the same first cell of each remainder
-                    // (by the first bit of its lane).
-                    for &v in &cells {
-                        let rem = v >> plan.tag_bits;
-                        let wide = t.wide.find(row, t.wide.wanted(rem));
-                        let scalar = cells
-                            .iter()
-                            .position(|&u| u >> plan.tag_bits == rem)
-                            .map(|j| j as u32 * t.wide.width);
-                        assert_eq!(wide, scalar);
-                        if t.narrow_rows {
-                            assert_eq!(t.narrow.find(row as u64, t.narrow.wanted(rem)), scalar);
-                        }
-                    }
-                }
-            }
-        }
-    }
-
-    #[test]
-    fn alternate_is_an_involution() {
-        let (plan, t) = table(10_000, 8, 0.01);
-        for b in (0..plan.buckets).step_by(7) {
-            for rem in [1u32, 2, 77, (1 << plan.remainder_bits) - 1] {
-                let other = t.alternate(b, rem);
-                assert!(other < plan.buckets);
-                assert_eq!(t.alternate(other, rem), b);
-                assert_eq!(t.key(b, rem), t.key(other, rem));
-            }
-        }
-    }
-
-    #[test]
-    fn full_buckets_relocate_then_stash_then_drop_and_count() {
-        // Three buckets, twelve cells, up to 40 keys: those the table cannot
-        // place reach the stash; once it holds STASH_CAPACITY, the homeless
-        // entry is dropped and counted, never silently.
-        let (plan, mut t) = table(4, 1, 0.5);
-        let ages = t.ages(0, plan.tag_modulus, 1);
-        let mut rng = SplitMix64::new(1);
-        let keys = ((1u32 << plan.remainder_bits) - 1).min(40);
-        for rem in 1..=keys {
-            assert_eq!(t.upsert(t.slot(0, rem), 0, &ages, &mut rng), None);
-            assert!(t.stash_len() <= STASH_CAPACITY);
-        }
-        let cells = plan.cells();
-        let placed = u64::from(keys);
-        assert_eq!(
-            t.occupied() + t.stash_len() as u64 + t.stash_overflows(),
-            placed
-        );
-        assert!(t.occupied() <= cells);
-        if t.stash_overflows() > 0 {
-            assert_eq!(t.stash_len(), STASH_CAPACITY);
-        }
-        let found = (1..=keys)
-            .filter(|&rem| t.lookup(t.slot(0, rem)).is_some())
-            .count() as u64;
-        assert_eq!(found, placed - t.stash_overflows());
-        assert!(placed > cells + STASH_CAPACITY as u64 || t.stash_overflows() == 0);
-    }
-}
+mod tests;

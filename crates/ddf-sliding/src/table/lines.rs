@@ -1,0 +1,259 @@
+//! The table's paths for line buckets ([`Layout::Line`](crate::plan::Layout)):
+//! lookup, insertion and the scan, each reading a bucket as one
+//! [`Line`](crate::lines::Line) and probing it with
+//! [`LineShape::probe`](crate::lines::LineShape::probe).
+//!
+//! The rules are the other layouts': at most one entry per key, a new entry
+//! in the bucket with fewer active entries, in its first free (empty or
+//! stale) cell, relocation only when both buckets are full of active
+//! entries. What differs is that a probe costs the same whatever the line
+//! holds, and that with 22 to 30 cells a line leaves so few insertions with
+//! both buckets full that relocation is rare; it then tries one level of
+//! moves, and the other layouts' random walk after that.
+
+use super::{Ages, Slot, Table};
+use crate::lines::LineShape;
+use ddf_hash::SplitMix64;
+
+impl Table {
+    /// [`lookup`](Table::lookup) in lines.
+    #[inline]
+    pub(super) fn lookup_line(&self, slot: Slot) -> Option<u32> {
+        match self.tag_bits {
+            1 => self.lookup_line_in::<1>(slot),
+            2 => self.lookup_line_in::<2>(slot),
+            3 => self.lookup_line_in::<3>(slot),
+            4 => self.lookup_line_in::<4>(slot),
+            5 => self.lookup_line_in::<5>(slot),
+            6 => self.lookup_line_in::<6>(slot),
+            7 => self.lookup_line_in::<7>(slot),
+            _ => self.lookup_line_in::<8>(slot),
+        }
+    }
+
+    #[inline]
+    fn lookup_line_in<const S: u32>(&self, slot: Slot) -> Option<u32> {
+        let shape = LineShape::fixed::<S>();
+        let (lines, _) = self.cells.as_lines().expect("a table of lines");
+        let remainder = slot.remainder as u16;
+        for bucket in [slot.first, slot.second] {
+            let line = &lines[bucket as usize];
+            // Ages do not matter here: any entry of the key, active or stale.
+            let matches = shape.matches(line, remainder);
+            if matches != 0 {
+                return Some(shape.tag(line, matches.trailing_zeros()));
+            }
+        }
+        if self.stash.is_empty() {
+            return None;
+        }
+        self.stash
+            .get(&self.key(slot.first, slot.remainder))
+            .copied()
+    }
+
+    /// [`upsert`](Table::upsert) in lines, compiled once per tag width.
+    #[inline]
+    pub(super) fn upsert_line(
+        &mut self,
+        slot: Slot,
+        tag: u32,
+        ages: &Ages,
+        rng: &mut SplitMix64,
+    ) -> Option<u32> {
+        match self.tag_bits {
+            1 => self.upsert_line_in::<1>(slot, tag, ages, rng),
+            2 => self.upsert_line_in::<2>(slot, tag, ages, rng),
+            3 => self.upsert_line_in::<3>(slot, tag, ages, rng),
+            4 => self.upsert_line_in::<4>(slot, tag, ages, rng),
+            5 => self.upsert_line_in::<5>(slot, tag, ages, rng),
+            6 => self.upsert_line_in::<6>(slot, tag, ages, rng),
+            7 => self.upsert_line_in::<7>(slot, tag, ages, rng),
+            _ => self.upsert_line_in::<8>(slot, tag, ages, rng),
+        }
+    }
+
+    #[inline]
+    fn upsert_line_in<const S: u32>(
+        &mut self,
+        slot: Slot,
+        tag: u32,
+        ages: &Ages,
+        rng: &mut SplitMix64,
+    ) -> Option<u32> {
+        let shape = LineShape::fixed::<S>();
+        // Both lines are requested before either is read.
+        self.cells.prefetch(slot.second);
+        let remainder = slot.remainder as u16;
+        let (lines, _) = self.cells.as_lines_mut().expect("a table of lines");
+        let first = shape.probe(&lines[slot.first as usize], remainder, &ages.line);
+        let second = shape.probe(&lines[slot.second as usize], remainder, &ages.line);
+        for (bucket, probe) in [(slot.first, first), (slot.second, second)] {
+            if probe.matches != 0 {
+                let line = &mut lines[bucket as usize];
+                let j = probe.matches.trailing_zeros();
+                let old = shape.tag(line, j);
+                shape.set_tag(line, j, tag);
+                return Some(old);
+            }
+        }
+        if !self.stash.is_empty() {
+            let key = self.key(slot.first, slot.remainder);
+            if let Some(parked) = self.stash.get_mut(&key) {
+                return Some(std::mem::replace(parked, tag));
+            }
+        }
+        // The line with fewer active entries (the first on a tie), chosen
+        // without a branch: which one wins is as random as the hash.
+        let take_second = second.active.count_ones() < first.active.count_ones();
+        let (bucket, probe) = if take_second {
+            (slot.second, second)
+        } else {
+            (slot.first, first)
+        };
+        let free = !probe.active & shape.cell_mask();
+        let fresh = u32::from(remainder) << S | tag;
+        if free == 0 {
+            self.relocate_line(slot, fresh, ages, rng);
+        } else {
+            let j = free.trailing_zeros();
+            let (lines, _) = self.cells.as_lines_mut().expect("a table of lines");
+            shape.put(&mut lines[bucket as usize], j, remainder, tag);
+            self.occupied += u64::from(probe.full >> j & 1 == 0);
+        }
+        None
+    }
+
+    /// Puts `value` in the first free cell of line `bucket`, if it has one.
+    pub(super) fn try_place_line(&mut self, bucket: u64, value: u32, ages: &Ages) -> bool {
+        let (lines, shape) = self.cells.as_lines_mut().expect("a table of lines");
+        let line = &mut lines[bucket as usize];
+        let probe = shape.probe(line, 0, &ages.line);
+        let free = !probe.active & shape.cell_mask();
+        if free == 0 {
+            return false;
+        }
+        let j = free.trailing_zeros();
+        shape.replace(line, j, value);
+        self.occupied += u64::from(probe.full >> j & 1 == 0);
+        true
+    }
+
+    /// Both lines of `slot` are full of active entries: one level of moves
+    /// (an entry of either line whose other line has room goes there, and
+    /// `value` takes its cell), else the random walk.
+    #[cold]
+    fn relocate_line(&mut self, slot: Slot, value: u32, ages: &Ages, rng: &mut SplitMix64) {
+        for bucket in [slot.first, slot.second] {
+            for j in 0..self.per_bucket {
+                let victim = self.cells.get(bucket, j);
+                let other = self.alternate(bucket, victim >> self.tag_bits);
+                if other != bucket && self.try_place_line(other, victim, ages) {
+                    self.kicks += 1;
+                    self.cells.replace(bucket, j, value);
+                    return;
+                }
+            }
+        }
+        self.walk(slot, value, ages, rng);
+    }
+
+    /// [`scan`](Table::scan) in lines: empties the stale cells of the next
+    /// `count` lines.
+    pub(super) fn scan_line(&mut self, count: u64, ages: &Ages) {
+        let (buckets, mut bucket, mut freed) = (self.buckets, self.scan, 0);
+        let (lines, shape) = self.cells.as_lines_mut().expect("a table of lines");
+        for _ in 0..count {
+            let line = &mut lines[bucket as usize];
+            freed += u64::from(shape.sweep(line, &ages.line));
+            bucket = if bucket + 1 == buckets { 0 } else { bucket + 1 };
+        }
+        self.scan = bucket;
+        self.occupied -= freed;
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use crate::plan::{Layout, Request, Slack};
+    use crate::{Digest, DuplicateFilter, SlidingBloom, Snapshot, Verdict};
+    use ddf_hash::SplitMix64;
+    use std::collections::VecDeque;
+
+    fn line_filter(window: u64, load: f64) -> SlidingBloom {
+        let mut request = Request::count(window, Slack::AtMost(window), None, 1e-3);
+        request.layout = Some(Layout::Line);
+        request.load = load;
+        let f = SlidingBloom::from_request(request).unwrap();
+        assert_eq!(f.plan().layout, Layout::Line);
+        f
+    }
+
+    /// A stream with repeats from within and beyond the window: every item
+    /// of the last `w` is reported, fresh keys at most at the bound, the
+    /// stash stays empty, and the occupancy count stays exact.
+    #[test]
+    fn lines_keep_the_window_and_the_rate() {
+        for load in [0.9, 0.96] {
+            let w = 20_000;
+            let mut f = line_filter(w, load);
+            let mut recent: VecDeque<u64> = VecDeque::new();
+            let mut rng = SplitMix64::new(5);
+            let (mut fresh, mut false_dups) = (0u64, 0u64);
+            for i in 0..12 * w {
+                // A third of the items repeat one of the window's.
+                let key = if i > w && rng.below(3) == 0 {
+                    recent[rng.below(w) as usize]
+                } else {
+                    fresh += 1;
+                    1 << 40 | i
+                };
+                let verdict = f.observe(Digest::mixed(key));
+                let in_window = recent.contains(&key);
+                if in_window {
+                    assert_eq!(
+                        verdict,
+                        Verdict::Duplicate,
+                        "item {i} missed at load {load}"
+                    );
+                } else if verdict == Verdict::Duplicate {
+                    false_dups += 1;
+                }
+                recent.push_back(key);
+                if recent.len() as u64 > w {
+                    recent.pop_front();
+                }
+            }
+            let bound = f.false_positive_bound();
+            let rate = false_dups as f64 / fresh as f64;
+            // The bound is a union bound over the most active entries; a
+            // count of k has a standard error of about √k, so 3 of them
+            // above the bound would be a real excess.
+            let k = bound * fresh as f64;
+            assert!(
+                (false_dups as f64) <= k + 3.0 * k.sqrt(),
+                "rate {rate} above the bound {bound} at load {load}"
+            );
+            assert_eq!(f.stash_len(), 0, "load {load}");
+            assert_eq!(f.occupied_cells(), f.table().cells().occupied());
+        }
+    }
+
+    /// Batches give the same verdicts and the same state as one by one.
+    #[test]
+    fn line_batches_match_one_by_one() {
+        let mut one = line_filter(5_000, 0.9);
+        let mut batch = one.clone();
+        let mut rng = SplitMix64::new(9);
+        let digests: Vec<Digest> = (0..30_000)
+            .map(|_| Digest::mixed(rng.below(12_000)))
+            .collect();
+        let singles: Vec<Verdict> = digests.iter().map(|&d| one.observe(d)).collect();
+        let mut batched = Vec::new();
+        for chunk in digests.chunks(64) {
+            batch.observe_batch(chunk, &mut batched);
+        }
+        assert_eq!(singles, batched);
+        assert_eq!(one.to_bytes(), batch.to_bytes());
+    }
+}
