@@ -629,12 +629,7 @@ fn line_shape(
 ) -> Result<BucketShape, ShapeError> {
     let shape = LineShape::new(tag_bits).ok_or(ShapeError::LineTags)?;
     let cells = shape.cells();
-    let base = max_active as f64 / request.load / f64::from(cells);
-    let buckets = (base + SMALL_TABLE_MARGIN * base.sqrt()).ceil().max(1.0);
-    if buckets > (MAX_STATE_BITS / 512) as f64 {
-        return Err(ShapeError::Capacity);
-    }
-    let buckets = buckets as u64;
+    let buckets = bucket_count(request, max_active, cells, 512)?;
     let needed = remainder_bits(max_active, buckets, request.fpr);
     if needed > LineShape::REMAINDER_BITS {
         return Err(ShapeError::Line(needed));
@@ -657,12 +652,7 @@ fn bucket_shape(
     tag_bits: u32,
     cells: u32,
 ) -> Result<BucketShape, ShapeError> {
-    let base = max_active as f64 / request.load / f64::from(cells);
-    let buckets = (base + SMALL_TABLE_MARGIN * base.sqrt()).ceil().max(1.0);
-    if buckets > (MAX_STATE_BITS / 64) as f64 {
-        return Err(ShapeError::Capacity);
-    }
-    let buckets = buckets as u64;
+    let buckets = bucket_count(request, max_active, cells, 64)?;
     let remainder_bits = remainder_bits(max_active, buckets, request.fpr);
     let width = remainder_bits + tag_bits;
     if width > MAX_CELL_BITS {
@@ -683,6 +673,23 @@ fn bucket_shape(
         word,
         remainder_bits,
     })
+}
+
+/// Buckets of `cells` cells enough for `max_active` entries at the design
+/// load, plus the small-table margin; a capacity error when buckets of at
+/// least `min_word` bits would exceed the state ceiling.
+fn bucket_count(
+    request: &Request,
+    max_active: u64,
+    cells: u32,
+    min_word: u64,
+) -> Result<u64, ShapeError> {
+    let base = max_active as f64 / request.load / f64::from(cells);
+    let buckets = (base + SMALL_TABLE_MARGIN * base.sqrt()).ceil().max(1.0);
+    if buckets > (MAX_STATE_BITS / min_word) as f64 {
+        return Err(ShapeError::Capacity);
+    }
+    Ok(buckets as u64)
 }
 
 /// The tag width `s` for `c` generations: the fewest bits whose `2^s` ages

@@ -16,23 +16,9 @@ use crate::lines::LineShape;
 use ddf_hash::SplitMix64;
 
 impl Table {
-    /// [`lookup`](Table::lookup) in lines.
+    /// [`lookup`](Table::lookup) in lines of `S` tag bits.
     #[inline]
-    pub(super) fn lookup_line(&self, slot: Slot) -> Option<u32> {
-        match self.tag_bits {
-            1 => self.lookup_line_in::<1>(slot),
-            2 => self.lookup_line_in::<2>(slot),
-            3 => self.lookup_line_in::<3>(slot),
-            4 => self.lookup_line_in::<4>(slot),
-            5 => self.lookup_line_in::<5>(slot),
-            6 => self.lookup_line_in::<6>(slot),
-            7 => self.lookup_line_in::<7>(slot),
-            _ => self.lookup_line_in::<8>(slot),
-        }
-    }
-
-    #[inline]
-    fn lookup_line_in<const S: u32>(&self, slot: Slot) -> Option<u32> {
+    pub(super) fn lookup_line<const S: u32>(&self, slot: Slot) -> Option<u32> {
         let shape = LineShape::fixed::<S>();
         let (lines, _) = self.cells.as_lines().expect("a table of lines");
         let remainder = slot.remainder as u16;
@@ -44,37 +30,12 @@ impl Table {
                 return Some(shape.tag(line, matches.trailing_zeros()));
             }
         }
-        if self.stash.is_empty() {
-            return None;
-        }
-        self.stash
-            .get(&self.key(slot.first, slot.remainder))
-            .copied()
+        self.stash_tag(slot)
     }
 
-    /// [`upsert`](Table::upsert) in lines, compiled once per tag width.
+    /// [`upsert`](Table::upsert) in lines of `S` tag bits.
     #[inline]
-    pub(super) fn upsert_line(
-        &mut self,
-        slot: Slot,
-        tag: u32,
-        ages: &Ages,
-        rng: &mut SplitMix64,
-    ) -> Option<u32> {
-        match self.tag_bits {
-            1 => self.upsert_line_in::<1>(slot, tag, ages, rng),
-            2 => self.upsert_line_in::<2>(slot, tag, ages, rng),
-            3 => self.upsert_line_in::<3>(slot, tag, ages, rng),
-            4 => self.upsert_line_in::<4>(slot, tag, ages, rng),
-            5 => self.upsert_line_in::<5>(slot, tag, ages, rng),
-            6 => self.upsert_line_in::<6>(slot, tag, ages, rng),
-            7 => self.upsert_line_in::<7>(slot, tag, ages, rng),
-            _ => self.upsert_line_in::<8>(slot, tag, ages, rng),
-        }
-    }
-
-    #[inline]
-    fn upsert_line_in<const S: u32>(
+    pub(super) fn upsert_line<const S: u32>(
         &mut self,
         slot: Slot,
         tag: u32,
@@ -97,11 +58,8 @@ impl Table {
                 return Some(old);
             }
         }
-        if !self.stash.is_empty() {
-            let key = self.key(slot.first, slot.remainder);
-            if let Some(parked) = self.stash.get_mut(&key) {
-                return Some(std::mem::replace(parked, tag));
-            }
+        if let Some(old) = self.refresh_stash(slot, tag) {
+            return Some(old);
         }
         // The line with fewer active entries (the first on a tie), chosen
         // without a branch: which one wins is as random as the hash.

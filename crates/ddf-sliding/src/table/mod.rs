@@ -8,6 +8,28 @@ use ddf_hash::{Digest, SplitMix64};
 use std::collections::BTreeMap;
 use std::ops::{BitAnd, BitOr, BitXor, Not, Shl, Shr};
 
+/// Evaluates `$body` with the constant `$s` set to the tag width `$bits`
+/// (1 to 8; a line holds at most 8 tag planes), so that each width gets a
+/// path compiled with its own masks.
+macro_rules! per_tag_width {
+    ($bits:expr, $s:ident => $body:expr) => {
+        match $bits {
+            1 => per_tag_width!(@ 1, $s => $body),
+            2 => per_tag_width!(@ 2, $s => $body),
+            3 => per_tag_width!(@ 3, $s => $body),
+            4 => per_tag_width!(@ 4, $s => $body),
+            5 => per_tag_width!(@ 5, $s => $body),
+            6 => per_tag_width!(@ 6, $s => $body),
+            7 => per_tag_width!(@ 7, $s => $body),
+            _ => per_tag_width!(@ 8, $s => $body),
+        }
+    };
+    (@ $width:literal, $s:ident => $body:expr) => {{
+        const $s: u32 = $width;
+        $body
+    }};
+}
+
 mod lines;
 
 /// Relocations an insertion tries before it parks an entry in the stash.
@@ -463,6 +485,29 @@ impl Table {
         }
     }
 
+    /// The tag of `slot`'s entry in the stash, if it is parked there.
+    #[inline]
+    fn stash_tag(&self, slot: Slot) -> Option<u32> {
+        if self.stash.is_empty() {
+            return None;
+        }
+        self.stash
+            .get(&self.key(slot.first, slot.remainder))
+            .copied()
+    }
+
+    /// Gives `slot`'s parked entry, if there is one, the tag `tag`; returns
+    /// its old tag.
+    #[inline]
+    fn refresh_stash(&mut self, slot: Slot, tag: u32) -> Option<u32> {
+        if self.stash.is_empty() {
+            return None;
+        }
+        let key = self.key(slot.first, slot.remainder);
+        let parked = self.stash.get_mut(&key)?;
+        Some(std::mem::replace(parked, tag))
+    }
+
     /// Prefetches both buckets of `slot` (a cache hint for batches).
     #[inline]
     pub(crate) fn prefetch(&self, slot: Slot) {
@@ -474,7 +519,7 @@ impl Table {
     #[inline]
     pub(crate) fn lookup(&self, slot: Slot) -> Option<u32> {
         if self.line_rows {
-            self.lookup_line(slot)
+            per_tag_width!(self.tag_bits, S => self.lookup_line::<S>(slot))
         } else if self.narrow_rows {
             self.lookup_in::<u64>(slot)
         } else {
@@ -496,12 +541,7 @@ impl Table {
                 return Some(lanes.cell_at(second, at) & self.tag_mask);
             }
         }
-        if self.stash.is_empty() {
-            return None;
-        }
-        self.stash
-            .get(&self.key(slot.first, slot.remainder))
-            .copied()
+        self.stash_tag(slot)
     }
 
     /// A hint for batches: when `slot`'s buckets (already cached) hold no
@@ -557,7 +597,7 @@ impl Table {
         rng: &mut SplitMix64,
     ) -> Option<u32> {
         if self.line_rows {
-            self.upsert_line(slot, tag, ages, rng)
+            per_tag_width!(self.tag_bits, S => self.upsert_line::<S>(slot, tag, ages, rng))
         } else if self.narrow_rows {
             self.upsert_in::<u64>(slot, tag, ages, rng)
         } else {
@@ -617,11 +657,8 @@ impl Table {
             }
             second
         };
-        if !self.stash.is_empty() {
-            let key = self.key(slot.first, slot.remainder);
-            if let Some(parked) = self.stash.get_mut(&key) {
-                return Some(std::mem::replace(parked, tag));
-            }
+        if let Some(old) = self.refresh_stash(slot, tag) {
+            return Some(old);
         }
         // The bucket with more free cells (the first on a tie): balanced
         // buckets leave fewer insertions with both buckets full.
