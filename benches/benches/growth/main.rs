@@ -15,6 +15,8 @@
 //! that load on a shared machine hits both alike. Count windows of 2^22
 //! and 2^25 add one study row, the default's shape at design load
 //! [`STUDY_LOAD`]: what the default would cost if relocation were rare.
+//! Both spans at 2^22 and 2^25 add the default's shape laid out in cache
+//! lines ([`LINES_ROW`]), chosen on request.
 //! Beyond the caches every subject and its floor are measured in
 //! [`ROUNDS_BEYOND_CACHE`] alternating rounds, each a case of its own in
 //! the manifest; `cargo xtask bench-growth` reports the medians.
@@ -40,6 +42,9 @@ const PER_UNIT: u64 = 64;
 /// [`ddf::sliding::DESIGN_LOAD`]): a share of insertions that relocate
 /// small enough to tell relocation's cost from the rest.
 const STUDY_LOAD: f64 = 0.75;
+
+/// The label of the default's shape in [`Layout::Line`](ddf::sliding::Layout::Line).
+const LINES_ROW: &str = "sliding Bloom, lines";
 
 /// Keys per pass of the measured stream (fresh on every pass, by salt).
 const STREAM_KEYS: usize = 1 << 20;
@@ -179,6 +184,16 @@ fn subjects(w: u64, span: Span) -> Vec<(String, bool, Filter)> {
         match c.build() {
             Ok(f) => out.push((c.family().to_string(), i == 0, f)),
             Err(e) => eprintln!("growth: {} at w = {w} does not build: {e}", c.family()),
+        }
+    }
+    // Beyond the caches: the default laid out in lines, the layout that
+    // users choose with `SlidingBloom::with_layout` there.
+    if w >= 1 << 22
+        && let Some(Ok(Filter::SlidingBloom(f))) = candidates.first().map(|c| c.build())
+    {
+        match f.with_layout(ddf::sliding::Layout::Line) {
+            Ok(f) => out.push((LINES_ROW.to_string(), false, Filter::from(f))),
+            Err(e) => eprintln!("growth: the line layout at w = {w} does not build: {e}"),
         }
     }
     // Beyond the caches, count windows: the default's shape at a lower

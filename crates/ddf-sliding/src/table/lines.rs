@@ -69,12 +69,14 @@ impl Table {
         self.cells.prefetch(slot.second);
         let remainder = slot.remainder as u16;
         let (lines, _) = self.cells.as_lines_mut().expect("a table of lines");
-        let first = shape.probe(&lines[slot.first as usize], remainder, &ages.line);
-        let second = shape.probe(&lines[slot.second as usize], remainder, &ages.line);
-        for (bucket, probe) in [(slot.first, first), (slot.second, second)] {
-            if probe.matches != 0 {
+        // Hits need no ages: the caller judges the old tag. So both lines
+        // are only compared, and ages are computed for one line below.
+        let first = shape.cells_of(&lines[slot.first as usize], remainder);
+        let second = shape.cells_of(&lines[slot.second as usize], remainder);
+        for (bucket, (matches, _)) in [(slot.first, first), (slot.second, second)] {
+            if matches != 0 {
                 let line = &mut lines[bucket as usize];
-                let j = probe.matches.trailing_zeros();
+                let j = matches.trailing_zeros();
                 let old = shape.tag(line, j);
                 shape.set_tag(line, j, tag);
                 return Some(old);
@@ -83,25 +85,44 @@ impl Table {
         if let Some(old) = self.refresh_stash(slot, tag) {
             return Some(old);
         }
-        // The line with fewer active entries (the first on a tie), chosen
-        // without a branch: which one wins is as random as the hash.
-        let take_second = second.active.count_ones() < first.active.count_ones();
-        let (bucket, probe) = if take_second {
-            (slot.second, second)
+        // The line with fewer entries (the first on a tie), chosen without
+        // a branch: which one wins is as random as the hash. Stale entries
+        // count until the scan empties them, which keeps the choice to the
+        // compares; only the chosen line's ages are computed.
+        let take_second = second.1.count_ones() < first.1.count_ones();
+        let (bucket, other, full) = if take_second {
+            (slot.second, slot.first, second.1)
         } else {
-            (slot.first, first)
+            (slot.first, slot.second, first.1)
         };
-        let free = !probe.active & shape.cell_mask();
+        let (lines, _) = self.cells.as_lines_mut().expect("a table of lines");
+        let line = &mut lines[bucket as usize];
+        let free = (!full | shape.older_than(line, &ages.line)) & shape.cell_mask();
         let fresh = u32::from(remainder) << S | tag;
         if free == 0 {
-            self.relocate_line(slot, fresh, ages, rng);
+            self.place_elsewhere(slot, other, fresh, ages, rng);
         } else {
             let j = free.trailing_zeros();
-            let (lines, _) = self.cells.as_lines_mut().expect("a table of lines");
-            shape.put(&mut lines[bucket as usize], j, remainder, tag);
-            self.occupied += u64::from(probe.full >> j & 1 == 0);
+            shape.put(line, j, remainder, tag);
+            self.occupied += u64::from(full >> j & 1 == 0);
         }
         None
+    }
+
+    /// The chosen line has no free cell: the other line's free cell, else
+    /// relocation.
+    #[cold]
+    fn place_elsewhere(
+        &mut self,
+        slot: Slot,
+        other: u64,
+        value: u32,
+        ages: &Ages,
+        rng: &mut SplitMix64,
+    ) {
+        if !self.try_place_line(other, value, ages) {
+            self.relocate_line(slot, value, ages, rng);
+        }
     }
 
     /// Puts `value` in the first free cell of line `bucket`, if it has one.
@@ -141,8 +162,14 @@ impl Table {
     /// [`scan`](Table::scan) in lines: empties the stale cells of the next
     /// `count` lines.
     pub(super) fn scan_line(&mut self, count: u64, ages: &Ages) {
+        per_tag_width!(self.tag_bits, S => self.scan_line_in::<S>(count, ages));
+    }
+
+    /// [`scan_line`](Table::scan_line) with `S` tag bits.
+    fn scan_line_in<const S: u32>(&mut self, count: u64, ages: &Ages) {
+        let shape = LineShape::fixed::<S>();
         let (buckets, mut bucket, mut freed) = (self.buckets, self.scan, 0);
-        let (lines, shape) = self.cells.as_lines_mut().expect("a table of lines");
+        let (lines, _) = self.cells.as_lines_mut().expect("a table of lines");
         for _ in 0..count {
             let line = &mut lines[bucket as usize];
             freed += u64::from(shape.sweep(line, &ages.line));
