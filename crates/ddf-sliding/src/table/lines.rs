@@ -1,15 +1,18 @@
 //! The table's paths for line buckets ([`Layout::Line`](crate::plan::Layout)):
 //! lookup, insertion and the scan, each reading a bucket as one
-//! [`Line`](crate::lines::Line) and probing it with
-//! [`LineShape::probe`](crate::lines::LineShape::probe).
+//! [`Line`](crate::lines::Line) and comparing all its cells at once
+//! ([`LineShape::matches`](crate::lines::LineShape::matches),
+//! [`LineShape::cells_of`](crate::lines::LineShape::cells_of)).
 //!
 //! The rules are the other layouts': at most one entry per key, a new entry
-//! in the bucket with fewer active entries, in its first free (empty or
-//! stale) cell, relocation only when both buckets are full of active
-//! entries. What differs is that a probe costs the same whatever the line
-//! holds, and that with 22 to 30 cells a line leaves so few insertions with
-//! both buckets full that relocation is rare; it then tries one level of
-//! moves, and the other layouts' random walk after that.
+//! in its first free (empty or stale) cell, relocation only when both
+//! buckets are full of active entries. Two things differ. A probe costs the
+//! same whatever the line holds. And the new entry goes to the line with
+//! fewer non-empty cells, judged from the compares alone, so ages are
+//! computed for that one line only; stale entries count there until the
+//! scan empties them. With 16 to 30 cells a line leaves so few insertions
+//! without a free cell that the fallbacks are rare: the other line's free
+//! cell, then one level of moves, then the other layouts' random walk.
 
 use super::{Ages, Slot, Table};
 use crate::lines::LineShape;
