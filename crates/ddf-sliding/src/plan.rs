@@ -191,9 +191,12 @@ pub(crate) enum Clock {
 ///
 /// The planner picks [`Aligned`](Layout::Aligned) when it costs at most
 /// [`ALIGNED_SPACE_MARGIN`] more space than [`Packed`](Layout::Packed), and
-/// `Packed` otherwise; [`Line`](Layout::Line) is chosen only on request. All
-/// three keep the same promises (no miss within the window, the same
-/// false-positive bound for their geometry) and snapshot alike.
+/// `Packed` otherwise; beyond the caches (a word table of at least
+/// [`BEYOND_CACHE_BITS`]) it picks [`Line`](Layout::Line) instead when lines
+/// meet the rate and take at most [`LINE_SPACE_MARGIN`] more space
+/// ([`LayoutChoice`]). All three keep the same promises (no miss within the
+/// window, the same false-positive bound for their geometry) and snapshot
+/// alike.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
 pub enum Layout {
     /// Four cells per bucket, buckets of `4·(r + s)` bits packed end to end
@@ -227,6 +230,47 @@ pub enum Layout {
 /// worth, whose tags are wide) the packed layout is kept.
 pub const ALIGNED_SPACE_MARGIN: f64 = 0.125;
 
+/// Tables from this size on, 8 MiB, are beyond the caches a core can count
+/// on; they go on huge pages ([`ddf_bits::pages`]), and there each bucket
+/// read is a miss.
+///
+/// Two rules follow. A word table this large is laid out in lines when
+/// lines meet the rate and take at most [`LINE_SPACE_MARGIN`] more space
+/// ([`LayoutChoice::Auto`]): lines almost never relocate, and in steady
+/// state at windows of 2^22 and 2^25 (`cargo xtask bench-growth`, the row
+/// "sliding Bloom, words") their batches take 0.6–0.7 times the one-line
+/// floor against 1.1–1.5 for the word layout, and one by one a tenth to a
+/// third less; in the caches the word layouts' fewer bits win. And a
+/// table this large requests the lines relocation will read before
+/// reading them, one by one and, in batches, a few items ahead; in the
+/// caches the requests would only add instructions (a third of a
+/// relocation's, `examples/observe_loop` under callgrind). A fixed size
+/// keeps plans the same on every machine.
+pub const BEYOND_CACHE_BITS: u64 = 1 << 26;
+
+/// How much more table space than the word layout lines may take and still
+/// be chosen beyond the caches: 1/4 (lines take 21–23 % more at
+/// `fpr(1e-3)`, their 16-bit remainders wider than the rate needs).
+pub const LINE_SPACE_MARGIN: f64 = 0.25;
+
+/// Who picks the bucket layout, and to what end
+/// ([`SlidingBloom::planned`](crate::SlidingBloom::planned),
+/// [`SlidingBloom::table_sizing_with`](crate::SlidingBloom::table_sizing_with)).
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Default)]
+pub enum LayoutChoice {
+    /// What [`SlidingBloom::new`](crate::SlidingBloom::new) does: the
+    /// aligned or packed layout by [`ALIGNED_SPACE_MARGIN`]; from
+    /// [`BEYOND_CACHE_BITS`] on, lines within [`LINE_SPACE_MARGIN`].
+    #[default]
+    Auto,
+    /// The least space, whatever the size: the aligned or packed layout by
+    /// [`ALIGNED_SPACE_MARGIN`], never lines. What a memory budget plans
+    /// with.
+    LeastSpace,
+    /// This layout.
+    Fixed(Layout),
+}
+
 /// What the caller asked for; the plan is a pure function of it.
 #[derive(Debug, Clone, Copy, PartialEq)]
 pub(crate) struct Request {
@@ -242,11 +286,27 @@ pub(crate) struct Request {
     /// The design load, in [`DESIGN_LOAD_RANGE`].
     pub(crate) load: f64,
     /// How buckets are laid out: fixed (a snapshot's), or chosen by the
-    /// plan (`None`, see [`ALIGNED_SPACE_MARGIN`]).
+    /// plan (`None`, see [`LayoutChoice`]).
     pub(crate) layout: Option<Layout>,
+    /// With `layout` `None`: never lines ([`LayoutChoice::LeastSpace`]).
+    pub(crate) least_space: bool,
 }
 
 impl Request {
+    /// The request with its layout chosen as `choice` says.
+    pub(crate) fn with_choice(self, choice: LayoutChoice) -> Self {
+        let (layout, least_space) = match choice {
+            LayoutChoice::Auto => (None, false),
+            LayoutChoice::LeastSpace => (None, true),
+            LayoutChoice::Fixed(layout) => (Some(layout), false),
+        };
+        Request {
+            layout,
+            least_space,
+            ..self
+        }
+    }
+
     /// A count window of `window` insertions, with the default design load.
     pub(crate) fn count(window: u64, slack: Slack, generations: Option<u64>, fpr: f64) -> Self {
         Request {
@@ -258,6 +318,7 @@ impl Request {
             fpr,
             load: DESIGN_LOAD,
             layout: None,
+            least_space: false,
         }
     }
 
@@ -273,6 +334,7 @@ impl Request {
             fpr,
             load: DESIGN_LOAD,
             layout: None,
+            least_space: false,
         }
     }
 }
@@ -333,14 +395,29 @@ impl Plan {
         // The packed layout's refusal is the one to report: it needs the
         // least space, so whatever it refuses the aligned one refuses too.
         let packed = with(Layout::Packed)?;
-        match with(Layout::Aligned) {
+        let words = match with(Layout::Aligned) {
             Ok(aligned)
                 if aligned.table_bits() as f64
                     <= packed.table_bits() as f64 * (1.0 + ALIGNED_SPACE_MARGIN) =>
             {
-                Ok(aligned)
+                aligned
             }
-            _ => Ok(packed),
+            _ => packed,
+        };
+        if request.least_space || words.table_bits() < BEYOND_CACHE_BITS {
+            return Ok(words);
+        }
+        // Beyond the caches, lines if they meet the request within the
+        // margin; their refusals (a rate 16-bit remainders miss, tags too
+        // wide for a line) leave the word layout.
+        match with(Layout::Line) {
+            Ok(line)
+                if line.table_bits() as f64
+                    <= words.table_bits() as f64 * (1.0 + LINE_SPACE_MARGIN) =>
+            {
+                Ok(line)
+            }
+            _ => Ok(words),
         }
     }
 
@@ -833,6 +910,33 @@ mod tests {
 
     fn count(n: u64, slack: Slack, fpr: f64) -> Result<Plan, ParamError> {
         Plan::new(Request::count(n, slack, None, fpr))
+    }
+
+    /// Lines from a word table of 8 MiB on, within a quarter more space;
+    /// never for a rate their remainders miss, in the caches, or when the
+    /// least space is asked for.
+    #[test]
+    fn lines_beyond_the_caches_within_the_margin() {
+        let w = 1 << 22;
+        let least = |r: Request| Plan::new(r.with_choice(LayoutChoice::LeastSpace)).unwrap();
+        for request in [
+            Request::count(w, Slack::AtMost(w), None, 1e-3),
+            Request::time(w / 64, Slack::AtMost(w / 64), w, 1e-3),
+        ] {
+            let auto = Plan::new(request).unwrap();
+            let words = least(request);
+            assert_eq!(auto.layout, Layout::Line);
+            assert_ne!(words.layout, Layout::Line);
+            assert!(words.table_bits() >= BEYOND_CACHE_BITS);
+            assert!(
+                auto.table_bits() as f64 <= words.table_bits() as f64 * (1.0 + LINE_SPACE_MARGIN)
+            );
+            assert!(auto.false_positive_bound() <= 1e-3);
+        }
+        let in_cache = Request::count(1 << 18, Slack::AtMost(1 << 18), None, 1e-3);
+        assert_ne!(Plan::new(in_cache).unwrap().layout, Layout::Line);
+        let tight = Request::count(w, Slack::AtMost(w), None, 1e-6);
+        assert_ne!(Plan::new(tight).unwrap().layout, Layout::Line);
     }
 
     #[test]

@@ -1,7 +1,7 @@
 //! The `ε` a goal asks for: a rate target, or the least `ε` a memory budget
 //! holds (for planners that size by budget).
 
-use crate::{Slack, SlidingBloom};
+use crate::{LayoutChoice, Slack, SlidingBloom};
 use ddf_core::{Goal, ParamError};
 
 /// The smallest `ε` the budget search tries; every table for it fits in
@@ -15,9 +15,11 @@ const BUDGET_STEPS: u32 = 48;
 impl SlidingBloom {
     /// The `ε` a [`Goal`] asks for: the target itself (checked by the
     /// constructor's rules), or the least `ε` in `[1e-12, ½]` whose table
-    /// fits the budget, by bisection on `ln ε` (the table only grows as `ε`
-    /// falls): 48 sizings at most. `capacity` as in
-    /// [`table_sizing`](Self::table_sizing).
+    /// fits the budget in the layout of least space
+    /// ([`LayoutChoice::LeastSpace`]: build it with
+    /// [`planned`](Self::planned) and that choice), by bisection on `ln ε`
+    /// (the table only grows as `ε` falls): 48 sizings at most. `capacity`
+    /// as in [`table_sizing`](Self::table_sizing).
     pub fn parameters_for(
         goal: Goal,
         window: u64,
@@ -41,14 +43,16 @@ fn epsilon_for_budget(
     capacity: Option<u64>,
     memory_bits: u64,
 ) -> Result<f64, ParamError> {
-    let fits = |eps: f64| {
-        SlidingBloom::table_sizing(window, slack, capacity, eps)
-            .is_ok_and(|s| s.memory_bits <= memory_bits)
+    // The least space: lines, whose size hardly moves with ε, would make
+    // the size jump along the search.
+    let sizing = |eps: f64| {
+        SlidingBloom::table_sizing_with(window, slack, capacity, eps, LayoutChoice::LeastSpace)
     };
+    let fits = |eps: f64| sizing(eps).is_ok_and(|s| s.memory_bits <= memory_bits);
     let (mut lo, mut hi) = (MIN_BUDGET_EPSILON.ln(), 0.5f64.ln());
     if !fits(hi.exp()) {
         // The reason the loosest table fails, or that it does not fit.
-        SlidingBloom::table_sizing(window, slack, capacity, 0.5)?;
+        sizing(0.5)?;
         return Err(ParamError::new(
             "memory_bits",
             memory_bits,

@@ -2,7 +2,7 @@
 
 use crate::buckets::Buckets;
 use crate::lines::{LineClock, LineShape};
-use crate::plan::{CELLS_PER_BUCKET, Layout, Plan};
+use crate::plan::{BEYOND_CACHE_BITS, CELLS_PER_BUCKET, Layout, Plan};
 use ddf_bits::CellRows;
 use ddf_hash::{Digest, SplitMix64};
 use std::collections::BTreeMap;
@@ -43,14 +43,6 @@ pub const MAX_KICKS: u32 = 500;
 /// its cells are reserved and counted in `memory_bits` all the same, so
 /// memory is fixed at construction whatever relocation does.
 pub const STASH_CAPACITY: usize = 16;
-
-/// Tables from this size on (8 MiB, beyond the caches a core can count on)
-/// request the lines relocation will read before reading them, one by one
-/// and, in batches, a few items ahead
-/// ([`Table::prefetch_relocation`]); smaller tables are served from the
-/// caches, where the requests would only add instructions (a third of a
-/// relocation's, `examples/observe_loop` under callgrind).
-pub(crate) const BEYOND_CACHE_BITS: u64 = 1 << 26;
 
 /// Multiplier of the remainder hash that picks the alternate bucket (the
 /// 64-bit golden ratio: odd, so distinct remainders get distinct products).
