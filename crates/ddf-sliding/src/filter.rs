@@ -230,54 +230,6 @@ impl SlidingBloom {
         Self::table_sizing_with(window, slack, capacity, fpr, LayoutChoice::Auto)
     }
 
-    /// [`new`](Self::new) (`capacity` `None`) or
-    /// [`with_time_span`](Self::with_time_span) (`Some(capacity)`) with the
-    /// bucket layout chosen as `layout` says, allocated once: what a
-    /// planner that sized the table with
-    /// [`table_sizing_with`](Self::table_sizing_with) builds.
-    ///
-    /// ```
-    /// use ddf_sliding::{Layout, LayoutChoice, Slack, SlidingBloom};
-    ///
-    /// let w = 1 << 22;
-    /// // Beyond the caches `new` lays the table out in lines...
-    /// assert_eq!(SlidingBloom::new(w, Slack::AtMost(w), 1e-3)?.layout(), Layout::Line);
-    /// // ...unless the least space is asked for.
-    /// let small = SlidingBloom::planned(w, Slack::AtMost(w), None, 1e-3, LayoutChoice::LeastSpace)?;
-    /// assert_ne!(small.layout(), Layout::Line);
-    /// # Ok::<(), ddf_sliding::ParamError>(())
-    /// ```
-    pub fn planned(
-        window: u64,
-        slack: Slack,
-        capacity: Option<u64>,
-        fpr: f64,
-        layout: LayoutChoice,
-    ) -> Result<Self, ParamError> {
-        Self::from_request(Self::request(window, slack, capacity, fpr).with_choice(layout))
-    }
-
-    /// [`table_sizing`](Self::table_sizing) with the bucket layout chosen as
-    /// `layout` says.
-    pub fn table_sizing_with(
-        window: u64,
-        slack: Slack,
-        capacity: Option<u64>,
-        fpr: f64,
-        layout: LayoutChoice,
-    ) -> Result<Sizing, ParamError> {
-        let request = Self::request(window, slack, capacity, fpr).with_choice(layout);
-        Ok(Plan::new(request)?.sizing())
-    }
-
-    /// The request of a count window (`capacity` `None`) or a time window.
-    fn request(window: u64, slack: Slack, capacity: Option<u64>, fpr: f64) -> Request {
-        match capacity {
-            Some(c) => Request::time(window, slack, c, fpr),
-            None => Request::count(window, slack, None, fpr),
-        }
-    }
-
     pub(crate) fn from_request(request: Request) -> Result<Self, ParamError> {
         Self::from_plan(Plan::new(request)?)
     }
