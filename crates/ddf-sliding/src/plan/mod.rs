@@ -237,10 +237,11 @@ pub const ALIGNED_SPACE_MARGIN: f64 = 0.125;
 /// Two rules follow. A word table this large is laid out in lines when
 /// lines meet the rate and take at most [`LINE_SPACE_MARGIN`] more space
 /// ([`LayoutChoice::Auto`]): lines almost never relocate, and in steady
-/// state at windows of 2^22 and 2^25 (`cargo xtask bench-growth`, the row
-/// "sliding Bloom, words") their batches take 0.6–0.7 times the one-line
-/// floor against 1.1–1.5 for the word layout, and one by one a tenth to a
-/// third less; in the caches the word layouts' fewer bits win. And a
+/// state at windows of 2^22 and 2^25 (`cargo xtask bench-growth`, against
+/// the row "sliding Bloom, words") their batches take 0.7–0.8 times the
+/// one-line floor against 1.0–1.8 for the word layout, and one by one the
+/// two are within 15 % either way; in the caches the word layouts' fewer
+/// bits win. And a
 /// table this large requests the lines relocation will read before
 /// reading them, one by one and, in batches, a few items ahead; in the
 /// caches the requests would only add instructions (a third of a
