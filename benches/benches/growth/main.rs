@@ -12,9 +12,11 @@
 //! window of the same span is timed beside them, and the floor is hashing
 //! plus one random read-modify-write of one cache line in an array as
 //! large as the largest of them, measured just before each subject so
-//! that load on a shared machine hits both alike. Count windows of 2^22
-//! and 2^25 add one study row, the default's shape at design load
-//! [`STUDY_LOAD`]: what the default would cost if relocation were rare.
+//! that load on a shared machine hits both alike. Both spans at 2^22 and
+//! 2^25 add the default's request in the word layout ([`WORDS_ROW`]),
+//! which the default leaves for lines there, and count windows add one
+//! study row, the word layout at design load [`STUDY_LOAD`]: what it
+//! would cost if relocation were rare.
 //! Beyond the caches every subject and its floor are measured in
 //! [`ROUNDS_BEYOND_CACHE`] alternating rounds, each a case of its own in
 //! the manifest; `cargo xtask bench-growth` reports the medians.
@@ -24,7 +26,8 @@
 
 use benches::{BATCH, Floor, GrowthCase, KeyStream, OPS, StreamKind};
 use criterion::{Criterion, Throughput, criterion_group, criterion_main};
-use ddf::{Filter, Requirements, plan};
+use ddf::sliding::LayoutChoice;
+use ddf::{Config, Filter, Requirements, SlidingBloom, plan};
 use ddf_core::{Digest, DuplicateFilter, TimedFilter, Verdict, Window};
 use ddf_hash::{KeyedSipHasher, SplitMix64};
 use std::hash::BuildHasher;
@@ -40,6 +43,10 @@ const PER_UNIT: u64 = 64;
 /// [`ddf::sliding::DESIGN_LOAD`]): a share of insertions that relocate
 /// small enough to tell relocation's cost from the rest.
 const STUDY_LOAD: f64 = 0.75;
+
+/// The label of the default's request in the word layout
+/// ([`LayoutChoice::LeastSpace`]).
+const WORDS_ROW: &str = "sliding Bloom, words";
 
 /// Keys per pass of the measured stream (fresh on every pass, by salt).
 const STREAM_KEYS: usize = 1 << 20;
@@ -181,19 +188,43 @@ fn subjects(w: u64, span: Span) -> Vec<(String, bool, Filter)> {
             Err(e) => eprintln!("growth: {} at w = {w} does not build: {e}", c.family()),
         }
     }
-    // Beyond the caches, count windows: the default's shape at a lower
-    // design load, which leaves few insertions with both buckets full; the
-    // gap to the default is what relocation costs there.
+    // Beyond the caches: the default's request in the word layout, which
+    // the sliding Bloom filter picks there for a memory budget.
+    let words = |load: Option<f64>| match candidates.first().map(|c| &c.config) {
+        Some(&Config::Sliding {
+            window,
+            slack,
+            fpr,
+            capacity,
+            ..
+        }) => {
+            let f = SlidingBloom::planned(window, slack, capacity, fpr, LayoutChoice::LeastSpace);
+            Some(match load {
+                Some(load) => f.and_then(|f| f.with_design_load(load)),
+                None => f,
+            })
+        }
+        _ => None,
+    };
+    if w >= 1 << 22 {
+        match words(None) {
+            Some(Ok(f)) => out.push((WORDS_ROW.to_string(), false, Filter::from(f))),
+            Some(Err(e)) => eprintln!("growth: the word layout at w = {w} does not build: {e}"),
+            None => {}
+        }
+    }
+    // Beyond the caches, count windows: the word layout at a lower design
+    // load, which leaves few insertions with both buckets full; the gap to
+    // the word row is what relocation costs there.
     if span == Span::Count && w >= 1 << 22 {
-        match ddf::SlidingBloom::new(w, ddf::Slack::AtMost(w), FPR)
-            .and_then(|f| f.with_design_load(STUDY_LOAD))
-        {
-            Ok(f) => out.push((
-                format!("sliding Bloom, load {STUDY_LOAD}"),
+        match words(Some(STUDY_LOAD)) {
+            Some(Ok(f)) => out.push((
+                format!("{WORDS_ROW}, load {STUDY_LOAD}"),
                 false,
                 Filter::from(f),
             )),
-            Err(e) => {
+            None => {}
+            Some(Err(e)) => {
                 eprintln!("growth: the load-{STUDY_LOAD} sliding Bloom filter does not build: {e}")
             }
         }

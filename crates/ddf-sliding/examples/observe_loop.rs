@@ -9,7 +9,8 @@
 //!   slack of one window) at window `W` and design load `LOAD`, 200,000
 //!   observes, and the same keys only hashed in `hash_loop`, so that the
 //!   filter and the hashing are counted apart. `hot_loop` runs twice
-//!   (warm-up and measured), so its count divides by `2W + 200,000`.
+//!   (warm-up and measured), so its count divides by `2W + 200,000`;
+//! - with `default W LOAD line`, the same shape in [`Layout::Line`].
 //!
 //! ```text
 //! cargo build --release -p ddf-sliding --example observe_loop
@@ -17,9 +18,11 @@
 //!     target/release/examples/observe_loop
 //! valgrind --tool=callgrind --collect-atstart=no --toggle-collect='*hot_loop*' \
 //!     --toggle-collect='*hash_loop*' target/release/examples/observe_loop default 16384 0.9
+//! valgrind --tool=callgrind --collect-atstart=no --toggle-collect='*hot_loop*' \
+//!     target/release/examples/observe_loop default 16384 0.9 line
 //! ```
 
-use ddf_sliding::{DuplicateFilter, KeyedSipHasher, Slack, SlidingBloom, Verdict};
+use ddf_sliding::{DuplicateFilter, KeyedSipHasher, Layout, Slack, SlidingBloom, Verdict};
 
 /// Observes `count` distinct keys from `from` on; returns the duplicates reported.
 #[inline(never)]
@@ -59,13 +62,19 @@ fn main() -> Result<(), Box<dyn std::error::Error>> {
     let window: u64 = args.next().map_or(Ok(1 << 14), |s| s.parse())?;
     let load: f64 = args.next().map_or(Ok(0.9), |s| s.parse())?;
     let mut f = SlidingBloom::new(window, Slack::AtMost(window), 1e-3)?.with_design_load(load)?;
+    match args.next().as_deref() {
+        None => {}
+        Some("line") => f = f.with_layout(Layout::Line)?,
+        Some(other) => return Err(format!("unknown layout {other:?}: only `line`").into()),
+    }
     hot_loop(&mut f, &hasher, 1 << 40, 2 * window);
     let kicks = f.kicks();
     let duplicates = hot_loop(&mut f, &hasher, 0, 200_000);
     let mix = hash_loop(&hasher, 0, 200_000);
     println!(
-        "w = {window}, load {load}: {} bits, r = {}, s = {}, {duplicates} false duplicates, \
+        "w = {window}, load {load}, {:?}: {} bits, r = {}, s = {}, {duplicates} false duplicates, \
          {:.3} relocation moves per insertion (hash check {:x})",
+        f.layout(),
         f.memory_bits(),
         f.remainder_bits(),
         f.tag_bits(),

@@ -32,7 +32,9 @@
 
 use ddf_hash::{Digest, KeyedSipHasher};
 use ddf_sliding::{DuplicateFilter, Slack, SlidingBloom, Verdict};
-use std::time::Instant;
+use harness::{Clock, Pass, Probe, median, study_loop};
+
+mod harness;
 
 /// Cells per bucket.
 const CELLS: usize = 28;
@@ -43,8 +45,6 @@ const QUOTIENTS: u32 = 36;
 const GENERATIONS: u32 = 5;
 const TAG_BITS: u32 = 3;
 const TAG_MASK: u16 = (1 << TAG_BITS) - 1;
-/// Generations the scan takes to sweep the table: `2^s − c − 1`.
-const SWEEP: u64 = (1 << TAG_BITS) - GENERATIONS as u64 - 1;
 /// Largest fraction of the cells the active entries may fill.
 const LOAD: f64 = 0.9;
 
@@ -199,29 +199,25 @@ fn is_active(cell: u16, current: u16) -> bool {
 
 struct Study {
     buckets: Vec<Bucket>,
-    generation_len: u64,
-    in_generation: u64,
-    tag: u16,
-    scan: usize,
-    scan_credit: u64,
+    clock: Clock,
     both_full: u64,
 }
 
 impl Study {
     fn new(window: u64) -> Study {
-        let generation_len = window.div_ceil(u64::from(GENERATIONS));
-        let max_active = (u64::from(GENERATIONS) + 1) * generation_len;
+        let clock = Clock::new(window, GENERATIONS, TAG_BITS);
+        let max_active = (u64::from(GENERATIONS) + 1) * clock.generation_len();
         let buckets = (max_active as f64 / LOAD / CELLS as f64).ceil() as usize;
         Study {
             buckets: vec![Bucket::EMPTY; buckets],
-            generation_len,
-            in_generation: 0,
-            tag: 0,
-            scan: 0,
-            scan_credit: 0,
+            clock,
             both_full: 0,
         }
     }
+}
+
+impl Probe for Study {
+    type Slot = Slot;
 
     #[inline]
     fn slot(&self, digest: Digest) -> Slot {
@@ -253,7 +249,8 @@ impl Study {
     /// Detect, then record: whether the item had an active entry.
     #[inline]
     fn observe_slot(&mut self, s: Slot) -> bool {
-        let fresh = s.remainder << TAG_BITS | self.tag;
+        let tag = self.clock.tag() as u16;
+        let fresh = s.remainder << TAG_BITS | tag;
         let mut seen = None;
         // Each bucket's run is located once, for the lookup and the insertion.
         let mut runs = [(0usize, 0u32); 2];
@@ -261,7 +258,7 @@ impl Study {
             let bucket = &mut self.buckets[b];
             let (lo, hi, end) = bucket.run(s.quotient);
             if let Some(j) = (lo..hi).find(|&j| bucket.cells[j] >> TAG_BITS == s.remainder) {
-                seen = Some(is_active(bucket.cells[j], self.tag));
+                seen = Some(is_active(bucket.cells[j], tag));
                 bucket.cells[j] = fresh;
                 break;
             }
@@ -274,7 +271,6 @@ impl Study {
             } else {
                 (a, runs[0])
             };
-            let tag = self.tag;
             let bucket = &mut self.buckets[target];
             if bucket.len() < CELLS {
                 bucket.insert_at(run.0, run.1, fresh);
@@ -284,63 +280,12 @@ impl Study {
                 self.both_full += 1;
             }
         }
-        self.after_insertion();
+        let buckets = &mut self.buckets;
+        self.clock.tick(buckets.len(), |i, tag| {
+            buckets[i].sweep(tag as u16);
+        });
         seen.unwrap_or(false)
     }
-
-    #[inline]
-    fn after_insertion(&mut self) {
-        // A sweep every SWEEP generations: buckets / (SWEEP · g) per insertion.
-        self.scan_credit += self.buckets.len() as u64;
-        while self.scan_credit >= SWEEP * self.generation_len {
-            self.scan_credit -= SWEEP * self.generation_len;
-            let tag = self.tag;
-            self.buckets[self.scan].sweep(tag);
-            self.scan = if self.scan + 1 == self.buckets.len() {
-                0
-            } else {
-                self.scan + 1
-            };
-        }
-        self.in_generation += 1;
-        if self.in_generation == self.generation_len {
-            self.in_generation = 0;
-            self.tag = (self.tag + 1) & TAG_MASK;
-        }
-    }
-
-    fn observe(&mut self, digest: Digest) -> bool {
-        let slot = self.slot(digest);
-        // Both lines are requested before either is read.
-        self.prefetch(slot);
-        self.observe_slot(slot)
-    }
-
-    /// Batches: both buckets of item `i + 8` requested before item `i`.
-    fn observe_batch(&mut self, digests: &[Digest], seen: &mut Vec<bool>) {
-        const AHEAD: usize = 8;
-        let mut slots = [Slot::default(); AHEAD];
-        for (i, &d) in digests.iter().take(AHEAD).enumerate() {
-            slots[i] = self.slot(d);
-            self.prefetch(slots[i]);
-        }
-        for i in 0..digests.len() {
-            let slot = slots[i % AHEAD];
-            if let Some(&next) = digests.get(i + AHEAD) {
-                slots[i % AHEAD] = self.slot(next);
-                self.prefetch(slots[i % AHEAD]);
-            }
-            seen.push(self.observe_slot(slot));
-        }
-    }
-}
-
-/// Observes `count` distinct keys from `from` on; returns the false duplicates.
-#[inline(never)]
-fn study_loop(s: &mut Study, hasher: &KeyedSipHasher, from: u64, count: u64) -> u64 {
-    (from..from + count)
-        .map(|id| u64::from(s.observe(ddf_hash::digest(hasher, &id))))
-        .sum()
 }
 
 /// Random insertions and sweeps against a list per quotient.
@@ -395,40 +340,6 @@ fn check_against_model() {
         for (k, &at) in ones.iter().enumerate() {
             assert_eq!(select1(x, k as u32), at, "x {x:#x}, k {k}");
         }
-    }
-}
-
-fn median(mut v: Vec<f64>) -> f64 {
-    v.sort_by(f64::total_cmp);
-    v[v.len() / 2]
-}
-
-/// Fresh keys for one timed pass: `ops` of them, by one or in blocks.
-struct Pass {
-    ops: u64,
-    block: u64,
-    next: u64,
-}
-
-impl Pass {
-    /// Times `each` over the next `ops` keys (`batch`: blocks of `block`
-    /// digests), in ns per key.
-    fn time(
-        &mut self,
-        batch: bool,
-        hasher: &KeyedSipHasher,
-        mut each: impl FnMut(&[Digest]),
-    ) -> f64 {
-        let (from, step) = (self.next, if batch { self.block } else { 1 });
-        let mut digests = Vec::with_capacity(step as usize);
-        let t = Instant::now();
-        for start in (from..from + self.ops).step_by(step as usize) {
-            digests.clear();
-            digests.extend((start..start + step).map(|id| ddf_hash::digest(hasher, &id)));
-            each(&digests);
-        }
-        self.next += self.ops;
-        t.elapsed().as_nanos() as f64 / self.ops as f64
     }
 }
 

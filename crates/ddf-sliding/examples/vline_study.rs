@@ -6,8 +6,8 @@
 //! A study, not a filter. A 64-byte line holds 26 cells: 26 remainders of
 //! 16 bits, then their 3-bit generation tags stored as three bit planes of
 //! a `u32` each (plane `k` holds bit `k` of every cell's tag). A probe
-//! compares all 26 remainders at once (a loop the compiler turns into
-//! vector compares) and evaluates all 26 tags at once on the planes (a
+//! compares all 26 remainders at once (`ddf_bits::lanes16`, SSE2 compares
+//! on x86-64) and evaluates all 26 tags at once on the planes (a
 //! stale tag is one of the `2^s − c − 1` values just above the current
 //! one), so a probe is the same word arithmetic whatever the line holds.
 //! An item has two lines, both requested before either is read. A lookup
@@ -42,9 +42,12 @@
 //! target/release/examples/vline_study floors 4194304 21
 //! ```
 
+use ddf_bits::lanes16::{self, LANES};
 use ddf_hash::{Digest, KeyedSipHasher};
 use ddf_sliding::{DuplicateFilter, Slack, SlidingBloom, Verdict};
-use std::time::Instant;
+use harness::{Clock, Pass, Probe, median, study_loop};
+
+mod harness;
 
 /// Cells per line.
 const CELLS: usize = 26;
@@ -57,21 +60,20 @@ const TAG_BITS: u32 = 3;
 const TAG_MASK: u32 = (1 << TAG_BITS) - 1;
 /// Tags just above the current one are stale: ages `c + 1 .. 2^s`.
 const STALE_TAGS: u32 = (1 << TAG_BITS) - GENERATIONS - 1;
-/// Generations the scan takes to sweep the table: a stale tag must be
-/// emptied before it wraps to the current one.
-const SWEEP: u64 = STALE_TAGS as u64;
 /// Largest fraction of the cells the active entries may fill, as the
 /// crate's default design load.
 const LOAD: f64 = 0.9;
 
+/// A line: lanes `0..CELLS` hold the remainders, the last six the three
+/// tag planes, two lanes (low half first) each.
 #[derive(Clone, Copy)]
 #[repr(C, align(64))]
 struct Line {
-    remainders: [u16; CELLS],
-    planes: [u32; TAG_BITS as usize],
+    lanes: [u16; LANES],
 }
 
 const _: () = assert!(std::mem::size_of::<Line>() == 64);
+const _: () = assert!(CELLS + 2 * TAG_BITS as usize == LANES);
 
 /// Where an item may live.
 #[derive(Clone, Copy, Default)]
@@ -82,57 +84,28 @@ struct Slot {
 }
 
 impl Line {
-    const EMPTY: Line = Line {
-        remainders: [0; CELLS],
-        planes: [0; TAG_BITS as usize],
-    };
+    const EMPTY: Line = Line { lanes: [0; LANES] };
 
-    /// Cells holding `remainder`, and empty cells, one bit each.
-    #[cfg(target_arch = "x86_64")]
+    /// Tag plane `k`: bit `j` is bit `k` of cell `j`'s tag.
     #[inline(always)]
-    fn equal_and_empty(&self, remainder: u16) -> (u32, u32) {
-        use std::arch::x86_64::{
-            __m128i, _mm_cmpeq_epi16, _mm_loadu_si128, _mm_movemask_epi8, _mm_packs_epi16,
-            _mm_set1_epi16, _mm_setzero_si128,
-        };
-        let at = (self as *const Line).cast::<__m128i>();
-        // SAFETY: SSE2 is part of every x86-64 target, so the intrinsics'
-        // instructions exist wherever this runs. The four unaligned 16-byte
-        // loads read bytes 0..64 of this `Line`, which is 64 bytes long,
-        // through a pointer to the whole line; the last load also reads the
-        // planes, whose bits the cell mask drops.
-        unsafe {
-            let words = [
-                _mm_loadu_si128(at),
-                _mm_loadu_si128(at.add(1)),
-                _mm_loadu_si128(at.add(2)),
-                _mm_loadu_si128(at.add(3)),
-            ];
-            let mut masks = [0u32; 2];
-            for (mask, value) in masks
-                .iter_mut()
-                .zip([_mm_set1_epi16(remainder as i16), _mm_setzero_si128()])
-            {
-                let eq = words.map(|w| _mm_cmpeq_epi16(w, value));
-                // Saturating packs keep each 16-bit all-ones or zero as a byte.
-                let low = _mm_movemask_epi8(_mm_packs_epi16(eq[0], eq[1])) as u32;
-                let high = _mm_movemask_epi8(_mm_packs_epi16(eq[2], eq[3])) as u32;
-                *mask = (low | high << 16) & CELL_MASK;
-            }
-            (masks[0], masks[1])
-        }
+    fn plane(&self, k: usize) -> u32 {
+        let at = CELLS + 2 * k;
+        u32::from(self.lanes[at]) | u32::from(self.lanes[at + 1]) << 16
     }
 
-    /// [`equal_and_empty`](Self::equal_and_empty) without SSE2.
-    #[cfg(not(target_arch = "x86_64"))]
+    #[inline(always)]
+    fn set_plane(&mut self, k: usize, plane: u32) {
+        let at = CELLS + 2 * k;
+        self.lanes[at] = plane as u16;
+        self.lanes[at + 1] = (plane >> 16) as u16;
+    }
+
+    /// Cells holding `remainder`, and empty cells, one bit each: the
+    /// crate's SSE2 compare of 32 lanes, the plane lanes masked off.
     #[inline(always)]
     fn equal_and_empty(&self, remainder: u16) -> (u32, u32) {
-        let (mut equal, mut empty) = (0u32, 0u32);
-        for (j, &r) in self.remainders.iter().enumerate() {
-            equal |= u32::from(r == remainder) << j;
-            empty |= u32::from(r == 0) << j;
-        }
-        (equal, empty)
+        let (equal, zero) = lanes16::equal_and_zero(&self.lanes, remainder);
+        (equal & CELL_MASK, zero & CELL_MASK)
     }
 
     /// Cells holding `remainder`, one bit each.
@@ -144,7 +117,8 @@ impl Line {
     #[inline(always)]
     fn tagged(&self, tag: u32) -> u32 {
         let mut mask = CELL_MASK;
-        for (k, &plane) in self.planes.iter().enumerate() {
+        for k in 0..TAG_BITS as usize {
+            let plane = self.plane(k);
             // All ones where bit k of the tag is set, zero where it is not.
             let want = 0u32.wrapping_sub(tag >> k & 1);
             mask &= !(plane ^ want);
@@ -173,8 +147,8 @@ impl Line {
     /// Cell `j`'s tag, from the planes.
     fn tag(&self, j: u32) -> u32 {
         let mut tag = 0;
-        for (k, &plane) in self.planes.iter().enumerate() {
-            tag |= (plane >> j & 1) << k;
+        for k in 0..TAG_BITS as usize {
+            tag |= (self.plane(k) >> j & 1) << k;
         }
         tag
     }
@@ -182,15 +156,16 @@ impl Line {
     /// Writes `tag` into cell `j`'s planes.
     #[inline]
     fn set_tag(&mut self, j: u32, tag: u32) {
-        for (k, plane) in self.planes.iter_mut().enumerate() {
-            *plane = (*plane & !(1 << j)) | ((tag >> k & 1) << j);
+        for k in 0..TAG_BITS as usize {
+            let plane = (self.plane(k) & !(1 << j)) | ((tag >> k & 1) << j);
+            self.set_plane(k, plane);
         }
     }
 
     /// Empties every cell that is not active.
     fn sweep(&mut self, current: u32) {
         let keep = self.active(current);
-        for (j, r) in self.remainders.iter_mut().enumerate() {
+        for (j, r) in self.lanes[..CELLS].iter_mut().enumerate() {
             *r = if keep >> j & 1 == 1 { *r } else { 0 };
         }
     }
@@ -198,11 +173,7 @@ impl Line {
 
 struct Study {
     lines: Vec<Line>,
-    generation_len: u64,
-    in_generation: u64,
-    tag: u32,
-    scan: usize,
-    scan_credit: u64,
+    clock: Clock,
     /// Entries moved to their other line to make room.
     moves: u64,
     /// Insertions that found both lines and every other line of their
@@ -216,16 +187,12 @@ impl Study {
     }
 
     fn with_load(window: u64, load: f64) -> Study {
-        let generation_len = window.div_ceil(u64::from(GENERATIONS));
-        let max_active = (u64::from(GENERATIONS) + 1) * generation_len;
+        let clock = Clock::new(window, GENERATIONS, TAG_BITS);
+        let max_active = (u64::from(GENERATIONS) + 1) * clock.generation_len();
         let lines = (max_active as f64 / load / CELLS as f64).ceil() as usize;
         Study {
             lines: ddf_bits::pages::filled_vec(lines, Line::EMPTY),
-            generation_len,
-            in_generation: 0,
-            tag: 0,
-            scan: 0,
-            scan_credit: 0,
+            clock,
             moves: 0,
             both_full: 0,
         }
@@ -233,19 +200,6 @@ impl Study {
 
     fn memory_bits(&self) -> u64 {
         self.lines.len() as u64 * 512
-    }
-
-    #[inline]
-    fn slot(&self, digest: Digest) -> Slot {
-        let n = self.lines.len() as u64;
-        let (first, rest) = digest.split(n);
-        let remainder = ((rest.get() >> 48) as u16).max(1);
-        let second = self.alternate(first as usize, remainder);
-        Slot {
-            first: first as usize,
-            second,
-            remainder,
-        }
     }
 
     /// The other line of an entry in `line` with `remainder`:
@@ -266,7 +220,7 @@ impl Study {
     fn relocate(&mut self, s: Slot, tag: u32) -> bool {
         for line in [s.first, s.second] {
             for j in 0..CELLS as u32 {
-                let victim = self.lines[line].remainders[j as usize];
+                let victim = self.lines[line].lanes[j as usize];
                 let other = self.alternate(line, victim);
                 let free = !self.lines[other].active(tag) & CELL_MASK;
                 if other == line || free == 0 {
@@ -274,15 +228,32 @@ impl Study {
                 }
                 let victim_tag = self.lines[line].tag(j);
                 let k = free.trailing_zeros();
-                self.lines[other].remainders[k as usize] = victim;
+                self.lines[other].lanes[k as usize] = victim;
                 self.lines[other].set_tag(k, victim_tag);
-                self.lines[line].remainders[j as usize] = s.remainder;
+                self.lines[line].lanes[j as usize] = s.remainder;
                 self.lines[line].set_tag(j, tag);
                 self.moves += 1;
                 return true;
             }
         }
         false
+    }
+}
+
+impl Probe for Study {
+    type Slot = Slot;
+
+    #[inline]
+    fn slot(&self, digest: Digest) -> Slot {
+        let n = self.lines.len() as u64;
+        let (first, rest) = digest.split(n);
+        let remainder = ((rest.get() >> 48) as u16).max(1);
+        let second = self.alternate(first as usize, remainder);
+        Slot {
+            first: first as usize,
+            second,
+            remainder,
+        }
     }
 
     #[inline]
@@ -294,7 +265,7 @@ impl Study {
     /// Detect, then record: whether the item had an active entry.
     #[inline]
     fn observe_slot(&mut self, s: Slot) -> bool {
-        let tag = self.tag;
+        let tag = self.clock.tag();
         let (a, b) = (&self.lines[s.first], &self.lines[s.second]);
         let (active_a, hit_a) = a.probe(s.remainder, tag);
         let (active_b, hit_b) = b.probe(s.remainder, tag);
@@ -318,60 +289,15 @@ impl Study {
             let j = free.trailing_zeros();
             if j < CELLS as u32 {
                 let line = &mut self.lines[line];
-                line.remainders[j as usize] = s.remainder;
+                line.lanes[j as usize] = s.remainder;
                 line.set_tag(j, tag);
             } else if !self.relocate(s, tag) {
                 self.both_full += 1;
             }
         }
-        self.after_insertion();
+        let lines = &mut self.lines;
+        self.clock.tick(lines.len(), |i, tag| lines[i].sweep(tag));
         seen
-    }
-
-    #[inline]
-    fn after_insertion(&mut self) {
-        // A sweep every SWEEP generations: lines / (SWEEP · g) per insertion.
-        self.scan_credit += self.lines.len() as u64;
-        while self.scan_credit >= SWEEP * self.generation_len {
-            self.scan_credit -= SWEEP * self.generation_len;
-            let tag = self.tag;
-            self.lines[self.scan].sweep(tag);
-            self.scan = if self.scan + 1 == self.lines.len() {
-                0
-            } else {
-                self.scan + 1
-            };
-        }
-        self.in_generation += 1;
-        if self.in_generation == self.generation_len {
-            self.in_generation = 0;
-            self.tag = (self.tag + 1) & TAG_MASK;
-        }
-    }
-
-    fn observe(&mut self, digest: Digest) -> bool {
-        let slot = self.slot(digest);
-        // Both lines are requested before either is read.
-        self.prefetch(slot);
-        self.observe_slot(slot)
-    }
-
-    /// Batches: both lines of item `i + 8` requested before item `i`.
-    fn observe_batch(&mut self, digests: &[Digest], seen: &mut Vec<bool>) {
-        const AHEAD: usize = 8;
-        let mut slots = [Slot::default(); AHEAD];
-        for (i, &d) in digests.iter().take(AHEAD).enumerate() {
-            slots[i] = self.slot(d);
-            self.prefetch(slots[i]);
-        }
-        for i in 0..digests.len() {
-            let slot = slots[i % AHEAD];
-            if let Some(&next) = digests.get(i + AHEAD) {
-                slots[i % AHEAD] = self.slot(next);
-                self.prefetch(slots[i % AHEAD]);
-            }
-            seen.push(self.observe_slot(slot));
-        }
     }
 }
 
@@ -390,14 +316,6 @@ impl Floor {
     }
 }
 
-/// Observes `count` distinct keys from `from` on; returns the false duplicates.
-#[inline(never)]
-fn study_loop(s: &mut Study, hasher: &KeyedSipHasher, from: u64, count: u64) -> u64 {
-    (from..from + count)
-        .map(|id| u64::from(s.observe(ddf_hash::digest(hasher, &id))))
-        .sum()
-}
-
 /// Random writes, refreshes and sweeps of one line against a list of
 /// `(remainder, tag)` cells.
 fn check_against_model() {
@@ -411,7 +329,7 @@ fn check_against_model() {
             // Few distinct remainders, so that equal ones are common.
             let remainder = rng.below(6) as u16;
             let tag = rng.below(8) as u32;
-            line.remainders[j as usize] = remainder;
+            line.lanes[j as usize] = remainder;
             line.set_tag(j, tag);
             model[j as usize] = (remainder, tag);
         }
@@ -429,7 +347,7 @@ fn check_against_model() {
             let age = current.wrapping_sub(tag) & TAG_MASK;
             let want = remainder != 0 && age <= GENERATIONS;
             assert_eq!(active >> j & 1 == 1, want, "round {round}, cell {j}");
-            assert_eq!(line.remainders[j], remainder, "round {round}, cell {j}");
+            assert_eq!(line.lanes[j], remainder, "round {round}, cell {j}");
             for probe in 0..6u16 {
                 assert_eq!(line.equal(probe) >> j & 1 == 1, remainder == probe);
             }
@@ -439,40 +357,6 @@ fn check_against_model() {
             }
         }
         assert_eq!(active & !CELL_MASK, 0);
-    }
-}
-
-fn median(mut v: Vec<f64>) -> f64 {
-    v.sort_by(f64::total_cmp);
-    v[v.len() / 2]
-}
-
-/// Fresh keys for one timed pass: `ops` of them, by one or in blocks.
-struct Pass {
-    ops: u64,
-    block: u64,
-    next: u64,
-}
-
-impl Pass {
-    /// Times `each` over the next `ops` keys (`batch`: blocks of `block`
-    /// digests), in ns per key.
-    fn time(
-        &mut self,
-        batch: bool,
-        hasher: &KeyedSipHasher,
-        mut each: impl FnMut(&[Digest]),
-    ) -> f64 {
-        let (from, step) = (self.next, if batch { self.block } else { 1 });
-        let mut digests = Vec::with_capacity(step as usize);
-        let t = Instant::now();
-        for start in (from..from + self.ops).step_by(step as usize) {
-            digests.clear();
-            digests.extend((start..start + step).map(|id| ddf_hash::digest(hasher, &id)));
-            each(&digests);
-        }
-        self.next += self.ops;
-        t.elapsed().as_nanos() as f64 / self.ops as f64
     }
 }
 

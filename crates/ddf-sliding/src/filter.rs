@@ -1,7 +1,9 @@
 //! `SlidingBloom`: generations over the tagged table, and the filter traits.
 
-use crate::plan::{Clock, Layout, Plan, Request, SCAN_STRIDE, Sizing, Slack};
-use crate::table::{Ages, BEYOND_CACHE_BITS, EntryKey, Slot, Table};
+use crate::plan::{
+    BEYOND_CACHE_BITS, Clock, Layout, LayoutChoice, Plan, Request, SCAN_STRIDE, Sizing, Slack,
+};
+use crate::table::{Ages, EntryKey, Slot, Table};
 use ddf_core::batch::{self, Prefetch};
 use ddf_core::{
     Digest, DuplicateFilter, ParamError, Prediction, TimeClock, TimedFilter, Verdict, Window,
@@ -225,11 +227,7 @@ impl SlidingBloom {
         capacity: Option<u64>,
         fpr: f64,
     ) -> Result<Sizing, ParamError> {
-        let request = match capacity {
-            Some(c) => Request::time(window, slack, c, fpr),
-            None => Request::count(window, slack, None, fpr),
-        };
-        Ok(Plan::new(request)?.sizing())
+        Self::table_sizing_with(window, slack, capacity, fpr, LayoutChoice::Auto)
     }
 
     pub(crate) fn from_request(request: Request) -> Result<Self, ParamError> {
@@ -299,7 +297,9 @@ impl SlidingBloom {
     ///
     /// [`Layout::Line`] trades space for speed beyond the caches: buckets
     /// of one cache line whose probe does not branch on what they hold,
-    /// and almost no relocation. It fails with a `fpr` error when the rate
+    /// and almost no relocation. [`new`](Self::new) picks it there by
+    /// itself ([`BEYOND_CACHE_BITS`](crate::BEYOND_CACHE_BITS)); this fixes
+    /// a layout whatever the size. It fails with a `fpr` error when the rate
     /// asks for more than its 16-bit remainders give (about `2·b·α/2^16`
     /// with `b` = 22 to 30 cells), and with a `generations` error when the
     /// tags need more than 8 bits.

@@ -175,7 +175,7 @@ impl LineShape {
     /// Cells whose tag is stale on `clock` (empty cells included, whatever
     /// their tag bits say).
     #[inline(always)]
-    fn older_than(&self, line: &Line, clock: &LineClock) -> u32 {
+    pub(crate) fn older_than(&self, line: &Line, clock: &LineClock) -> u32 {
         if clock.stale_tags <= 4 {
             if clock.stale_tags == 0 {
                 return 0;
@@ -210,6 +210,15 @@ impl LineShape {
     #[inline(always)]
     pub(crate) fn matches(&self, line: &Line, remainder: u16) -> u32 {
         lanes16::equal_and_zero(&line.words, remainder).0 & self.cell_mask
+    }
+
+    /// Non-empty cells holding `remainder` (non-zero), and non-empty
+    /// cells: a probe without ages.
+    #[inline(always)]
+    pub(crate) fn cells_of(&self, line: &Line, remainder: u16) -> (u32, u32) {
+        let (equal, zero) = lanes16::equal_and_zero(&line.words, remainder);
+        let full = !zero & self.cell_mask;
+        (equal & full, full)
     }
 
     /// Compares `remainder` (non-zero) with every cell of `line` on
@@ -282,6 +291,7 @@ impl LineShape {
 
     /// Empties every cell that is not active, tag and remainder; returns
     /// how many entries it removed.
+    #[inline(always)]
     pub(crate) fn sweep(&self, line: &mut Line, clock: &LineClock) -> u32 {
         let (_, zero) = lanes16::equal_and_zero(&line.words, 0);
         let stale = self.older_than(line, clock) & !zero & self.cell_mask;

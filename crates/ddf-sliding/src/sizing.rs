@@ -1,7 +1,9 @@
-//! The `ε` a goal asks for: a rate target, or the least `ε` a memory budget
-//! holds (for planners that size by budget).
+//! The `ε` a goal asks for (a rate target, or the least `ε` a memory budget
+//! holds, for planners that size by budget), and tables sized and built
+//! with a [`LayoutChoice`].
 
-use crate::{Slack, SlidingBloom};
+use crate::plan::{Plan, Request};
+use crate::{LayoutChoice, Sizing, Slack, SlidingBloom};
 use ddf_core::{Goal, ParamError};
 
 /// The smallest `ε` the budget search tries; every table for it fits in
@@ -15,9 +17,11 @@ const BUDGET_STEPS: u32 = 48;
 impl SlidingBloom {
     /// The `ε` a [`Goal`] asks for: the target itself (checked by the
     /// constructor's rules), or the least `ε` in `[1e-12, ½]` whose table
-    /// fits the budget, by bisection on `ln ε` (the table only grows as `ε`
-    /// falls): 48 sizings at most. `capacity` as in
-    /// [`table_sizing`](Self::table_sizing).
+    /// fits the budget in the layout of least space
+    /// ([`LayoutChoice::LeastSpace`]: build it with
+    /// [`planned`](Self::planned) and that choice), by bisection on `ln ε`
+    /// (the table only grows as `ε` falls): 48 sizings at most. `capacity`
+    /// as in [`table_sizing`](Self::table_sizing).
     pub fn parameters_for(
         goal: Goal,
         window: u64,
@@ -32,6 +36,54 @@ impl SlidingBloom {
             Goal::Budget(memory_bits) => epsilon_for_budget(window, slack, capacity, memory_bits),
         }
     }
+
+    /// [`new`](Self::new) (`capacity` `None`) or
+    /// [`with_time_span`](Self::with_time_span) (`Some(capacity)`) with the
+    /// bucket layout chosen as `layout` says, allocated once: what a
+    /// planner that sized the table with
+    /// [`table_sizing_with`](Self::table_sizing_with) builds.
+    ///
+    /// ```
+    /// use ddf_sliding::{Layout, LayoutChoice, Slack, SlidingBloom};
+    ///
+    /// let w = 1 << 22;
+    /// // Beyond the caches `new` lays the table out in lines...
+    /// assert_eq!(SlidingBloom::new(w, Slack::AtMost(w), 1e-3)?.layout(), Layout::Line);
+    /// // ...unless the least space is asked for.
+    /// let small = SlidingBloom::planned(w, Slack::AtMost(w), None, 1e-3, LayoutChoice::LeastSpace)?;
+    /// assert_ne!(small.layout(), Layout::Line);
+    /// # Ok::<(), ddf_sliding::ParamError>(())
+    /// ```
+    pub fn planned(
+        window: u64,
+        slack: Slack,
+        capacity: Option<u64>,
+        fpr: f64,
+        layout: LayoutChoice,
+    ) -> Result<Self, ParamError> {
+        Self::from_request(Self::request(window, slack, capacity, fpr).with_choice(layout))
+    }
+
+    /// [`table_sizing`](Self::table_sizing) with the bucket layout chosen as
+    /// `layout` says.
+    pub fn table_sizing_with(
+        window: u64,
+        slack: Slack,
+        capacity: Option<u64>,
+        fpr: f64,
+        layout: LayoutChoice,
+    ) -> Result<Sizing, ParamError> {
+        let request = Self::request(window, slack, capacity, fpr).with_choice(layout);
+        Ok(Plan::new(request)?.sizing())
+    }
+
+    /// The request of a count window (`capacity` `None`) or a time window.
+    fn request(window: u64, slack: Slack, capacity: Option<u64>, fpr: f64) -> Request {
+        match capacity {
+            Some(c) => Request::time(window, slack, c, fpr),
+            None => Request::count(window, slack, None, fpr),
+        }
+    }
 }
 
 /// The budget half of [`SlidingBloom::parameters_for`].
@@ -41,14 +93,16 @@ fn epsilon_for_budget(
     capacity: Option<u64>,
     memory_bits: u64,
 ) -> Result<f64, ParamError> {
-    let fits = |eps: f64| {
-        SlidingBloom::table_sizing(window, slack, capacity, eps)
-            .is_ok_and(|s| s.memory_bits <= memory_bits)
+    // The least space: lines, whose size hardly moves with ε, would make
+    // the size jump along the search.
+    let sizing = |eps: f64| {
+        SlidingBloom::table_sizing_with(window, slack, capacity, eps, LayoutChoice::LeastSpace)
     };
+    let fits = |eps: f64| sizing(eps).is_ok_and(|s| s.memory_bits <= memory_bits);
     let (mut lo, mut hi) = (MIN_BUDGET_EPSILON.ln(), 0.5f64.ln());
     if !fits(hi.exp()) {
         // The reason the loosest table fails, or that it does not fit.
-        SlidingBloom::table_sizing(window, slack, capacity, 0.5)?;
+        sizing(0.5)?;
         return Err(ParamError::new(
             "memory_bits",
             memory_bits,

@@ -153,6 +153,7 @@ impl Snapshot for SlidingBloom {
             fpr,
             load,
             layout: Some(layout),
+            least_space: false,
         })?;
         let derived = (
             input.u64("generations used")?,

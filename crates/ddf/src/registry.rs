@@ -324,9 +324,10 @@ families! {
     /// [`SlidingBloom`](ddf_sliding::SlidingBloom): count or time window.
     [feature = "sliding"] SlidingBloom(ddf_sliding::SlidingBloom), timed, "sliding Bloom",
         planned "sliding" by crate::planner::families::sliding::candidate,
-        /// [`SlidingBloom::new`](ddf_sliding::SlidingBloom::new), or
+        /// [`SlidingBloom::planned`](ddf_sliding::SlidingBloom::planned):
+        /// [`new`](ddf_sliding::SlidingBloom::new), or
         /// [`with_time_span`](ddf_sliding::SlidingBloom::with_time_span) when
-        /// `capacity` is set.
+        /// `capacity` is set, in the layout `layout` chooses.
         config Sliding {
             /// The window `n` (insertions or time units).
             window: u64,
@@ -336,13 +337,13 @@ families! {
             fpr: f64,
             /// Insertions per time window the table is sized for (time windows).
             capacity: Option<u64>,
+            /// How the buckets are laid out: the crate's choice for a rate,
+            /// the least space for a memory budget.
+            layout: ddf_sliding::LayoutChoice,
         },
         timed if capacity.is_some(),
-        build(seed) match capacity {
-            Some(c) => ddf_sliding::SlidingBloom::with_time_span(window, slack, c, fpr)?,
-            None => ddf_sliding::SlidingBloom::new(window, slack, fpr)?,
-        }
-        .with_seed(seed);
+        build(seed) ddf_sliding::SlidingBloom::planned(window, slack, capacity, fpr, layout)?
+            .with_seed(seed);
     /// A [`Queue`](ddf_queue::Queue) of partitioned Bloom filters.
     [all(feature = "queue", feature = "bloom")]
     QueuedBloom(ddf_queue::Queue<ddf_bloom::PartitionedBloom>), queued, "queued Bloom",

@@ -205,6 +205,52 @@ fn at_the_size_people_run_the_first_is_never_dominated() {
     }
 }
 
+/// Beyond the caches a rate target gets the sliding Bloom filter laid out
+/// in lines; a memory budget is planned and built in the layout of least
+/// space, so the filter never exceeds it and the budget buys the rate the
+/// word layout gives.
+#[test]
+fn beyond_the_caches_lines_for_a_rate_and_least_space_for_a_budget() {
+    use ddf::sliding::{Layout, LayoutChoice, Slack};
+    let w = 1u64 << 22;
+    let first = &plan(&Requirements::count(w).fpr(1e-3).max_slack(w)).unwrap()[0];
+    assert!(
+        matches!(
+            first.config,
+            Config::Sliding {
+                layout: LayoutChoice::Auto,
+                ..
+            }
+        ),
+        "{first}"
+    );
+    let ddf::Filter::SlidingBloom(lines) = first.build().unwrap() else {
+        panic!("{first}")
+    };
+    assert_eq!(lines.layout(), Layout::Line);
+    let words =
+        ddf::SlidingBloom::planned(w, Slack::AtMost(w), None, 1e-3, LayoutChoice::LeastSpace)
+            .unwrap();
+    assert_ne!(words.layout(), Layout::Line);
+    let budget = words.memory_bits();
+    assert!(lines.memory_bits() > budget);
+    let list = plan(&Requirements::count(w).memory_budget(budget).max_slack(w)).unwrap();
+    let c = list.iter().find(|c| c.family() == "sliding Bloom").unwrap();
+    assert!(
+        matches!(
+            c.config,
+            Config::Sliding {
+                layout: LayoutChoice::LeastSpace,
+                ..
+            }
+        ),
+        "{c}"
+    );
+    let built = c.build().unwrap();
+    assert!(built.memory_bits() <= budget, "{c}");
+    assert!(c.fpr <= 1e-3, "{c}");
+}
+
 /// The compact SHF scans its whole ring: allowed many accesses, it is
 /// offered with the least memory at a window of 4096 but ranked after the
 /// sliding Bloom filter, within 1.25× its memory at a fraction of the cost;

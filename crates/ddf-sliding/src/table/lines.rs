@@ -1,36 +1,33 @@
 //! The table's paths for line buckets ([`Layout::Line`](crate::plan::Layout)):
 //! lookup, insertion and the scan, each reading a bucket as one
-//! [`Line`](crate::lines::Line) and probing it with
-//! [`LineShape::probe`](crate::lines::LineShape::probe).
+//! [`Line`](crate::lines::Line) and comparing all its cells at once
+//! ([`LineShape::matches`](crate::lines::LineShape::matches),
+//! [`LineShape::cells_of`](crate::lines::LineShape::cells_of)).
 //!
 //! The rules are the other layouts': at most one entry per key, a new entry
-//! in the bucket with fewer active entries, in its first free (empty or
-//! stale) cell, relocation only when both buckets are full of active
-//! entries. What differs is that a probe costs the same whatever the line
-//! holds, and that with 22 to 30 cells a line leaves so few insertions with
-//! both buckets full that relocation is rare; it then tries one level of
-//! moves, and the other layouts' random walk after that.
+//! in its first free (empty or stale) cell, relocation only when both
+//! buckets are full of active entries. Two things differ. A probe costs the
+//! same whatever the line holds. And the new entry goes to the line with
+//! fewer non-empty cells, judged from the compares alone, so ages are
+//! computed for that one line only; stale entries count there until the
+//! scan empties them. With 16 to 30 cells a line leaves so few insertions
+//! without a free cell that the fallbacks are rare: the other line's free
+//! cell, then one level of moves, then the other layouts' random walk.
 
 use super::{Ages, Slot, Table};
 use crate::lines::LineShape;
 use ddf_hash::SplitMix64;
 
 impl Table {
-    /// [`lookup`](Table::lookup) in lines.
+    /// [`lookup`](Table::lookup) in lines. The dispatch on the tag width
+    /// stays here, out of `lookup`: inlined there, it would grow the other
+    /// layouts' path.
     #[inline]
     pub(super) fn lookup_line(&self, slot: Slot) -> Option<u32> {
-        match self.tag_bits {
-            1 => self.lookup_line_in::<1>(slot),
-            2 => self.lookup_line_in::<2>(slot),
-            3 => self.lookup_line_in::<3>(slot),
-            4 => self.lookup_line_in::<4>(slot),
-            5 => self.lookup_line_in::<5>(slot),
-            6 => self.lookup_line_in::<6>(slot),
-            7 => self.lookup_line_in::<7>(slot),
-            _ => self.lookup_line_in::<8>(slot),
-        }
+        per_tag_width!(self.tag_bits, S => self.lookup_line_in::<S>(slot))
     }
 
+    /// [`lookup_line`](Table::lookup_line) with `S` tag bits.
     #[inline]
     fn lookup_line_in<const S: u32>(&self, slot: Slot) -> Option<u32> {
         let shape = LineShape::fixed::<S>();
@@ -44,15 +41,12 @@ impl Table {
                 return Some(shape.tag(line, matches.trailing_zeros()));
             }
         }
-        if self.stash.is_empty() {
-            return None;
-        }
-        self.stash
-            .get(&self.key(slot.first, slot.remainder))
-            .copied()
+        self.stash_tag(slot)
     }
 
-    /// [`upsert`](Table::upsert) in lines, compiled once per tag width.
+    /// [`upsert`](Table::upsert) in lines; the dispatch stays out of
+    /// `upsert` as in [`lookup_line`](Table::lookup_line) (inlined there,
+    /// it costs the default layout 6 % more instructions per observe).
     #[inline]
     pub(super) fn upsert_line(
         &mut self,
@@ -61,18 +55,10 @@ impl Table {
         ages: &Ages,
         rng: &mut SplitMix64,
     ) -> Option<u32> {
-        match self.tag_bits {
-            1 => self.upsert_line_in::<1>(slot, tag, ages, rng),
-            2 => self.upsert_line_in::<2>(slot, tag, ages, rng),
-            3 => self.upsert_line_in::<3>(slot, tag, ages, rng),
-            4 => self.upsert_line_in::<4>(slot, tag, ages, rng),
-            5 => self.upsert_line_in::<5>(slot, tag, ages, rng),
-            6 => self.upsert_line_in::<6>(slot, tag, ages, rng),
-            7 => self.upsert_line_in::<7>(slot, tag, ages, rng),
-            _ => self.upsert_line_in::<8>(slot, tag, ages, rng),
-        }
+        per_tag_width!(self.tag_bits, S => self.upsert_line_in::<S>(slot, tag, ages, rng))
     }
 
+    /// [`upsert_line`](Table::upsert_line) with `S` tag bits.
     #[inline]
     fn upsert_line_in<const S: u32>(
         &mut self,
@@ -86,42 +72,60 @@ impl Table {
         self.cells.prefetch(slot.second);
         let remainder = slot.remainder as u16;
         let (lines, _) = self.cells.as_lines_mut().expect("a table of lines");
-        let first = shape.probe(&lines[slot.first as usize], remainder, &ages.line);
-        let second = shape.probe(&lines[slot.second as usize], remainder, &ages.line);
-        for (bucket, probe) in [(slot.first, first), (slot.second, second)] {
-            if probe.matches != 0 {
+        // Hits need no ages: the caller judges the old tag. So both lines
+        // are only compared, and ages are computed for one line below.
+        let first = shape.cells_of(&lines[slot.first as usize], remainder);
+        let second = shape.cells_of(&lines[slot.second as usize], remainder);
+        for (bucket, (matches, _)) in [(slot.first, first), (slot.second, second)] {
+            if matches != 0 {
                 let line = &mut lines[bucket as usize];
-                let j = probe.matches.trailing_zeros();
+                let j = matches.trailing_zeros();
                 let old = shape.tag(line, j);
                 shape.set_tag(line, j, tag);
                 return Some(old);
             }
         }
-        if !self.stash.is_empty() {
-            let key = self.key(slot.first, slot.remainder);
-            if let Some(parked) = self.stash.get_mut(&key) {
-                return Some(std::mem::replace(parked, tag));
-            }
+        if let Some(old) = self.refresh_stash(slot, tag) {
+            return Some(old);
         }
-        // The line with fewer active entries (the first on a tie), chosen
-        // without a branch: which one wins is as random as the hash.
-        let take_second = second.active.count_ones() < first.active.count_ones();
-        let (bucket, probe) = if take_second {
-            (slot.second, second)
+        // The line with fewer entries (the first on a tie), chosen without
+        // a branch: which one wins is as random as the hash. Stale entries
+        // count until the scan empties them, which keeps the choice to the
+        // compares; only the chosen line's ages are computed.
+        let take_second = second.1.count_ones() < first.1.count_ones();
+        let (bucket, other, full) = if take_second {
+            (slot.second, slot.first, second.1)
         } else {
-            (slot.first, first)
+            (slot.first, slot.second, first.1)
         };
-        let free = !probe.active & shape.cell_mask();
+        let (lines, _) = self.cells.as_lines_mut().expect("a table of lines");
+        let line = &mut lines[bucket as usize];
+        let free = (!full | shape.older_than(line, &ages.line)) & shape.cell_mask();
         let fresh = u32::from(remainder) << S | tag;
         if free == 0 {
-            self.relocate_line(slot, fresh, ages, rng);
+            self.place_elsewhere(slot, other, fresh, ages, rng);
         } else {
             let j = free.trailing_zeros();
-            let (lines, _) = self.cells.as_lines_mut().expect("a table of lines");
-            shape.put(&mut lines[bucket as usize], j, remainder, tag);
-            self.occupied += u64::from(probe.full >> j & 1 == 0);
+            shape.put(line, j, remainder, tag);
+            self.occupied += u64::from(full >> j & 1 == 0);
         }
         None
+    }
+
+    /// The chosen line has no free cell: the other line's free cell, else
+    /// relocation.
+    #[cold]
+    fn place_elsewhere(
+        &mut self,
+        slot: Slot,
+        other: u64,
+        value: u32,
+        ages: &Ages,
+        rng: &mut SplitMix64,
+    ) {
+        if !self.try_place_line(other, value, ages) {
+            self.relocate_line(slot, value, ages, rng);
+        }
     }
 
     /// Puts `value` in the first free cell of line `bucket`, if it has one.
@@ -161,8 +165,14 @@ impl Table {
     /// [`scan`](Table::scan) in lines: empties the stale cells of the next
     /// `count` lines.
     pub(super) fn scan_line(&mut self, count: u64, ages: &Ages) {
+        per_tag_width!(self.tag_bits, S => self.scan_line_in::<S>(count, ages));
+    }
+
+    /// [`scan_line`](Table::scan_line) with `S` tag bits.
+    fn scan_line_in<const S: u32>(&mut self, count: u64, ages: &Ages) {
+        let shape = LineShape::fixed::<S>();
         let (buckets, mut bucket, mut freed) = (self.buckets, self.scan, 0);
-        let (lines, shape) = self.cells.as_lines_mut().expect("a table of lines");
+        let (lines, _) = self.cells.as_lines_mut().expect("a table of lines");
         for _ in 0..count {
             let line = &mut lines[bucket as usize];
             freed += u64::from(shape.sweep(line, &ages.line));

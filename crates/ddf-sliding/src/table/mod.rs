@@ -2,11 +2,33 @@
 
 use crate::buckets::Buckets;
 use crate::lines::{LineClock, LineShape};
-use crate::plan::{CELLS_PER_BUCKET, Layout, Plan};
+use crate::plan::{BEYOND_CACHE_BITS, CELLS_PER_BUCKET, Layout, Plan};
 use ddf_bits::CellRows;
 use ddf_hash::{Digest, SplitMix64};
 use std::collections::BTreeMap;
 use std::ops::{BitAnd, BitOr, BitXor, Not, Shl, Shr};
+
+/// Evaluates `$body` with the constant `$s` set to the tag width `$bits`
+/// (1 to 8; a line holds at most 8 tag planes), so that each width gets a
+/// path compiled with its own masks.
+macro_rules! per_tag_width {
+    ($bits:expr, $s:ident => $body:expr) => {
+        match $bits {
+            1 => per_tag_width!(@ 1, $s => $body),
+            2 => per_tag_width!(@ 2, $s => $body),
+            3 => per_tag_width!(@ 3, $s => $body),
+            4 => per_tag_width!(@ 4, $s => $body),
+            5 => per_tag_width!(@ 5, $s => $body),
+            6 => per_tag_width!(@ 6, $s => $body),
+            7 => per_tag_width!(@ 7, $s => $body),
+            _ => per_tag_width!(@ 8, $s => $body),
+        }
+    };
+    (@ $width:literal, $s:ident => $body:expr) => {{
+        const $s: u32 = $width;
+        $body
+    }};
+}
 
 mod lines;
 
@@ -21,14 +43,6 @@ pub const MAX_KICKS: u32 = 500;
 /// its cells are reserved and counted in `memory_bits` all the same, so
 /// memory is fixed at construction whatever relocation does.
 pub const STASH_CAPACITY: usize = 16;
-
-/// Tables from this size on (8 MiB, beyond the caches a core can count on)
-/// request the lines relocation will read before reading them, one by one
-/// and, in batches, a few items ahead
-/// ([`Table::prefetch_relocation`]); smaller tables are served from the
-/// caches, where the requests would only add instructions (a third of a
-/// relocation's, `examples/observe_loop` under callgrind).
-pub(crate) const BEYOND_CACHE_BITS: u64 = 1 << 26;
 
 /// Multiplier of the remainder hash that picks the alternate bucket (the
 /// 64-bit golden ratio: odd, so distinct remainders get distinct products).
@@ -463,6 +477,29 @@ impl Table {
         }
     }
 
+    /// The tag of `slot`'s entry in the stash, if it is parked there.
+    #[inline]
+    fn stash_tag(&self, slot: Slot) -> Option<u32> {
+        if self.stash.is_empty() {
+            return None;
+        }
+        self.stash
+            .get(&self.key(slot.first, slot.remainder))
+            .copied()
+    }
+
+    /// Gives `slot`'s parked entry, if there is one, the tag `tag`; returns
+    /// its old tag.
+    #[inline]
+    fn refresh_stash(&mut self, slot: Slot, tag: u32) -> Option<u32> {
+        if self.stash.is_empty() {
+            return None;
+        }
+        let key = self.key(slot.first, slot.remainder);
+        let parked = self.stash.get_mut(&key)?;
+        Some(std::mem::replace(parked, tag))
+    }
+
     /// Prefetches both buckets of `slot` (a cache hint for batches).
     #[inline]
     pub(crate) fn prefetch(&self, slot: Slot) {
@@ -496,12 +533,7 @@ impl Table {
                 return Some(lanes.cell_at(second, at) & self.tag_mask);
             }
         }
-        if self.stash.is_empty() {
-            return None;
-        }
-        self.stash
-            .get(&self.key(slot.first, slot.remainder))
-            .copied()
+        self.stash_tag(slot)
     }
 
     /// A hint for batches: when `slot`'s buckets (already cached) hold no
@@ -592,6 +624,8 @@ impl Table {
         let lanes = *W::lanes(self);
         let fresh = (slot.remainder << self.tag_bits) | tag;
         let want = lanes.wanted(slot.remainder);
+        // The two refreshes below are written out: folded into a closure or
+        // a helper, they cost 3-5 % more instructions per observe.
         let first = W::read(&self.cells, slot.first);
         if let Some(at) = lanes.find(first, want) {
             let old = lanes.cell_at(first, at) & self.tag_mask;
@@ -617,11 +651,8 @@ impl Table {
             }
             second
         };
-        if !self.stash.is_empty() {
-            let key = self.key(slot.first, slot.remainder);
-            if let Some(parked) = self.stash.get_mut(&key) {
-                return Some(std::mem::replace(parked, tag));
-            }
+        if let Some(old) = self.refresh_stash(slot, tag) {
+            return Some(old);
         }
         // The bucket with more free cells (the first on a tie): balanced
         // buckets leave fewer insertions with both buckets full.

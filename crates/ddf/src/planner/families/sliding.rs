@@ -3,10 +3,12 @@
 use super::*;
 
 /// The Naor–Yogev sliding Bloom filter with the slack accepted: `ε` = the
-/// target, or the least `ε` whose table fits the budget.
+/// target, in the layout the crate chooses (lines beyond the caches), or the
+/// least `ε` whose table fits the budget, in the layout of least space.
 pub(crate) fn candidate(need: &Need) -> Result<Candidate, String> {
     windowed(need)?;
-    use ddf_sliding::{Slack, SlidingBloom};
+    use ddf_core::Goal;
+    use ddf_sliding::{LayoutChoice, Slack, SlidingBloom};
     let slack = match need.max_slack {
         u64::MAX => Slack::LeastSpace,
         s => Slack::AtMost(s),
@@ -16,16 +18,20 @@ pub(crate) fn candidate(need: &Need) -> Result<Candidate, String> {
         _ => (need.items(), None),
     };
     let fpr = SlidingBloom::parameters_for(need.goal, window, slack, capacity).map_err(why)?;
-    let p = match capacity {
-        Some(c) => SlidingBloom::sizing_timed(window, slack, c, fpr),
-        None => SlidingBloom::sizing(window, slack, fpr),
-    }
-    .map_err(why)?;
+    // A budget was searched in the layout of least space, and is built in it.
+    let layout = match need.goal {
+        Goal::Budget(_) => LayoutChoice::LeastSpace,
+        Goal::Fpr(_) => LayoutChoice::Auto,
+    };
+    let p = SlidingBloom::table_sizing_with(window, slack, capacity, fpr, layout)
+        .map_err(why)?
+        .prediction();
     let config = Config::Sliding {
         window,
         slack,
         fpr,
         capacity,
+        layout,
     };
     Ok(Candidate::new(config, p, Some(window), need.seed))
 }

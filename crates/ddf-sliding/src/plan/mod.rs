@@ -191,9 +191,12 @@ pub(crate) enum Clock {
 ///
 /// The planner picks [`Aligned`](Layout::Aligned) when it costs at most
 /// [`ALIGNED_SPACE_MARGIN`] more space than [`Packed`](Layout::Packed), and
-/// `Packed` otherwise; [`Line`](Layout::Line) is chosen only on request. All
-/// three keep the same promises (no miss within the window, the same
-/// false-positive bound for their geometry) and snapshot alike.
+/// `Packed` otherwise; beyond the caches (a word table of at least
+/// [`BEYOND_CACHE_BITS`]) it picks [`Line`](Layout::Line) instead when lines
+/// meet the rate and take at most [`LINE_SPACE_MARGIN`] more space
+/// ([`LayoutChoice`]). All three keep the same promises (no miss within the
+/// window, the same false-positive bound for their geometry) and snapshot
+/// alike.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
 pub enum Layout {
     /// Four cells per bucket, buckets of `4·(r + s)` bits packed end to end
@@ -227,6 +230,48 @@ pub enum Layout {
 /// worth, whose tags are wide) the packed layout is kept.
 pub const ALIGNED_SPACE_MARGIN: f64 = 0.125;
 
+/// Tables from this size on, 8 MiB, are beyond the caches a core can count
+/// on; they go on huge pages ([`ddf_bits::pages`]), and there each bucket
+/// read is a miss.
+///
+/// Two rules follow. A word table this large is laid out in lines when
+/// lines meet the rate and take at most [`LINE_SPACE_MARGIN`] more space
+/// ([`LayoutChoice::Auto`]): lines almost never relocate, and in steady
+/// state at windows of 2^22 and 2^25 (`cargo xtask bench-growth`, against
+/// the row "sliding Bloom, words") their batches take 0.7–0.8 times the
+/// one-line floor against 1.0–1.8 for the word layout, and one by one the
+/// two are within 15 % either way; in the caches the word layouts' fewer
+/// bits win. And a
+/// table this large requests the lines relocation will read before
+/// reading them, one by one and, in batches, a few items ahead; in the
+/// caches the requests would only add instructions (a third of a
+/// relocation's, `examples/observe_loop` under callgrind). A fixed size
+/// keeps plans the same on every machine.
+pub const BEYOND_CACHE_BITS: u64 = 1 << 26;
+
+/// How much more table space than the word layout lines may take and still
+/// be chosen beyond the caches: 1/4 (lines take 21–23 % more at
+/// `fpr(1e-3)`, their 16-bit remainders wider than the rate needs).
+pub const LINE_SPACE_MARGIN: f64 = 0.25;
+
+/// Who picks the bucket layout, and to what end
+/// ([`SlidingBloom::planned`](crate::SlidingBloom::planned),
+/// [`SlidingBloom::table_sizing_with`](crate::SlidingBloom::table_sizing_with)).
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Default)]
+pub enum LayoutChoice {
+    /// What [`SlidingBloom::new`](crate::SlidingBloom::new) does: the
+    /// aligned or packed layout by [`ALIGNED_SPACE_MARGIN`]; from
+    /// [`BEYOND_CACHE_BITS`] on, lines within [`LINE_SPACE_MARGIN`].
+    #[default]
+    Auto,
+    /// The least space, whatever the size: the aligned or packed layout by
+    /// [`ALIGNED_SPACE_MARGIN`], never lines. What a memory budget plans
+    /// with.
+    LeastSpace,
+    /// This layout.
+    Fixed(Layout),
+}
+
 /// What the caller asked for; the plan is a pure function of it.
 #[derive(Debug, Clone, Copy, PartialEq)]
 pub(crate) struct Request {
@@ -242,11 +287,27 @@ pub(crate) struct Request {
     /// The design load, in [`DESIGN_LOAD_RANGE`].
     pub(crate) load: f64,
     /// How buckets are laid out: fixed (a snapshot's), or chosen by the
-    /// plan (`None`, see [`ALIGNED_SPACE_MARGIN`]).
+    /// plan (`None`, see [`LayoutChoice`]).
     pub(crate) layout: Option<Layout>,
+    /// With `layout` `None`: never lines ([`LayoutChoice::LeastSpace`]).
+    pub(crate) least_space: bool,
 }
 
 impl Request {
+    /// The request with its layout chosen as `choice` says.
+    pub(crate) fn with_choice(self, choice: LayoutChoice) -> Self {
+        let (layout, least_space) = match choice {
+            LayoutChoice::Auto => (None, false),
+            LayoutChoice::LeastSpace => (None, true),
+            LayoutChoice::Fixed(layout) => (Some(layout), false),
+        };
+        Request {
+            layout,
+            least_space,
+            ..self
+        }
+    }
+
     /// A count window of `window` insertions, with the default design load.
     pub(crate) fn count(window: u64, slack: Slack, generations: Option<u64>, fpr: f64) -> Self {
         Request {
@@ -258,6 +319,7 @@ impl Request {
             fpr,
             load: DESIGN_LOAD,
             layout: None,
+            least_space: false,
         }
     }
 
@@ -273,6 +335,7 @@ impl Request {
             fpr,
             load: DESIGN_LOAD,
             layout: None,
+            least_space: false,
         }
     }
 }
@@ -333,14 +396,29 @@ impl Plan {
         // The packed layout's refusal is the one to report: it needs the
         // least space, so whatever it refuses the aligned one refuses too.
         let packed = with(Layout::Packed)?;
-        match with(Layout::Aligned) {
+        let words = match with(Layout::Aligned) {
             Ok(aligned)
                 if aligned.table_bits() as f64
                     <= packed.table_bits() as f64 * (1.0 + ALIGNED_SPACE_MARGIN) =>
             {
-                Ok(aligned)
+                aligned
             }
-            _ => Ok(packed),
+            _ => packed,
+        };
+        if request.least_space || words.table_bits() < BEYOND_CACHE_BITS {
+            return Ok(words);
+        }
+        // Beyond the caches, lines if they meet the request within the
+        // margin; their refusals (a rate 16-bit remainders miss, tags too
+        // wide for a line) leave the word layout.
+        match with(Layout::Line) {
+            Ok(line)
+                if line.table_bits() as f64
+                    <= words.table_bits() as f64 * (1.0 + LINE_SPACE_MARGIN) =>
+            {
+                Ok(line)
+            }
+            _ => Ok(words),
         }
     }
 
@@ -629,12 +707,7 @@ fn line_shape(
 ) -> Result<BucketShape, ShapeError> {
     let shape = LineShape::new(tag_bits).ok_or(ShapeError::LineTags)?;
     let cells = shape.cells();
-    let base = max_active as f64 / request.load / f64::from(cells);
-    let buckets = (base + SMALL_TABLE_MARGIN * base.sqrt()).ceil().max(1.0);
-    if buckets > (MAX_STATE_BITS / 512) as f64 {
-        return Err(ShapeError::Capacity);
-    }
-    let buckets = buckets as u64;
+    let buckets = bucket_count(request, max_active, cells, 512)?;
     let needed = remainder_bits(max_active, buckets, request.fpr);
     if needed > LineShape::REMAINDER_BITS {
         return Err(ShapeError::Line(needed));
@@ -657,12 +730,7 @@ fn bucket_shape(
     tag_bits: u32,
     cells: u32,
 ) -> Result<BucketShape, ShapeError> {
-    let base = max_active as f64 / request.load / f64::from(cells);
-    let buckets = (base + SMALL_TABLE_MARGIN * base.sqrt()).ceil().max(1.0);
-    if buckets > (MAX_STATE_BITS / 64) as f64 {
-        return Err(ShapeError::Capacity);
-    }
-    let buckets = buckets as u64;
+    let buckets = bucket_count(request, max_active, cells, 64)?;
     let remainder_bits = remainder_bits(max_active, buckets, request.fpr);
     let width = remainder_bits + tag_bits;
     if width > MAX_CELL_BITS {
@@ -683,6 +751,23 @@ fn bucket_shape(
         word,
         remainder_bits,
     })
+}
+
+/// Buckets of `cells` cells enough for `max_active` entries at the design
+/// load, plus the small-table margin; a capacity error when buckets of at
+/// least `min_word` bits would exceed the state ceiling.
+fn bucket_count(
+    request: &Request,
+    max_active: u64,
+    cells: u32,
+    min_word: u64,
+) -> Result<u64, ShapeError> {
+    let base = max_active as f64 / request.load / f64::from(cells);
+    let buckets = (base + SMALL_TABLE_MARGIN * base.sqrt()).ceil().max(1.0);
+    if buckets > (MAX_STATE_BITS / min_word) as f64 {
+        return Err(ShapeError::Capacity);
+    }
+    Ok(buckets as u64)
 }
 
 /// The tag width `s` for `c` generations: the fewest bits whose `2^s` ages
@@ -821,135 +906,4 @@ fn choose_generations(request: &Request) -> Result<u64, ParamError> {
 }
 
 #[cfg(test)]
-mod tests {
-    use super::*;
-
-    fn count(n: u64, slack: Slack, fpr: f64) -> Result<Plan, ParamError> {
-        Plan::new(Request::count(n, slack, None, fpr))
-    }
-
-    #[test]
-    fn least_space_picks_about_log_inverse_epsilon_generations() {
-        for (k, lo, hi) in [(4, 2, 16), (8, 4, 32), (12, 6, 40)] {
-            let p = count(1_000_000, Slack::LeastSpace, 2f64.powi(-k)).unwrap();
-            assert!(
-                (lo..=hi).contains(&p.generations),
-                "k = {k}: c = {}",
-                p.generations
-            );
-            assert!(p.false_positive_bound() <= 2f64.powi(-k));
-            // Load of the most active entries at most the design load.
-            let load = p.max_active as f64 / p.cells() as f64;
-            assert!(
-                load <= DESIGN_LOAD && load > DESIGN_LOAD - 0.01,
-                "load {load}"
-            );
-            assert_eq!(p.tag_modulus, 1 << p.tag_bits);
-            // The ages of the active generations and a sweep fit the tag;
-            // one bit fewer would not.
-            let sweep = p.sweep_generations;
-            assert!(sweep >= (p.generations + 1).div_ceil(SCAN_SPEEDUP));
-            assert_eq!(p.generations + sweep + 1, u64::from(p.tag_modulus));
-            assert!(
-                p.generations + 1 + (p.generations + 1).div_ceil(SCAN_SPEEDUP)
-                    > 1 << (p.tag_bits - 1)
-            );
-        }
-    }
-
-    #[test]
-    fn slack_is_kept_for_every_small_case() {
-        for n in 1..=60u64 {
-            for m in 0..=70u64 {
-                let p = count(n, Slack::AtMost(m), 2f64.powi(-6)).unwrap();
-                let c = p.generations;
-                assert!(p.slack <= m, "n = {n}, m = {m}: c = {c}, slack {}", p.slack);
-                assert!(c * p.generation_len >= n, "window covered");
-                assert_eq!(p.slack, (c + 1) * n.div_ceil(c) - 1 - n);
-            }
-        }
-    }
-
-    #[test]
-    fn the_breakdown_sums_to_memory() {
-        for (n, slack, k) in [
-            (1u64 << 16, Slack::LeastSpace, 4),
-            (1_000_000, Slack::AtMost(15_625), 12),
-            (10, Slack::AtMost(0), 8),
-        ] {
-            let p = count(n, slack, 2f64.powi(-k)).unwrap();
-            let b = p.breakdown();
-            let sum = b.fingerprint
-                + b.extra_generation
-                + b.tags
-                + b.bucket_compare
-                + b.unused_cells
-                + b.padding
-                + b.stash
-                + b.counters;
-            assert!((sum - b.total).abs() < 1e-9 * b.total, "{b:?}");
-            assert_eq!(b.total, p.memory_bits() as f64 / n as f64);
-            assert!(b.bucket_compare > 0.0 && b.unused_cells > 0.0);
-        }
-    }
-
-    #[test]
-    fn zero_slack_means_one_insertion_per_generation() {
-        let p = count(100, Slack::AtMost(0), 0.01).unwrap();
-        assert_eq!((p.generations, p.generation_len, p.slack), (100, 1, 0));
-    }
-
-    #[test]
-    fn time_slack_zero_is_impossible() {
-        let err = Plan::new(Request::time(1000, Slack::AtMost(0), 100, 0.01)).unwrap_err();
-        assert_eq!(err.param(), "slack");
-        let p = Plan::new(Request::time(1000, Slack::AtMost(1), 100, 0.01)).unwrap();
-        assert_eq!((p.generations, p.generation_len, p.slack), (1000, 1, 1));
-    }
-
-    #[test]
-    fn remainder_bits_meet_epsilon_exactly() {
-        for (active, buckets, eps) in [
-            (1000u64, 266u64, 2f64.powi(-8)),
-            (5, 2, 0.5),
-            (1 << 20, 1 << 18, 1e-6),
-        ] {
-            let r = remainder_bits(active, buckets, eps);
-            let bound =
-                |r: u32| 2.0 * active as f64 / (buckets as f64 * (2f64.powi(r as i32) - 1.0));
-            assert!(bound(r) <= eps);
-            assert!(r == 1 || bound(r - 1) > eps);
-        }
-    }
-
-    #[test]
-    fn impossible_requests_name_their_parameter() {
-        assert_eq!(
-            count(0, Slack::LeastSpace, 0.01).unwrap_err().param(),
-            "window"
-        );
-        assert_eq!(
-            count(10, Slack::LeastSpace, 0.0).unwrap_err().param(),
-            "fpr"
-        );
-        assert_eq!(
-            count(10, Slack::LeastSpace, 1.0).unwrap_err().param(),
-            "fpr"
-        );
-        assert_eq!(
-            count(10, Slack::LeastSpace, 1e-12).unwrap_err().param(),
-            "fpr"
-        );
-        assert_eq!(
-            count(1 << 40, Slack::LeastSpace, 0.01).unwrap_err().param(),
-            "capacity"
-        );
-        // A zero slack over a large window needs tags wider than a cell.
-        assert_eq!(
-            count(1 << 28, Slack::AtMost(0), 0.01).unwrap_err().param(),
-            "slack"
-        );
-        let fixed = Plan::new(Request::count(100, Slack::AtMost(5), Some(4), 0.01));
-        assert_eq!(fixed.unwrap_err().param(), "generations");
-    }
-}
+mod tests;
