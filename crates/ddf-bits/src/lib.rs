@@ -3,11 +3,13 @@
 #![cfg_attr(docsrs, feature(doc_cfg))]
 // `unsafe` is denied everywhere but in `prefetch`, the one module that
 // issues a CPU prefetch instruction, `pages`, the one that asks the kernel
-// for huge pages, and `lanes16`, the one that loads vector registers.
+// for huge pages, `lanes16`, the one that loads vector registers, and
+// `isa`, the one that calls code compiled for the CPU found at run time.
 #![deny(unsafe_code)]
 
 mod atomic;
 mod bit_array;
+pub mod isa;
 pub mod lanes16;
 mod linear;
 mod packed;

@@ -1,5 +1,6 @@
 //! The filter traits of [`SlidingBloom`] and its prefetching batch paths.
 
+use super::kernels::{ContainsAhead, ObserveHinted, ObserveNow};
 use super::*;
 
 impl DuplicateFilter for SlidingBloom {
@@ -7,19 +8,35 @@ impl DuplicateFilter for SlidingBloom {
     /// windows, at the latest time seen.
     #[inline]
     fn contains(&self, digest: Digest) -> bool {
-        self.contains_ahead(digest, 0)
+        if self.table.has_lines() {
+            self.isa.run(ContainsAhead {
+                filter: self,
+                digest,
+                ahead: 0,
+            })
+        } else {
+            self.contains_ahead::<false>(digest, 0)
+        }
     }
 
     /// Records `digest` in the current generation (for time windows, at the
     /// latest time seen): refreshes its entry or inserts a new one.
     #[inline]
     fn insert(&mut self, digest: Digest) {
-        self.observe_now(digest);
+        self.observe(digest);
     }
 
     #[inline]
     fn observe(&mut self, digest: Digest) -> Verdict {
-        Verdict::from_seen(self.observe_now(digest))
+        let seen = if self.table.has_lines() {
+            self.isa.run(ObserveNow {
+                filter: self,
+                digest,
+            })
+        } else {
+            self.observe_now::<false>(digest)
+        };
+        Verdict::from_seen(seen)
     }
 
     /// Prefetches both buckets a few items ahead and, in tables beyond
@@ -63,13 +80,24 @@ impl SlidingBloom {
     fn observe_pipelined(&mut self, digests: &[Digest], verdicts: &mut Vec<Verdict>) {
         if self.plan.memory_bits() < BEYOND_CACHE_BITS {
             batch::observe_batch(self, digests, verdicts);
+        } else if self.table.has_lines() {
+            self.isa.run(ObserveHinted {
+                filter: self,
+                digests,
+                verdicts,
+            });
         } else {
-            self.observe_hinted(digests, verdicts);
+            self.observe_hinted::<false>(digests, verdicts);
         }
     }
 
     /// The two-stage pipeline of [`observe_pipelined`](Self::observe_pipelined).
-    pub(super) fn observe_hinted(&mut self, digests: &[Digest], verdicts: &mut Vec<Verdict>) {
+    #[inline(always)]
+    pub(super) fn observe_hinted<const LINES: bool>(
+        &mut self,
+        digests: &[Digest],
+        verdicts: &mut Vec<Verdict>,
+    ) {
         verdicts.reserve(digests.len());
         // Each item's slot, computed once when its buckets are prefetched.
         const RING: usize = 2 * PEEK_DISTANCE;
@@ -88,7 +116,7 @@ impl SlidingBloom {
                 let peek = slots[(i + PEEK_DISTANCE) % RING];
                 self.table.prefetch_relocation(peek, &self.ages);
             }
-            verdicts.push(Verdict::from_seen(self.observe_slot(slot)));
+            verdicts.push(Verdict::from_seen(self.observe_slot::<LINES>(slot)));
         }
     }
 }
@@ -108,7 +136,16 @@ impl Prefetch for SlidingBloom {
 impl TimedFilter for SlidingBloom {
     /// Detect at time `now` (time windows; count windows ignore `now`).
     fn contains_at(&self, digest: Digest, now: u64) -> bool {
-        self.contains_ahead(digest, self.generations_ahead(now))
+        let ahead = self.generations_ahead(now);
+        if self.table.has_lines() {
+            self.isa.run(ContainsAhead {
+                filter: self,
+                digest,
+                ahead,
+            })
+        } else {
+            self.contains_ahead::<false>(digest, ahead)
+        }
     }
 
     /// Insert at time `now` (time windows; count windows ignore `now`).
@@ -120,7 +157,7 @@ impl TimedFilter for SlidingBloom {
         if self.plan.request.clock == Clock::Time {
             self.advance_to(now);
         }
-        Verdict::from_seen(self.observe_now(digest))
+        self.observe(digest)
     }
 
     /// Moves the clock to `now` once, then observes the batch with both
@@ -153,7 +190,11 @@ impl TimedFilter for SlidingBloom {
             ahead if ahead > self.plan.generations => {
                 answers.extend(std::iter::repeat_n(false, digests.len()));
             }
-            ahead => answers.extend(digests.iter().map(|&d| self.contains_ahead(d, ahead))),
+            ahead => answers.extend(
+                digests
+                    .iter()
+                    .map(|&d| self.contains_ahead::<false>(d, ahead)),
+            ),
         }
     }
 

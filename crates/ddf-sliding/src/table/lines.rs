@@ -24,11 +24,39 @@ impl Table {
     /// layouts' path.
     #[inline]
     pub(super) fn lookup_line(&self, slot: Slot) -> Option<u32> {
+        self.lookup_line_inlined(slot)
+    }
+
+    /// [`upsert`](Table::upsert) in lines; the dispatch stays out of
+    /// `upsert` as in [`lookup_line`](Table::lookup_line) (inlined there,
+    /// it costs the default layout 6 % more instructions per observe).
+    #[inline]
+    pub(super) fn upsert_line(
+        &mut self,
+        slot: Slot,
+        tag: u32,
+        ages: &Ages,
+        rng: &mut SplitMix64,
+    ) -> Option<u32> {
+        self.upsert_line_inlined(slot, tag, ages, rng)
+    }
+
+    /// [`scan`](Table::scan) in lines: empties the stale cells of the next
+    /// `count` lines.
+    pub(super) fn scan_line(&mut self, count: u64, ages: &Ages) {
+        self.scan_line_inlined(count, ages);
+    }
+
+    /// [`lookup_line`](Table::lookup_line), inlined: the path of the
+    /// filter's kernels (`filter/kernels.rs`), compiled for the machine's
+    /// instructions there.
+    #[inline(always)]
+    pub(crate) fn lookup_line_inlined(&self, slot: Slot) -> Option<u32> {
         per_tag_width!(self.tag_bits, S => self.lookup_line_in::<S>(slot))
     }
 
     /// [`lookup_line`](Table::lookup_line) with `S` tag bits.
-    #[inline]
+    #[inline(always)]
     fn lookup_line_in<const S: u32>(&self, slot: Slot) -> Option<u32> {
         let shape = LineShape::fixed::<S>();
         let (lines, _) = self.cells.as_lines().expect("a table of lines");
@@ -44,11 +72,10 @@ impl Table {
         self.stash_tag(slot)
     }
 
-    /// [`upsert`](Table::upsert) in lines; the dispatch stays out of
-    /// `upsert` as in [`lookup_line`](Table::lookup_line) (inlined there,
-    /// it costs the default layout 6 % more instructions per observe).
-    #[inline]
-    pub(super) fn upsert_line(
+    /// [`upsert_line`](Table::upsert_line), inlined like
+    /// [`lookup_line_inlined`](Table::lookup_line_inlined).
+    #[inline(always)]
+    pub(crate) fn upsert_line_inlined(
         &mut self,
         slot: Slot,
         tag: u32,
@@ -59,7 +86,7 @@ impl Table {
     }
 
     /// [`upsert_line`](Table::upsert_line) with `S` tag bits.
-    #[inline]
+    #[inline(always)]
     fn upsert_line_in<const S: u32>(
         &mut self,
         slot: Slot,
@@ -162,13 +189,15 @@ impl Table {
         self.walk(slot, value, ages, rng);
     }
 
-    /// [`scan`](Table::scan) in lines: empties the stale cells of the next
-    /// `count` lines.
-    pub(super) fn scan_line(&mut self, count: u64, ages: &Ages) {
+    /// [`scan_line`](Table::scan_line), inlined like
+    /// [`lookup_line_inlined`](Table::lookup_line_inlined).
+    #[inline(always)]
+    pub(crate) fn scan_line_inlined(&mut self, count: u64, ages: &Ages) {
         per_tag_width!(self.tag_bits, S => self.scan_line_in::<S>(count, ages));
     }
 
     /// [`scan_line`](Table::scan_line) with `S` tag bits.
+    #[inline(always)]
     fn scan_line_in<const S: u32>(&mut self, count: u64, ages: &Ages) {
         let shape = LineShape::fixed::<S>();
         let (buckets, mut bucket, mut freed) = (self.buckets, self.scan, 0);
