@@ -4,6 +4,7 @@
 //! method and trait implementation here.
 
 use crate::core::{AgeCore, CACHED_BITS, Segments};
+use ddf_bits::isa::{self, Isa};
 use ddf_core::{Digest, ParamError, Verdict, Window};
 
 /// How the segments of an [`AgePartitioned`] filter store items:
@@ -24,6 +25,9 @@ impl SegmentLayout for crate::Blocks {}
 #[derive(Clone, PartialEq, Eq)]
 pub struct AgePartitioned<S: SegmentLayout> {
     pub(crate) core: AgeCore<S>,
+    /// The instructions the hot paths run with when the layout asks for it
+    /// ([`Segments::ISA_KERNELS`]; derived, so not in snapshots).
+    pub(crate) isa: Isa,
 }
 
 impl<S: SegmentLayout> AgePartitioned<S> {
@@ -32,7 +36,16 @@ impl<S: SegmentLayout> AgePartitioned<S> {
     /// lasts at most `τ = ⌈t/l⌉`.
     pub(crate) fn from_core_with_span(mut core: AgeCore<S>, span: u64) -> Result<Self, ParamError> {
         core.set_time_span(span)?;
-        Ok(AgePartitioned { core })
+        Ok(AgePartitioned::of(core))
+    }
+
+    /// The filter of `core`, its hot paths run with this machine's
+    /// instructions ([`Isa::detect`]).
+    pub(crate) fn of(core: AgeCore<S>) -> Self {
+        AgePartitioned {
+            core,
+            isa: Isa::detect(),
+        }
     }
 
     /// Segments per item and consecutive matches per query, `k`.
@@ -69,10 +82,71 @@ impl<S: SegmentLayout> AgePartitioned<S> {
     }
 }
 
+impl<S: SegmentLayout> AgePartitioned<S> {
+    /// `contains` at `now`, through an [`Isa`] kernel when the layout asks.
+    #[inline]
+    fn contains_then(&self, digest: Digest, now: u64) -> bool {
+        if S::ISA_KERNELS {
+            self.isa.run(Contains {
+                core: &self.core,
+                digest,
+                now,
+            })
+        } else {
+            self.core.contains(digest, now)
+        }
+    }
+
+    /// `observe` at `now`, through an [`Isa`] kernel when the layout asks.
+    #[inline]
+    fn observe_then(&mut self, digest: Digest, now: u64) -> Verdict {
+        if S::ISA_KERNELS {
+            self.isa.run(Observe {
+                core: &mut self.core,
+                digest,
+                now,
+            })
+        } else {
+            self.core.observe(digest, now)
+        }
+    }
+}
+
+/// [`AgeCore::contains`] as a kernel, compiled for the baseline and for
+/// the instructions found at run time ([`ddf_bits::isa`]).
+struct Contains<'a, S: Segments> {
+    core: &'a AgeCore<S>,
+    digest: Digest,
+    now: u64,
+}
+
+impl<S: Segments> isa::Kernel for Contains<'_, S> {
+    type Output = bool;
+    #[inline(always)]
+    fn run(self) -> bool {
+        self.core.contains(self.digest, self.now)
+    }
+}
+
+/// [`AgeCore::observe`] as a kernel, as [`Contains`].
+struct Observe<'a, S: Segments> {
+    core: &'a mut AgeCore<S>,
+    digest: Digest,
+    now: u64,
+}
+
+impl<S: Segments> isa::Kernel for Observe<'_, S> {
+    type Output = Verdict;
+    #[inline(always)]
+    fn run(self) -> Verdict {
+        self.core.observe(self.digest, self.now)
+    }
+}
+
 impl<S: SegmentLayout> ddf_core::DuplicateFilter for AgePartitioned<S> {
     #[inline]
     fn contains(&self, digest: Digest) -> bool {
-        self.core.contains(digest, self.core.now())
+        self.contains_then(digest, self.core.now())
     }
 
     #[inline]
@@ -85,7 +159,7 @@ impl<S: SegmentLayout> ddf_core::DuplicateFilter for AgePartitioned<S> {
     #[inline]
     fn observe(&mut self, digest: Digest) -> Verdict {
         let now = self.core.now();
-        self.core.observe(digest, now)
+        self.observe_then(digest, now)
     }
 
     /// Prefetches each item's segments a few items ahead; same verdicts
@@ -127,7 +201,7 @@ impl<S: SegmentLayout> ddf_core::TimedFilter for AgePartitioned<S> {
     /// Without time-based generations the time is ignored.
     #[inline]
     fn contains_at(&self, digest: Digest, now: u64) -> bool {
-        self.core.contains(digest, now)
+        self.contains_then(digest, now)
     }
 
     #[inline]
@@ -137,7 +211,7 @@ impl<S: SegmentLayout> ddf_core::TimedFilter for AgePartitioned<S> {
 
     #[inline]
     fn observe_at(&mut self, digest: Digest, now: u64) -> Verdict {
-        self.core.observe(digest, now)
+        self.observe_then(digest, now)
     }
 
     /// Prefetches as [`observe_batch`](ddf_core::DuplicateFilter::observe_batch)

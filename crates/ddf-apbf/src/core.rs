@@ -17,6 +17,9 @@ pub trait Segments: Clone + PartialEq + Eq {
     /// Items the batch path prefetches ahead
     /// ([`Prefetch::LOOKAHEAD`](ddf_core::batch::Prefetch::LOOKAHEAD)).
     const LOOKAHEAD: usize;
+    /// Whether the hot paths run as [`ddf_bits::isa`] kernels, compiled
+    /// for the baseline and for the instructions found at run time.
+    const ISA_KERNELS: bool;
     /// Whether a cached state's queries test every segment at once (see
     /// [`CACHED_BITS`]): worth it where a test is a few instructions.
     const ALL_AT_ONCE: bool;

@@ -7,7 +7,7 @@
 //! the last decade has the x86-64-v3 level (AVX2, BMI1, BMI2, LZCNT,
 //! POPCNT). A probe of the sliding filter's line buckets counts and finds
 //! bits in every step, and at that level it runs about a fifth fewer
-//! instructions.
+//! instructions; the blocked APBF's shifts and masks, a third fewer.
 //!
 //! The mechanism: the caller writes its loop as a [`Kernel`] whose
 //! [`run`](Kernel::run) is `#[inline(always)]`, and calls
