@@ -10,9 +10,9 @@
 //!   above its last cell stay zero;
 //! - packed: four cells per bucket, buckets end to end in a
 //!   [`CellRows`], the least space; a bucket may straddle two words;
-//! - lines: one 64-byte [`Line`] per bucket, 16-bit remainders and tag bit
-//!   planes ([`crate::lines`]), read by the table's line paths, not as a
-//!   word.
+//! - lines: one 64-byte [`Line`] per bucket, 16-bit remainders (or their
+//!   low halves, in wide lines) and bit planes ([`crate::lines`]), read by
+//!   the table's line paths, not as a word.
 
 use crate::lines::{Line, LineShape};
 use ddf_bits::CellRows;
@@ -84,7 +84,7 @@ impl Buckets {
             store: Store::Lines(filled_vec(len, Line::EMPTY), shape),
             buckets,
             cells: shape.cells(),
-            width: LineShape::REMAINDER_BITS + shape.tag_bits(),
+            width: shape.remainder_bits() + shape.tag_bits(),
             narrow: false,
         }
     }

@@ -1,5 +1,6 @@
 //! `SlidingBloom`: generations over the tagged table, and the filter traits.
 
+use crate::lines::Remainders;
 use crate::plan::{
     BEYOND_CACHE_BITS, Clock, Layout, LayoutChoice, Plan, Request, SCAN_STRIDE, Sizing, Slack,
 };
@@ -10,7 +11,7 @@ use ddf_core::{
     Digest, DuplicateFilter, ParamError, Prediction, TimeClock, TimedFilter, Verdict, Window,
     Windowed,
 };
-use ddf_hash::{Fingerprinter, SplitMix64, ZeroPolicy};
+use ddf_hash::SplitMix64;
 
 /// Seed of the relocation generator unless [`SlidingBloom::with_seed`] sets one.
 const DEFAULT_SEED: u64 = 0x6e61_6f72_796f_6765;
@@ -52,7 +53,7 @@ mod traits;
 pub struct SlidingBloom {
     plan: Plan,
     table: Table,
-    fingerprinter: Fingerprinter,
+    remainders: Remainders,
     /// Absolute index of the current generation.
     generation: u64,
     /// `generation mod 2^s`.
@@ -242,7 +243,8 @@ impl SlidingBloom {
     /// Allocates the table of `plan`.
     pub(crate) fn from_plan(plan: Plan) -> Result<Self, ParamError> {
         // The plan keeps remainders within 1..=31 bits.
-        let fingerprinter = Fingerprinter::new(plan.remainder_bits, ZeroPolicy::Rehash)?;
+        let wide_lines = plan.line_shape().is_some_and(|s| s.is_wide());
+        let remainders = Remainders::new(plan.remainder_bits, wide_lines)?;
         let table = Table::new(&plan);
         let ages = table.ages(0, plan.tag_modulus, plan.generations as u32);
         let active = match plan.request.clock {
@@ -252,7 +254,7 @@ impl SlidingBloom {
         Ok(SlidingBloom {
             table,
             plan,
-            fingerprinter,
+            remainders,
             generation: 0,
             tag: 0,
             ages,
@@ -305,10 +307,11 @@ impl SlidingBloom {
     /// of one cache line whose probe does not branch on what they hold,
     /// and almost no relocation. [`new`](Self::new) picks it there by
     /// itself ([`BEYOND_CACHE_BITS`](crate::BEYOND_CACHE_BITS)); this fixes
-    /// a layout whatever the size. It fails with a `fpr` error when the rate
-    /// asks for more than its 16-bit remainders give (about `2·b·α/2^16`
-    /// with `b` = 22 to 30 cells), and with a `generations` error when the
-    /// tags need more than 8 bits.
+    /// a layout whatever the size. Lines keep 16-bit remainders where they
+    /// meet the rate (about `2·b·α/2^16` with `b` = 16 to 30 cells), else
+    /// `32 − s` bits in lines of 16 cells (about `2·16·α/2^(32 − s)`). It
+    /// fails with a `fpr` error when the rate asks for more than that, and
+    /// with a `generations` error when the tags need more than 8 bits.
     ///
     /// ```
     /// use ddf_sliding::{Layout, Slack, SlidingBloom};
@@ -316,9 +319,13 @@ impl SlidingBloom {
     /// let f = SlidingBloom::new(1 << 20, Slack::AtMost(1 << 20), 1e-3)?.with_layout(Layout::Line)?;
     /// assert_eq!(f.layout(), Layout::Line);
     /// assert!(f.false_positive_bound() <= 1e-3);
-    /// // 16-bit remainders cannot meet a rate of one in a million.
+    /// // One in a million needs more than 16 remainder bits: wide lines.
     /// let tight = SlidingBloom::new(1 << 20, Slack::AtMost(1 << 20), 1e-6)?;
-    /// assert_eq!(tight.with_layout(Layout::Line).unwrap_err().param(), "fpr");
+    /// let wide = tight.with_layout(Layout::Line)?;
+    /// assert!(wide.remainder_bits() > 16 && wide.false_positive_bound() <= 1e-6);
+    /// // One in a hundred million, more than a line's cells hold.
+    /// let tighter = SlidingBloom::new(1 << 20, Slack::AtMost(1 << 20), 1e-8)?;
+    /// assert_eq!(tighter.with_layout(Layout::Line).unwrap_err().param(), "fpr");
     /// # Ok::<(), ddf_sliding::ParamError>(())
     /// ```
     pub fn with_layout(self, layout: Layout) -> Result<Self, ParamError> {
@@ -409,8 +416,9 @@ impl SlidingBloom {
         self.plan.max_active
     }
 
-    /// The number of distinct entry keys, `B·(2^r − 1)/2`: the hash range
-    /// `M` of §2.1.
+    /// The number of distinct entry keys, `B·(2^r − 1)/2`, or in lines,
+    /// whose remainders never have a zero low half,
+    /// `B·(2^16 − 1)·2^(r − 16)/2`: the hash range `M` of §2.1.
     pub fn key_space(&self) -> f64 {
         self.plan.key_space()
     }
@@ -522,7 +530,7 @@ impl SlidingBloom {
     #[inline]
     fn slot(&self, digest: Digest) -> Slot {
         let (first, rest) = digest.split(self.plan.buckets);
-        self.table.slot(first, self.fingerprinter.fingerprint(rest))
+        self.table.slot(first, self.remainders.remainder(rest))
     }
 
     /// Generations between the current one and the one of time `now`

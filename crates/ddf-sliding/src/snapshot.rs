@@ -2,7 +2,6 @@
 
 use crate::buckets::Buckets;
 use crate::filter::{ClockState, SlidingBloom};
-use crate::lines::LineShape;
 use crate::plan::{CELLS_PER_BUCKET, Clock, Layout, Plan, Request, Slack};
 use crate::table::{EntryKey, Table};
 use ddf_bits::CellRows;
@@ -39,7 +38,11 @@ impl Snapshot for SlidingBloom {
     // Layout 5 adds the bucket layout: packed four-cell rows, as layouts 3
     // and 4 stored every table, aligned words of as many cells as fit, or
     // (a later value of the same byte) lines of 16-bit remainders and tag
-    // planes, which earlier readers refuse as an unknown layout.
+    // planes, which earlier readers refuse as an unknown layout. Lines with
+    // more remainder bits (wide lines, rates 16 bits miss) keep the same
+    // byte and bytes; the stored remainder width tells them apart, and a
+    // reader that knows only 16-bit lines refuses them when it rebuilds
+    // the plan (its lines cannot meet the stored rate).
     const VERSION: u16 = 5;
     const OLDEST_VERSION: u16 = 3;
 
@@ -233,7 +236,7 @@ impl Snapshot for SlidingBloom {
                     .map_err(|e| DecodeError::invalid("cells", e.to_string()))?,
             ),
             Layout::Line => {
-                let shape = LineShape::new(plan.tag_bits).ok_or_else(|| {
+                let shape = plan.line_shape().ok_or_else(|| {
                     DecodeError::invalid("tag_bits", "more tag bits than a line holds")
                 })?;
                 Buckets::lines_from_words(&words, plan.buckets, shape).map_err(|b| {

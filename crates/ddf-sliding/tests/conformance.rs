@@ -37,3 +37,18 @@ ddf_core::timed_conformance!(
         .unwrap(),
     2
 );
+// And with wide lines: a rate 16-bit remainders miss.
+conformance!(
+    count_window_wide_lines,
+    SlidingBloom::new(500, Slack::AtMost(100), 1e-6)
+        .and_then(|f| f.with_layout(Layout::Line))
+        .unwrap(),
+    Conformance::default().promise(Promise::LastInsertions(500))
+);
+ddf_core::timed_conformance!(
+    time_window_clock_wide_lines,
+    SlidingBloom::with_time_span(500, Slack::AtMost(100), 20_000, 1e-6)
+        .and_then(|f| f.with_layout(Layout::Line))
+        .unwrap(),
+    2
+);

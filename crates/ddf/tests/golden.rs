@@ -41,6 +41,7 @@ const GOLDEN: &[(&str, u64)] = &[
     ("sliding-count", 0xfc4991162fd1a44c),
     ("sliding-time", 0xe1836190f2668b00),
     ("sliding-lines", 0x9a3a1dff3cd8e869),
+    ("sliding-wide-lines", 0x2b2d20d8da8dad44),
     ("queued-bloom", 0x7128278c6df69f57),
     ("queued-qht", 0xb36d3922a1700812),
     ("deduper-qht", 0x33264e73bcc18119),

@@ -210,11 +210,14 @@ pub enum Layout {
     /// insertions with both buckets full. The bits of a word above its
     /// last cell are unused.
     Aligned,
-    /// Each bucket one 64-byte cache line of `b = 32 − 2s` cells with
-    /// 16-bit remainders and the tags in bit planes:
-    /// probes without a branch on the contents, and two lines per item
-    /// that balance themselves, so relocation is rare. Only for rates that
-    /// 16-bit remainders meet, about `2·b·α/2^16` or more.
+    /// Each bucket one 64-byte cache line: `b = 32 − 2s` cells with
+    /// 16-bit remainders and the tags in bit planes, or, for rates 16 bits
+    /// miss, 16 cells whose remainders have `32 − s` bits (the 16 low ones
+    /// in the cell's word, the others in planes like the tags). Probes
+    /// without a branch on the contents, and two lines per item that
+    /// balance themselves, so relocation is rare. For rates of about
+    /// `2·b·α/2^16` or more with 16-bit remainders, down to about
+    /// `2·16·α/2^(32 − s)` with wide ones.
     Line,
 }
 
@@ -250,8 +253,9 @@ pub const ALIGNED_SPACE_MARGIN: f64 = 0.125;
 pub const BEYOND_CACHE_BITS: u64 = 1 << 26;
 
 /// How much more table space than the word layout lines may take and still
-/// be chosen beyond the caches: 1/4 (lines take 21–23 % more at
-/// `fpr(1e-3)`, their 16-bit remainders wider than the rate needs).
+/// be chosen beyond the caches: 1/4 (narrow lines take 21–23 % more at
+/// `fpr(1e-3)`, their 16-bit remainders wider than the rate needs; wide
+/// lines about as much as words at `fpr(1e-6)`).
 pub const LINE_SPACE_MARGIN: f64 = 0.25;
 
 /// Who picks the bucket layout, and to what end
@@ -409,7 +413,7 @@ impl Plan {
             return Ok(words);
         }
         // Beyond the caches, lines if they meet the request within the
-        // margin; their refusals (a rate 16-bit remainders miss, tags too
+        // margin; their refusals (a rate even wide lines miss, tags too
         // wide for a line) leave the word layout.
         match with(Layout::Line) {
             Ok(line)
@@ -526,8 +530,9 @@ impl Plan {
                 "fpr",
                 request.fpr,
                 format!(
-                    "a rate that a line's {}-bit remainders meet: this needs {remainder_bits} bits",
-                    LineShape::REMAINDER_BITS
+                    "a rate that a line's remainders meet (at most {} bits with {tag_bits} tag \
+                     bits): this needs {remainder_bits} bits",
+                    2 * LineShape::LOW_BITS - tag_bits
                 ),
             ),
             ShapeError::LineTags => ParamError::new(
@@ -666,7 +671,23 @@ impl Plan {
     /// The number of distinct keys `(bucket pair, remainder)`, `B·(2^r − 1)/2`:
     /// the hash range `M` of §2.1 for this table.
     pub(crate) fn key_space(&self) -> f64 {
-        self.buckets as f64 * (2f64.powi(self.remainder_bits as i32) - 1.0) / 2.0
+        match self.layout {
+            // Remainders with a zero low half are not stored in lines.
+            Layout::Line => line_key_space(self.buckets, self.remainder_bits),
+            Layout::Packed | Layout::Aligned => {
+                self.buckets as f64 * (2f64.powi(self.remainder_bits as i32) - 1.0) / 2.0
+            }
+        }
+    }
+
+    /// The shape of the lines, for a plan of [`Layout::Line`].
+    pub(crate) fn line_shape(&self) -> Option<LineShape> {
+        match self.layout {
+            Layout::Line => {
+                LineShape::new(self.tag_bits, self.remainder_bits > LineShape::LOW_BITS)
+            }
+            Layout::Packed | Layout::Aligned => None,
+        }
     }
 
     /// The guaranteed false-positive bound: `max_active / key_space` (§2.1).
@@ -691,33 +712,47 @@ enum ShapeError {
     Capacity,
     /// The cell would exceed 32 bits (the remainder width it needs).
     Cell(u32),
-    /// A line's 16-bit remainders do not meet the rate (the width it needs).
+    /// No line's remainders meet the rate (the width it needs).
     Line(u32),
     /// The tags do not fit a line.
     LineTags,
 }
 
-/// The geometry of line buckets: `B` lines of `32 − 2s` cells hold the most
-/// active entries at the design load (plus the small-table margin), with
-/// 16-bit remainders, if those meet the rate over `B` lines.
+/// The geometry of line buckets: `B` lines hold the most active entries
+/// at the design load (plus the small-table margin). Narrow lines of
+/// `32 − 2s` cells if their 16-bit remainders meet the rate over `B`
+/// lines, else wide lines of 16 cells and `32 − s` remainder bits if those
+/// do ([`LineShape`]).
 fn line_shape(
     request: &Request,
     max_active: u64,
     tag_bits: u32,
 ) -> Result<BucketShape, ShapeError> {
-    let shape = LineShape::new(tag_bits).ok_or(ShapeError::LineTags)?;
-    let cells = shape.cells();
-    let buckets = bucket_count(request, max_active, cells, 512)?;
-    let needed = remainder_bits(max_active, buckets, request.fpr);
-    if needed > LineShape::REMAINDER_BITS {
-        return Err(ShapeError::Line(needed));
+    let mut needed = 0;
+    for wide in [false, true] {
+        let shape = LineShape::new(tag_bits, wide).ok_or(ShapeError::LineTags)?;
+        let cells = shape.cells();
+        let buckets = bucket_count(request, max_active, cells, 512)?;
+        let bits = shape.remainder_bits();
+        if line_key_space(buckets, bits) * request.fpr >= max_active as f64 {
+            return Ok(BucketShape {
+                buckets,
+                cells,
+                word: 512,
+                remainder_bits: bits,
+            });
+        }
+        needed = remainder_bits(max_active, buckets, request.fpr);
     }
-    Ok(BucketShape {
-        buckets,
-        cells,
-        word: 512,
-        remainder_bits: LineShape::REMAINDER_BITS,
-    })
+    Err(ShapeError::Line(needed))
+}
+
+/// The number of distinct keys `(line pair, remainder)` of `B` lines with
+/// `r`-bit remainders whose low 16 bits are not zero (0 marks an empty
+/// cell): `B·(2^16 − 1)·2^(r − 16)/2`.
+fn line_key_space(buckets: u64, remainder_bits: u32) -> f64 {
+    let high = (remainder_bits - LineShape::LOW_BITS) as i32;
+    buckets as f64 * (2f64.powi(LineShape::LOW_BITS as i32) - 1.0) * 2f64.powi(high) / 2.0
 }
 
 /// The geometry with `cells` cells per bucket: `B` buckets hold the most

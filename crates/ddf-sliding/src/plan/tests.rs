@@ -27,8 +27,34 @@ fn lines_beyond_the_caches_within_the_margin() {
     }
     let in_cache = Request::count(1 << 18, Slack::AtMost(1 << 18), None, 1e-3);
     assert_ne!(Plan::new(in_cache).unwrap().layout, Layout::Line);
-    let tight = Request::count(w, Slack::AtMost(w), None, 1e-6);
-    assert_ne!(Plan::new(tight).unwrap().layout, Layout::Line);
+    let tighter = Request::count(w, Slack::AtMost(w), None, 1e-8);
+    assert_ne!(Plan::new(tighter).unwrap().layout, Layout::Line);
+}
+
+/// Rates 16-bit remainders miss get wide lines: 16 cells of `32 − s`
+/// remainder bits, within the margin of the word layout; the default of
+/// the front ends (1e-6, a slack of 1 %) among them.
+#[test]
+fn tight_rates_get_wide_lines() {
+    let w = 1 << 24;
+    for (slack, fpr) in [(w, 1e-6), (w / 100, 1e-6), (w / 100, 1e-5), (w, 1e-7)] {
+        let request = Request::count(w, Slack::AtMost(slack), None, fpr);
+        let p = Plan::new(request).unwrap();
+        assert_eq!(p.layout, Layout::Line, "slack {slack}, fpr {fpr}");
+        let shape = p.line_shape().unwrap();
+        assert!(shape.is_wide());
+        assert_eq!(p.cells_per_bucket, 16);
+        assert_eq!(p.remainder_bits, 32 - p.tag_bits);
+        assert!(p.false_positive_bound() <= fpr);
+        let words = Plan::new(request.with_choice(LayoutChoice::LeastSpace)).unwrap();
+        assert!(p.table_bits() as f64 <= words.table_bits() as f64 * (1.0 + LINE_SPACE_MARGIN));
+    }
+    // More than 32 − s bits: no line at all.
+    let mut request = Request::count(1 << 20, Slack::AtMost(1 << 20), None, 1e-9);
+    request.layout = Some(Layout::Line);
+    let err = Plan::new(request).unwrap_err();
+    assert_eq!(err.param(), "fpr");
+    assert!(err.expected().contains("bits"), "{err}");
 }
 
 #[test]

@@ -52,15 +52,15 @@ impl Table {
     /// instructions there.
     #[inline(always)]
     pub(crate) fn lookup_line_inlined(&self, slot: Slot) -> Option<u32> {
-        per_tag_width!(self.tag_bits, S => self.lookup_line_in::<S>(slot))
+        per_line_shape!(self, S, W => self.lookup_line_in::<S, W>(slot))
     }
 
-    /// [`lookup_line`](Table::lookup_line) with `S` tag bits.
+    /// [`lookup_line`](Table::lookup_line) with `S` tag bits, wide if `W`.
     #[inline(always)]
-    fn lookup_line_in<const S: u32>(&self, slot: Slot) -> Option<u32> {
-        let shape = LineShape::fixed::<S>();
+    fn lookup_line_in<const S: u32, const W: bool>(&self, slot: Slot) -> Option<u32> {
+        let shape = LineShape::fixed::<S, W>();
         let (lines, _) = self.cells.as_lines().expect("a table of lines");
-        let remainder = slot.remainder as u16;
+        let remainder = slot.remainder;
         for bucket in [slot.first, slot.second] {
             let line = &lines[bucket as usize];
             // Ages do not matter here: any entry of the key, active or stale.
@@ -82,22 +82,22 @@ impl Table {
         ages: &Ages,
         rng: &mut SplitMix64,
     ) -> Option<u32> {
-        per_tag_width!(self.tag_bits, S => self.upsert_line_in::<S>(slot, tag, ages, rng))
+        per_line_shape!(self, S, W => self.upsert_line_in::<S, W>(slot, tag, ages, rng))
     }
 
-    /// [`upsert_line`](Table::upsert_line) with `S` tag bits.
+    /// [`upsert_line`](Table::upsert_line) with `S` tag bits, wide if `W`.
     #[inline(always)]
-    fn upsert_line_in<const S: u32>(
+    fn upsert_line_in<const S: u32, const W: bool>(
         &mut self,
         slot: Slot,
         tag: u32,
         ages: &Ages,
         rng: &mut SplitMix64,
     ) -> Option<u32> {
-        let shape = LineShape::fixed::<S>();
+        let shape = LineShape::fixed::<S, W>();
         // Both lines are requested before either is read.
         self.cells.prefetch(slot.second);
-        let remainder = slot.remainder as u16;
+        let remainder = slot.remainder;
         let (lines, _) = self.cells.as_lines_mut().expect("a table of lines");
         // Hits need no ages: the caller judges the old tag. So both lines
         // are only compared, and ages are computed for one line below.
@@ -128,7 +128,7 @@ impl Table {
         let (lines, _) = self.cells.as_lines_mut().expect("a table of lines");
         let line = &mut lines[bucket as usize];
         let free = (!full | shape.older_than(line, &ages.line)) & shape.cell_mask();
-        let fresh = u32::from(remainder) << S | tag;
+        let fresh = remainder << S | tag;
         if free == 0 {
             self.place_elsewhere(slot, other, fresh, ages, rng);
         } else {
@@ -159,14 +159,14 @@ impl Table {
     pub(super) fn try_place_line(&mut self, bucket: u64, value: u32, ages: &Ages) -> bool {
         let (lines, shape) = self.cells.as_lines_mut().expect("a table of lines");
         let line = &mut lines[bucket as usize];
-        let probe = shape.probe(line, 0, &ages.line);
-        let free = !probe.active & shape.cell_mask();
+        let full = shape.full(line);
+        let free = (!full | shape.older_than(line, &ages.line)) & shape.cell_mask();
         if free == 0 {
             return false;
         }
         let j = free.trailing_zeros();
         shape.replace(line, j, value);
-        self.occupied += u64::from(probe.full >> j & 1 == 0);
+        self.occupied += u64::from(full >> j & 1 == 0);
         true
     }
 
@@ -193,13 +193,13 @@ impl Table {
     /// [`lookup_line_inlined`](Table::lookup_line_inlined).
     #[inline(always)]
     pub(crate) fn scan_line_inlined(&mut self, count: u64, ages: &Ages) {
-        per_tag_width!(self.tag_bits, S => self.scan_line_in::<S>(count, ages));
+        per_line_shape!(self, S, W => self.scan_line_in::<S, W>(count, ages));
     }
 
-    /// [`scan_line`](Table::scan_line) with `S` tag bits.
+    /// [`scan_line`](Table::scan_line) with `S` tag bits, wide if `W`.
     #[inline(always)]
-    fn scan_line_in<const S: u32>(&mut self, count: u64, ages: &Ages) {
-        let shape = LineShape::fixed::<S>();
+    fn scan_line_in<const S: u32, const W: bool>(&mut self, count: u64, ages: &Ages) {
+        let shape = LineShape::fixed::<S, W>();
         let (buckets, mut bucket, mut freed) = (self.buckets, self.scan, 0);
         let (lines, _) = self.cells.as_lines_mut().expect("a table of lines");
         for _ in 0..count {
@@ -219,8 +219,9 @@ mod tests {
     use ddf_hash::SplitMix64;
     use std::collections::VecDeque;
 
-    fn line_filter(window: u64, load: f64) -> SlidingBloom {
-        let mut request = Request::count(window, Slack::AtMost(window), None, 1e-3);
+    /// Narrow lines at 1e-3, wide ones at 1e-6.
+    fn line_filter(window: u64, load: f64, fpr: f64) -> SlidingBloom {
+        let mut request = Request::count(window, Slack::AtMost(window), None, fpr);
         request.layout = Some(Layout::Line);
         request.load = load;
         let f = SlidingBloom::from_request(request).unwrap();
@@ -233,9 +234,11 @@ mod tests {
     /// stash stays empty, and the occupancy count stays exact.
     #[test]
     fn lines_keep_the_window_and_the_rate() {
-        for load in [0.9, 0.96] {
+        for (load, fpr) in [(0.9, 1e-3), (0.96, 1e-3), (0.9, 1e-6), (0.96, 1e-6)] {
             let w = 20_000;
-            let mut f = line_filter(w, load);
+            let mut f = line_filter(w, load, fpr);
+            let wide = f.remainder_bits() > 16;
+            assert_eq!(wide, fpr < 1e-3);
             let mut recent: VecDeque<u64> = VecDeque::new();
             let mut rng = SplitMix64::new(5);
             let (mut fresh, mut false_dups) = (0u64, 0u64);
@@ -281,18 +284,20 @@ mod tests {
     /// Batches give the same verdicts and the same state as one by one.
     #[test]
     fn line_batches_match_one_by_one() {
-        let mut one = line_filter(5_000, 0.9);
-        let mut batch = one.clone();
-        let mut rng = SplitMix64::new(9);
-        let digests: Vec<Digest> = (0..30_000)
-            .map(|_| Digest::mixed(rng.below(12_000)))
-            .collect();
-        let singles: Vec<Verdict> = digests.iter().map(|&d| one.observe(d)).collect();
-        let mut batched = Vec::new();
-        for chunk in digests.chunks(64) {
-            batch.observe_batch(chunk, &mut batched);
+        for fpr in [1e-3, 1e-6] {
+            let mut one = line_filter(5_000, 0.9, fpr);
+            let mut batch = one.clone();
+            let mut rng = SplitMix64::new(9);
+            let digests: Vec<Digest> = (0..30_000)
+                .map(|_| Digest::mixed(rng.below(12_000)))
+                .collect();
+            let singles: Vec<Verdict> = digests.iter().map(|&d| one.observe(d)).collect();
+            let mut batched = Vec::new();
+            for chunk in digests.chunks(64) {
+                batch.observe_batch(chunk, &mut batched);
+            }
+            assert_eq!(singles, batched);
+            assert_eq!(one.to_bytes(), batch.to_bytes());
         }
-        assert_eq!(singles, batched);
-        assert_eq!(one.to_bytes(), batch.to_bytes());
     }
 }

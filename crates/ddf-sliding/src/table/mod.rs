@@ -1,30 +1,39 @@
 //! The dictionary of §2.2: a two-choice table of (remainder, generation tag) cells with lazy deletion, an incremental scan and an exact stash.
 
 use crate::buckets::Buckets;
-use crate::lines::{LineClock, LineShape};
+use crate::lines::LineClock;
 use crate::plan::{BEYOND_CACHE_BITS, CELLS_PER_BUCKET, Layout, Plan};
 use ddf_bits::CellRows;
 use ddf_hash::{Digest, SplitMix64};
 use std::collections::BTreeMap;
 use std::ops::{BitAnd, BitOr, BitXor, Not, Shl, Shr};
 
-/// Evaluates `$body` with the constant `$s` set to the tag width `$bits`
-/// (1 to 8; a line holds at most 8 tag planes), so that each width gets a
-/// path compiled with its own masks.
-macro_rules! per_tag_width {
-    ($bits:expr, $s:ident => $body:expr) => {
-        match $bits {
-            1 => per_tag_width!(@ 1, $s => $body),
-            2 => per_tag_width!(@ 2, $s => $body),
-            3 => per_tag_width!(@ 3, $s => $body),
-            4 => per_tag_width!(@ 4, $s => $body),
-            5 => per_tag_width!(@ 5, $s => $body),
-            6 => per_tag_width!(@ 6, $s => $body),
-            7 => per_tag_width!(@ 7, $s => $body),
-            _ => per_tag_width!(@ 8, $s => $body),
+/// Evaluates `$body` with the constants `$s` set to the lines' tag width
+/// (1 to 8; a line holds at most 8 tag planes) and `$w` to whether they
+/// are wide ([`LineShape`](crate::lines::LineShape)), so that each shape gets a path compiled with
+/// its own masks.
+macro_rules! per_line_shape {
+    ($table:expr, $s:ident, $w:ident => $body:expr) => {
+        if $table.wide_lines {
+            per_line_shape!(@ true, $table.tag_bits, $s, $w => $body)
+        } else {
+            per_line_shape!(@ false, $table.tag_bits, $s, $w => $body)
         }
     };
-    (@ $width:literal, $s:ident => $body:expr) => {{
+    (@ $wide:literal, $bits:expr, $s:ident, $w:ident => $body:expr) => {{
+        const $w: bool = $wide;
+        match $bits {
+            1 => per_line_shape!(@@ 1, $s => $body),
+            2 => per_line_shape!(@@ 2, $s => $body),
+            3 => per_line_shape!(@@ 3, $s => $body),
+            4 => per_line_shape!(@@ 4, $s => $body),
+            5 => per_line_shape!(@@ 5, $s => $body),
+            6 => per_line_shape!(@@ 6, $s => $body),
+            7 => per_line_shape!(@@ 7, $s => $body),
+            _ => per_line_shape!(@@ 8, $s => $body),
+        }
+    }};
+    (@@ $width:literal, $s:ident => $body:expr) => {{
         const $s: u32 = $width;
         $body
     }};
@@ -134,6 +143,9 @@ pub(crate) struct Table {
     /// Buckets are cache lines ([`Layout::Line`]): the hot paths are the
     /// line paths of `lines.rs`.
     line_rows: bool,
+    /// The lines are wide: remainders beyond 16 bits
+    /// ([`LineShape`](crate::lines::LineShape)).
+    wide_lines: bool,
     tag_bits: u32,
     tag_mask: u32,
     /// Entries the table could not place: key to tag.
@@ -395,7 +407,8 @@ impl Table {
             Layout::Aligned => Buckets::aligned(plan.buckets, plan.cells_per_bucket, cell_bits),
             Layout::Line => Buckets::lines(
                 plan.buckets,
-                LineShape::new(plan.tag_bits).expect("the plan checked the tags fit a line"),
+                plan.line_shape()
+                    .expect("the plan checked the tags fit a line"),
             ),
             Layout::Packed => Buckets::packed(
                 // The plan checked the size against the state ceiling.
@@ -410,6 +423,7 @@ impl Table {
         Table {
             narrow_rows: cells.is_narrow(),
             line_rows: plan.layout == Layout::Line,
+            wide_lines: plan.line_shape().is_some_and(|s| s.is_wide()),
             cells,
             buckets: plan.buckets,
             per_bucket: plan.cells_per_bucket,

@@ -66,6 +66,13 @@ pub fn every_kind() -> Result<Vec<(&'static str, Filter)>, ParamError> {
                 .into(),
         ),
         (
+            "sliding-wide-lines",
+            ddf::SlidingBloom::new(64, Slack::AtMost(32), 1e-6)?
+                .with_layout(ddf::sliding::Layout::Line)?
+                .with_seed(SEED)
+                .into(),
+        ),
+        (
             "queued-bloom",
             ddf::Queue::new(4, 16, |_| ddf::PartitionedBloom::new(3, 64))?.into(),
         ),
