@@ -74,12 +74,27 @@ pub(crate) fn checks() -> Vec<Check> {
         Check {
             id: "sliding/line-fp-beyond-slack-at-most-epsilon",
             paper: DEF,
-            run: |ctx| fp_at_most_epsilon_in(ctx, Layout::Line),
+            run: |ctx| fp_at_most_epsilon_in(ctx, 72, Form::In(Layout::Line)),
         },
         Check {
             id: "sliding/line-fp-matches-active-entries",
             paper: CONSTRUCTION,
-            run: |ctx| fp_matches_active_entries_in(ctx, Layout::Line),
+            run: |ctx| fp_matches_active_entries_in(ctx, 73, Form::In(Layout::Line)),
+        },
+        Check {
+            id: "sliding/wide-line-no-false-negatives-uniform",
+            paper: DEF,
+            run: no_fn_uniform_wide_lines,
+        },
+        Check {
+            id: "sliding/wide-line-fp-beyond-slack-at-most-epsilon",
+            paper: DEF,
+            run: |ctx| fp_at_most_epsilon_in(ctx, 75, Form::WideLines),
+        },
+        Check {
+            id: "sliding/wide-line-fp-matches-active-entries",
+            paper: CONSTRUCTION,
+            run: |ctx| fp_matches_active_entries_in(ctx, 76, Form::WideLines),
         },
         Check {
             id: "sliding/space-vs-lower-bound-eps4",
@@ -104,14 +119,39 @@ fn standard(n: u64) -> SlidingBloom {
     SlidingBloom::new(n, Slack::AtMost(n / 8), 2f64.powi(-8)).expect("valid parameters")
 }
 
-/// [`standard`] with its buckets laid out as `layout`, or as the planner
-/// lays them out (`None`).
-fn standard_in(n: u64, layout: Option<Layout>) -> SlidingBloom {
-    match layout {
-        None => standard(n),
-        Some(l) => standard(n)
+/// Which filter a check runs.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+enum Form {
+    /// [`standard`] as the planner lays it out.
+    Planned,
+    /// [`standard`] with its buckets laid out so.
+    In(Layout),
+    /// [`wide_lines`].
+    WideLines,
+}
+
+/// Wide lines (16 cells, `32 − s` remainder bits): a window `n`, a slack of
+/// `n/128` (`c = 128`, so `s = 8` and `r = 24`), `ε = 2·10^-6`, which
+/// 16-bit remainders cannot meet.
+fn wide_lines(n: u64) -> SlidingBloom {
+    let f = SlidingBloom::new(n, Slack::AtMost(n / 128), 2e-6)
+        .and_then(|f| f.with_layout(Layout::Line))
+        .expect("valid parameters");
+    assert!(
+        f.remainder_bits() > 16,
+        "lines of more than 16 remainder bits"
+    );
+    f
+}
+
+/// The filter of `form` over a window `n`.
+fn standard_in(n: u64, form: Form) -> SlidingBloom {
+    match form {
+        Form::Planned => standard(n),
+        Form::In(l) => standard(n)
             .with_layout(l)
             .expect("the standard rate fits every layout"),
+        Form::WideLines => wide_lines(n),
     }
 }
 
@@ -140,20 +180,20 @@ fn zero_false_negatives(total: &Report, what: &str) -> Outcome {
 }
 
 fn no_fn_random<S: Source>(ctx: &Ctx, salt: u64, make: impl Fn(u64, u64) -> S + Sync) -> Report {
-    no_fn_random_in(ctx, salt, None, make)
+    no_fn_random_in(ctx, salt, Form::Planned, make)
 }
 
 fn no_fn_random_in<S: Source>(
     ctx: &Ctx,
     salt: u64,
-    layout: Option<Layout>,
+    form: Form,
     make: impl Fn(u64, u64) -> S + Sync,
 ) -> Report {
     let n = window(ctx);
     let items = 12 * n;
     let seeds = ctx.seeds(salt, 2);
     let reports = run_seeds(&seeds, threads(), |seed| {
-        let mut f = standard_in(n, layout);
+        let mut f = standard_in(n, form);
         let cfg = EvalConfig::new(Window::Count(n), items);
         evaluate(
             &mut f,
@@ -175,10 +215,21 @@ fn no_fn_uniform(ctx: &Ctx) -> Outcome {
 
 /// The same promise with buckets of one cache line.
 fn no_fn_uniform_lines(ctx: &Ctx) -> Outcome {
-    let total = no_fn_random_in(ctx, 71, Some(Layout::Line), |n, seed| {
+    let total = no_fn_random_in(ctx, 71, Form::In(Layout::Line), |n, seed| {
         Uniform::new(2 * n, seed).expect("alphabet ≥ 1")
     });
     zero_false_negatives(&total, "line buckets, uniform over 2n, n/8 slack, ε = 2^-8")
+}
+
+/// The same promise with wide lines.
+fn no_fn_uniform_wide_lines(ctx: &Ctx) -> Outcome {
+    let total = no_fn_random_in(ctx, 74, Form::WideLines, |n, seed| {
+        Uniform::new(2 * n, seed).expect("alphabet ≥ 1")
+    });
+    zero_false_negatives(
+        &total,
+        "wide lines (r = 24), uniform over 2n, n/128 slack, ε = 2·10^-6",
+    )
 }
 
 fn no_fn_zipf(ctx: &Ctx) -> Outcome {
@@ -287,12 +338,14 @@ fn no_fn_time_window(ctx: &Ctx) -> Outcome {
 }
 
 /// One run for the false-positive checks: a filter over an all-distinct
-/// stream, then a query of every item older than `n + m`. Returns the
-/// false positives, the queries, and the active items at query time.
-fn old_item_queries(n: u64, seed: u64, layout: Option<Layout>) -> (u64, u64, u64) {
+/// stream, then a query of every item older than `n + m` (and, for wide
+/// lines, whose rate is about 10^-6, of `16n` items never inserted as
+/// well, so that a run sees some false positives). Returns the false
+/// positives, the queries, and the active items at query time.
+fn old_item_queries(n: u64, seed: u64, form: Form) -> (u64, u64, u64) {
     let hasher = KeyedSipHasher::with_seed(seed);
     let d = |id: u64| ddf_hash::digest(&hasher, &id);
-    let mut f = standard_in(n, layout);
+    let mut f = standard_in(n, form);
     let reach = n + f.slack();
     // Stop at a seed-dependent point of a generation, so the runs sample the
     // whole cycle of the active count between c·g and (c + 1)·g.
@@ -301,18 +354,20 @@ fn old_item_queries(n: u64, seed: u64, layout: Option<Layout>) -> (u64, u64, u64
     for id in 0..total {
         f.insert(d(id));
     }
+    let unseen = if form == Form::WideLines { 16 * n } else { 0 };
     let old = total - reach - 1;
-    let fps = (0..old).filter(|&id| f.contains(d(id))).count() as u64;
+    let queried = (0..old).chain(total..total + unseen);
+    let fps = queried.filter(|&id| f.contains(d(id))).count() as u64;
     // Distinct items in the active generations: c full ones and the current.
     let active = f.generations() * g + total % g;
-    (fps, old, active)
+    (fps, old + unseen, active)
 }
 
-fn fp_runs(ctx: &Ctx, salt: u64, layout: Option<Layout>) -> (SlidingBloom, Vec<(u64, u64, u64)>) {
+fn fp_runs(ctx: &Ctx, salt: u64, form: Form) -> (SlidingBloom, Vec<(u64, u64, u64)>) {
     let n = window(ctx);
     let seeds = ctx.seeds(salt, ctx.pick(16, 32));
-    let runs = run_seeds(&seeds, threads(), |seed| old_item_queries(n, seed, layout));
-    (standard_in(n, layout), runs)
+    let runs = run_seeds(&seeds, threads(), |seed| old_item_queries(n, seed, form));
+    (standard_in(n, form), runs)
 }
 
 /// Definition §1.1, condition 2: for `x ∉ σ_t(n + m)`, `Pr[yes] ≤ ε`.
@@ -320,19 +375,20 @@ fn fp_runs(ctx: &Ctx, salt: u64, layout: Option<Layout>) -> (SlidingBloom, Vec<(
 /// each a false positive with probability at most `ε` (their keys are
 /// independent of the active ones), so the total is at most Binomial(q, ε).
 fn fp_at_most_epsilon(ctx: &Ctx) -> Outcome {
-    fp_runs_at_most_epsilon(fp_runs(ctx, 65, None))
+    fp_runs_at_most_epsilon(fp_runs(ctx, 65, Form::Planned))
 }
 
-/// [`fp_at_most_epsilon`] in `layout`.
-fn fp_at_most_epsilon_in(ctx: &Ctx, layout: Layout) -> Outcome {
-    fp_runs_at_most_epsilon(fp_runs(ctx, 72, Some(layout)))
+/// [`fp_at_most_epsilon`] for the filter of `form`.
+fn fp_at_most_epsilon_in(ctx: &Ctx, salt: u64, form: Form) -> Outcome {
+    fp_runs_at_most_epsilon(fp_runs(ctx, salt, form))
 }
 
 fn fp_runs_at_most_epsilon((f, runs): (SlidingBloom, Vec<(u64, u64, u64)>)) -> Outcome {
     let fps: u64 = runs.iter().map(|r| r.0).sum();
     let queries: u64 = runs.iter().map(|r| r.1).sum();
     Outcome::binomial_at_most(f.fpr(), fps, queries).note(format!(
-        "n = {}, slack m = {}, c = {}, r = {} bits, s = {} bits; {} runs, items older than n + m queried",
+        "n = {}, slack m = {}, c = {}, r = {} bits, s = {} bits; {} runs, items older than n + m \
+         (and for wide lines 16n never inserted) queried",
         window_len(&f),
         f.slack(),
         f.generations(),
@@ -343,15 +399,17 @@ fn fp_runs_at_most_epsilon((f, runs): (SlidingBloom, Vec<(u64, u64, u64)>)) -> O
 }
 
 /// §2.1 without the union bound: the rate is `1 − (1 − 1/M)^A` for `A`
-/// active items and `M = B·(2^r − 1)/2` keys. The rate of one run depends on
+/// active items and `M` keys ([`SlidingBloom::key_space`]: `B·(2^r − 1)/2`,
+/// or `B·(2^16 − 1)·2^(r − 16)/2` in lines, whose remainders never have a
+/// zero low half). The rate of one run depends on
 /// its table, so runs are the independent samples.
 fn fp_matches_active_entries(ctx: &Ctx) -> Outcome {
-    fp_runs_match_active_entries(fp_runs(ctx, 66, None))
+    fp_runs_match_active_entries(fp_runs(ctx, 66, Form::Planned))
 }
 
-/// [`fp_matches_active_entries`] in `layout`.
-fn fp_matches_active_entries_in(ctx: &Ctx, layout: Layout) -> Outcome {
-    fp_runs_match_active_entries(fp_runs(ctx, 73, Some(layout)))
+/// [`fp_matches_active_entries`] for the filter of `form`.
+fn fp_matches_active_entries_in(ctx: &Ctx, salt: u64, form: Form) -> Outcome {
+    fp_runs_match_active_entries(fp_runs(ctx, salt, form))
 }
 
 fn fp_runs_match_active_entries((f, runs): (SlidingBloom, Vec<(u64, u64, u64)>)) -> Outcome {
