@@ -10,7 +10,10 @@
 //!   observes, and the same keys only hashed in `hash_loop`, so that the
 //!   filter and the hashing are counted apart. `hot_loop` runs twice
 //!   (warm-up and measured), so its count divides by `2W + 200,000`;
-//! - with `default W LOAD line`, the same shape in [`Layout::Line`].
+//! - with `default W LOAD line`, the same shape in [`Layout::Line`];
+//! - with `default W LOAD line FPR SLACK`, that layout at another rate and
+//!   slack: `1e-6 W/100` is what the front ends build for a window given
+//!   alone, in wide lines.
 //!
 //! ```text
 //! cargo build --release -p ddf-sliding --example observe_loop
@@ -61,21 +64,27 @@ fn main() -> Result<(), Box<dyn std::error::Error>> {
     }
     let window: u64 = args.next().map_or(Ok(1 << 14), |s| s.parse())?;
     let load: f64 = args.next().map_or(Ok(0.9), |s| s.parse())?;
-    let mut f = SlidingBloom::new(window, Slack::AtMost(window), 1e-3)?.with_design_load(load)?;
-    match args.next().as_deref() {
-        None => {}
-        Some("line") => f = f.with_layout(Layout::Line)?,
+    let line = match args.next().as_deref() {
+        None => false,
+        Some("line") => true,
         Some(other) => return Err(format!("unknown layout {other:?}: only `line`").into()),
+    };
+    let fpr: f64 = args.next().map_or(Ok(1e-3), |s| s.parse())?;
+    let slack: u64 = args.next().map_or(Ok(window), |s| s.parse())?;
+    let mut f = SlidingBloom::new(window, Slack::AtMost(slack), fpr)?.with_design_load(load)?;
+    if line {
+        f = f.with_layout(Layout::Line)?;
     }
     hot_loop(&mut f, &hasher, 1 << 40, 2 * window);
     let kicks = f.kicks();
     let duplicates = hot_loop(&mut f, &hasher, 0, 200_000);
     let mix = hash_loop(&hasher, 0, 200_000);
     println!(
-        "w = {window}, load {load}, {:?}: {} bits, r = {}, s = {}, {duplicates} false duplicates, \
+        "w = {window}, load {load}, {:?}: {} bits, c = {}, r = {}, s = {}, {duplicates} false duplicates, \
          {:.3} relocation moves per insertion (hash check {:x})",
         f.layout(),
         f.memory_bits(),
+        f.generations(),
         f.remainder_bits(),
         f.tag_bits(),
         (f.kicks() - kicks) as f64 / 200_000.0,
