@@ -194,7 +194,11 @@ fn markdown(rows: &[Row], header: &str) -> String {
          are blocks of 64 keys through `observe_many`'s path. The planner was asked \
          `fpr(1e-3)` and a slack of one window; a time window is `w/64` time units at 64 arrivals per unit \
          (a millisecond clock at 64,000 items a second, a batch sharing one time); \
-         **bold** is the planner's default (its first candidate).\n"
+         **bold** is the planner's default (its first candidate). From 2^22 on, \
+         \"sliding Bloom, words\" is that default's request in the word layout, and \
+         \"front ends' default (1e-6)\" is what `ddf`, the Redis module and Python build \
+         for a window given alone: the planner's default for `fpr(1e-6)` and the default \
+         slack (1 %), then the same request in the word layout.\n"
     );
     let rounds = rows.iter().map(|r| r.rounds).max().unwrap_or(1);
     if rounds > 1 {

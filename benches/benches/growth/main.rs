@@ -16,7 +16,11 @@
 //! 2^25 add the default's request in the word layout ([`WORDS_ROW`]),
 //! which the default leaves for lines there, and count windows add one
 //! study row, the word layout at design load [`STUDY_LOAD`]: what it
-//! would cost if relocation were rare.
+//! would cost if relocation were rare. At 2^22 and 2^25 two rows more show
+//! what the front ends (`ddf`, the Redis module, Python) build when a user
+//! gives a window alone: the planner's default for the front door's rate
+//! (`ddf::request::DEFAULT_FPR`, 10^-6, and its default slack), laid out in
+//! wide lines ([`FRONT_ROW`]), and the same request in the word layout.
 //! Beyond the caches every subject and its floor are measured in
 //! [`ROUNDS_BEYOND_CACHE`] alternating rounds, each a case of its own in
 //! the manifest; `cargo xtask bench-growth` reports the medians.
@@ -48,6 +52,10 @@ const STUDY_LOAD: f64 = 0.75;
 /// ([`LayoutChoice::LeastSpace`]).
 const WORDS_ROW: &str = "sliding Bloom, words";
 
+/// The label of the planner's default for the front ends' request (a
+/// window alone: [`ddf::request::DEFAULT_FPR`] and the default slack).
+const FRONT_ROW: &str = "front ends' default (1e-6)";
+
 /// Keys per pass of the measured stream (fresh on every pass, by salt).
 const STREAM_KEYS: usize = 1 << 20;
 
@@ -74,6 +82,39 @@ impl Span {
         }
         .fpr(FPR)
     }
+
+    /// What the front ends ask for a window given alone.
+    fn front_door(self, w: u64) -> Requirements {
+        match self {
+            Span::Count => Requirements::count(w),
+            Span::Time => Requirements::time(w / PER_UNIT, PER_UNIT as f64),
+        }
+        .fpr(ddf::request::DEFAULT_FPR)
+    }
+}
+
+/// The planner's first choice for `requirements`, then the same request in
+/// the word layout when that choice is a sliding Bloom filter.
+fn default_and_words(requirements: &Requirements) -> Vec<Result<Filter, String>> {
+    let candidates = plan(requirements).map_err(|e| e.to_string());
+    let first = match candidates.as_ref().map(|c| c.first()) {
+        Ok(Some(c)) => c,
+        Ok(None) => return vec![Err("no candidate".into())],
+        Err(e) => return vec![Err(e.clone())],
+    };
+    let mut out = vec![first.build().map_err(|e| e.to_string())];
+    if let Config::Sliding {
+        window,
+        slack,
+        fpr,
+        capacity,
+        ..
+    } = first.config
+    {
+        let words = SlidingBloom::planned(window, slack, capacity, fpr, LayoutChoice::LeastSpace);
+        out.push(words.map(Filter::from).map_err(|e| e.to_string()));
+    }
+    out
 }
 
 /// A filter under test and the clock it is fed on.
@@ -226,6 +267,18 @@ fn subjects(w: u64, span: Span) -> Vec<(String, bool, Filter)> {
             None => {}
             Some(Err(e)) => {
                 eprintln!("growth: the load-{STUDY_LOAD} sliding Bloom filter does not build: {e}")
+            }
+        }
+    }
+    if w >= 1 << 22 {
+        let labels = [FRONT_ROW.to_string(), format!("{FRONT_ROW}, words")];
+        for (label, f) in labels
+            .into_iter()
+            .zip(default_and_words(&span.front_door(w)))
+        {
+            match f {
+                Ok(f) => out.push((label, false, f)),
+                Err(e) => eprintln!("growth: {label} at w = {w} does not build: {e}"),
             }
         }
     }
