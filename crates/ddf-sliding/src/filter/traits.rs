@@ -26,7 +26,10 @@ impl DuplicateFilter for SlidingBloom {
         self.observe(digest);
     }
 
-    #[inline]
+    // Always inlined: with the word path written out here the inliner
+    // stopped at the call, which cost 14 instructions an observe on lines
+    // and 17 on words (callgrind, `examples/observe_loop`).
+    #[inline(always)]
     fn observe(&mut self, digest: Digest) -> Verdict {
         let seen = if self.table.has_lines() {
             self.isa.run(ObserveNow {

@@ -21,18 +21,20 @@ use crate::lines::LineShape;
 use ddf_hash::SplitMix64;
 
 impl Table {
-    /// [`lookup`](Table::lookup) in lines. The dispatch on the tag width
-    /// stays here, out of `lookup`: inlined there, it would grow the other
-    /// layouts' path.
-    #[inline]
+    /// [`lookup`](Table::lookup) in lines. The dispatch on the line shape
+    /// stays here, out of line: inlined into `lookup`, it would grow the
+    /// other layouts' path (the filter's line paths call the inlined form
+    /// from its kernels instead).
+    #[inline(never)]
     pub(super) fn lookup_line(&self, slot: Slot) -> Option<u32> {
         self.lookup_line_inlined(slot)
     }
 
     /// [`upsert`](Table::upsert) in lines; the dispatch stays out of
     /// `upsert` as in [`lookup_line`](Table::lookup_line) (inlined there,
-    /// it costs the default layout 6 % more instructions per observe).
-    #[inline]
+    /// it cost the default layout 6 % more instructions per observe, and
+    /// the word layouts 3 % with the wide shapes).
+    #[inline(never)]
     pub(super) fn upsert_line(
         &mut self,
         slot: Slot,
