@@ -10,10 +10,10 @@
 //! each sending pipelines of about [`CHUNK_ITEMS`] items:
 //!
 //! - `DDF.OBSERVE key AT ms item …` with 1, 16 and 256 items per call, on a
-//!   key reserved `WITHIN w CAPACITY w+S ERROR 1e-3`. The clock is synthetic:
-//!   item `i` of the stream happens at `i` ms and a call runs at the time of
-//!   its first item, so the window is exactly the last `w` items (to one
-//!   call). `S` is the reordering bound below.
+//!   key reserved `WITHIN w CAPACITY w+S ERROR P` (`--error`, default
+//!   1e-3). The clock is synthetic: item `i` of the stream happens at `i` ms
+//!   and a call runs at the time of its first item, so the window is exactly
+//!   the last `w` items (to one call). `S` is the reordering bound below.
 //! - `SET item 1 NX EX s` with `s` the same window in seconds (`w` ms). The
 //!   server's expiry runs on the real clock, which cannot be made synthetic,
 //!   so nothing expires during a run shorter than `s` (checked with INFO's
@@ -53,9 +53,10 @@ use oracle::*;
 use server::Server;
 
 const USAGE: &str = "\
-usage: cargo xtask bench-redis [--items N] [--window W] [--threads T] [--docs]
+usage: cargo xtask bench-redis [--items N] [--window W] [--error P] [--threads T] [--docs]
   --items N    items in the stream (default 10000000)
   --window W   the DDF window, in items (default 1000000)
+  --error P    the DDF key's false-positive target (default 1e-3)
   --threads T  connections, one thread each (default 4)
   --docs       also rewrite the tables in docs/performance.md and crates/ddf-redis/README.md";
 
@@ -68,7 +69,7 @@ const DDF_KEY: &str = "bench:ddf";
 const SET_KEY: &str = "bench:set";
 /// Items per pipeline a connection sends before it waits for the replies.
 const CHUNK_ITEMS: usize = 2048;
-/// The false-positive target of the DDF key.
+/// The false-positive target of the DDF key by default.
 const FPR: f64 = 1e-3;
 /// `DDF.OBSERVE` items per call.
 const PER_CALL: [usize; 3] = [1, 16, 256];
@@ -76,10 +77,12 @@ const PER_CALL: [usize; 3] = [1, 16, 256];
 const START_TIMEOUT: Duration = Duration::from_secs(20);
 
 /// The command line.
-#[derive(Debug, Clone, PartialEq, Eq)]
+#[derive(Debug, Clone, PartialEq)]
 struct Options {
     items: usize,
     window: u64,
+    /// The DDF key's `ERROR`.
+    error: f64,
     threads: usize,
     docs: bool,
 }
@@ -89,6 +92,7 @@ fn parse(args: &[String]) -> Result<Option<Options>, String> {
     let mut o = Options {
         items: 10_000_000,
         window: 1_000_000,
+        error: FPR,
         threads: 4,
         docs: false,
     };
@@ -108,6 +112,14 @@ fn parse(args: &[String]) -> Result<Option<Options>, String> {
             "--items" => o.items = number("--items", u64::from(u32::MAX - 1))? as usize,
             "--window" => o.window = number("--window", 1 << 40)?,
             "--threads" => o.threads = number("--threads", 64)? as usize,
+            "--error" => {
+                let v = it.next().ok_or("--error needs a rate")?;
+                o.error = v
+                    .parse()
+                    .ok()
+                    .filter(|p: &f64| *p > 0.0 && *p < 1.0)
+                    .ok_or_else(|| format!("--error: `{v}` is not a rate in (0, 1)"))?;
+            }
             "--docs" => o.docs = true,
             "-h" | "--help" => return Ok(None),
             other => return Err(format!("unknown option `{other}`\n{USAGE}")),
@@ -296,7 +308,7 @@ pub(crate) fn run(args: &[String]) -> Result<bool, String> {
     );
     fs::write(dir.join("bench-redis.md"), &md).map_err(|e| e.to_string())?;
     let json = serde_json::json!({
-        "items": o.items, "window": o.window, "threads": o.threads, "fpr": FPR,
+        "items": o.items, "window": o.window, "threads": o.threads, "fpr": o.error,
         "bytes": bytes, "distinct": oracle.distinct, "distinct_in_window": in_window,
         "load_before": load_before, "load_after": load_after,
         "rows": runs.iter().map(|r| serde_json::json!({
@@ -391,7 +403,7 @@ fn measure(
                 "CAPACITY".into(),
                 capacity.to_string(),
                 "ERROR".into(),
-                FPR.to_string(),
+                o.error.to_string(),
             ];
             q(&mut c, redis::cmd("DDF.RESERVE").arg(DDF_KEY).arg(&reserve))?;
             format!(
@@ -769,7 +781,7 @@ fn table(
     let n = o.items as f64;
     let skew = reorder_items(o.threads, CHUNK_ITEMS);
     let mut s = format!(
-        "`cargo xtask bench-redis --items {} --window {} --threads {}`, {} UTC, on {} ({} cores); \
+        "`cargo xtask bench-redis --items {} --window {}{} --threads {}`, {} UTC, on {} ({} cores); \
          load average {before} before, {after} after. One `redis-server` (no persistence) \
          on loopback; {} connections, one client thread each, pipelines of {CHUNK_ITEMS} \
          items. Items: {} lines ({:.1} bytes each on average, {} distinct, {in_window} \
@@ -783,6 +795,11 @@ fn table(
          the change of `used_memory`.\n\n",
         o.items,
         o.window,
+        if o.error == FPR {
+            String::new()
+        } else {
+            format!(" --error {:e}", o.error)
+        },
         o.threads,
         crate::bench::utc_now(),
         cpu(),
@@ -857,10 +874,13 @@ mod tests {
             Options {
                 items: 200_000,
                 window: 50_000,
+                error: FPR,
                 threads: 2,
                 docs: true
             }
         );
+        let o = parse(&args("--error 1e-6")).unwrap().unwrap();
+        assert_eq!(o.error, 1e-6);
         assert_eq!(parse(&args("--help")), Ok(None));
         for bad in [
             "--items 0",
@@ -868,6 +888,8 @@ mod tests {
             "--items",
             "--threads 65",
             "--window -3",
+            "--error 0",
+            "--error 2",
             "--items 5000000000",
             "--speed 3",
         ] {

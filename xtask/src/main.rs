@@ -55,6 +55,7 @@ commands:
            used_memory; write target/ddf/bench-redis/bench-redis.md
            --items N          items in the stream (default 10000000)
            --window W         the DDF window in items (default 1000000)
+           --error P          the DDF key's false-positive target (default 1e-3)
            --threads T        connections (default 4)
            --docs             also rewrite docs/performance.md and the Redis README's table
   bench-threads  aggregate observe throughput of distinct u64 keys from 1, 2, 4,
@@ -71,7 +72,11 @@ commands:
            target/ddf/bench-python/bench-python.md
            --sizes N,N        key counts (default 1000000,10000000)
            --reps R           alternating runs, best kept (default 3)
+           --window W         the window (default 1048576, the targets')
+           --fpr P            the rate (default 1e-3)
+           --subjects S,S     only these subjects (the Rust rows always run)
            --docs             also rewrite docs/performance.md and the package README's table
+                              (the default window, rate and subjects only)
   test-python  build the Python package with maturin into target/py-venv and
            run its pytest suite (crates/ddf-py/tests)
 ";
