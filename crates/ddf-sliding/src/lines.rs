@@ -28,6 +28,13 @@
 //! the same entries as in the other layouts, `remainder << s | tag`,
 //! through [`LineShape::cell`] and [`LineShape::replace`], so code that
 //! walks entries one by one needs no second version.
+//!
+//! A plane stays a whole `u32` even where planes packed end to end would
+//! leave room for more cells (22 instead of 18 at `s = 7`): each write of
+//! a tag bit would then cost about ten instructions at an address that
+//! depends on the cell, and a branch that packed them observed about 1.6×
+//! slower one by one at 2^22 (`docs/performance.md`, "Packed tag
+//! planes").
 
 use ddf_bits::lanes16::{self, LANES};
 use ddf_hash::{Digest, Fingerprinter, ParamError, ZeroPolicy};
