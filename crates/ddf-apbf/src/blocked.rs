@@ -143,15 +143,20 @@ impl Blocks {
         // query tested and set: logical `l mod k` for an unseen item. Setting
         // it early changes no answer, since Algorithm 1 tests no segment twice.
         let mut done = usize::MAX;
-        let (seen, _) = algorithm_1(k, n, |i| {
-            let (block, bits) = locate_logical(h, cubic, base, blocks, i);
-            if i < k {
-                done = i;
-                K::test_and_set(lines, block, bits)
-            } else {
-                K::test(lines, block, bits)
-            }
-        });
+        let (seen, _) = algorithm_1(
+            k,
+            n,
+            #[inline(always)]
+            |i| {
+                let (block, bits) = locate_logical(h, cubic, base, blocks, i);
+                if i < k {
+                    done = i;
+                    K::test_and_set(lines, block, bits)
+                } else {
+                    K::test(lines, block, bits)
+                }
+            },
+        );
         for j in (0..k).filter(|&j| j != done) {
             let (block, bits) = locate_logical(h, cubic, base, blocks, j);
             K::set(lines, block, bits);
@@ -164,10 +169,15 @@ impl Blocks {
     #[inline(always)]
     fn query_with<K: Kernel>(&self, h: ItemProbes, cubic: &[u64], base: usize, k: usize) -> bool {
         let blocks = self.blocks;
-        algorithm_1(k, cubic.len(), |i| {
-            let (block, bits) = locate_logical(h, cubic, base, blocks, i);
-            K::test(&self.lines, block, bits)
-        })
+        algorithm_1(
+            k,
+            cubic.len(),
+            #[inline(always)]
+            |i| {
+                let (block, bits) = locate_logical(h, cubic, base, blocks, i);
+                K::test(&self.lines, block, bits)
+            },
+        )
         .0
     }
 }

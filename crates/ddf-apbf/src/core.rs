@@ -188,6 +188,10 @@ pub(crate) fn rotate_within(mask: u64, start: usize, n: usize) -> u64 {
 /// was slower too: 510 against 234 ns per present item and 180 against
 /// 77 per unseen one there (the Go comparison of `examples/profile`,
 /// load 10), its 30 loads each missing a TLB of 4 KiB pages.
+///
+/// Callers hand it `#[inline(always)]` closures: a hot path compiled for a
+/// [`ddf_bits::isa`] level keeps its instructions only in what is inlined
+/// into it (see [`AgeCore::observe`]).
 #[inline(always)]
 pub(crate) fn algorithm_1(k: usize, n: usize, mut test: impl FnMut(usize) -> bool) -> (bool, u32) {
     // `i` ends below 0, which wraps here and fails `i < n`; it never
@@ -488,7 +492,9 @@ impl<S: Segments> AgeCore<S> {
     /// Whether the item is reported at time `now`: Algorithm 1, or for a
     /// cached state of at most 64 segments the same answer from every
     /// segment tested at once.
-    #[inline]
+    ///
+    /// Always inlined, as [`observe`](Self::observe) is.
+    #[inline(always)]
     pub(crate) fn contains(&self, digest: Digest, now: u64) -> bool {
         self.detect(ItemProbes::of(digest), self.pending_shifts(now))
     }
@@ -556,14 +562,19 @@ impl<S: Segments> AgeCore<S> {
     fn query_probes(&self, h: ItemProbes, shifts: usize) -> (bool, u32) {
         let n = self.n();
         let start = self.physical_start(shifts);
-        algorithm_1(self.k as usize, n, |i| {
-            let mut seg = start + i;
-            if seg >= n {
-                seg -= n;
-            }
-            // Logical segments below `shifts` are empty.
-            i >= shifts && self.segs.test(seg, h.at(seg, &self.cubic))
-        })
+        algorithm_1(
+            self.k as usize,
+            n,
+            #[inline(always)]
+            |i| {
+                let mut seg = start + i;
+                if seg >= n {
+                    seg -= n;
+                }
+                // Logical segments below `shifts` are empty.
+                i >= shifts && self.segs.test(seg, h.at(seg, &self.cubic))
+            },
+        )
     }
 
     /// Prefetches what observing `digest` reads, for the batch path: the
@@ -605,7 +616,14 @@ impl<S: Segments> AgeCore<S> {
     /// segments with their own pass ([`Segments::observe_unshifted`]), test
     /// and set in one pass: the insertion's `k` segments are among the
     /// query's, and a shift is the one thing that could come between them.
-    #[inline]
+    ///
+    /// Always inlined, with the closures it hands [`algorithm_1`]: the
+    /// [`ddf_bits::isa`] kernels in `age.rs` compile it for the
+    /// instructions they run with only if it is inside them. Left to the
+    /// inliner, the kernel the batch path calls kept it and the closures
+    /// out of line, compiled for the baseline: APBBF batches took 2.1–2.4×
+    /// the time of one by one in the caches (`cargo xtask bench-growth`).
+    #[inline(always)]
     pub(crate) fn observe(&mut self, digest: Digest, now: u64) -> ddf_core::Verdict {
         let h = ItemProbes::of(digest);
         let shifts = self.pending_shifts(now);

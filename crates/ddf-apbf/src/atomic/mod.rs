@@ -362,13 +362,18 @@ impl<S: AtomicSegments, P: Platform> AtomicCore<S, P> {
             }
             return runs != 0;
         }
-        algorithm_1(self.k as usize, n, |i| {
-            let mut seg = start + i;
-            if seg >= n {
-                seg -= n;
-            }
-            i >= shifts && self.segs.test(seg, h.at(seg, &self.cubic))
-        })
+        algorithm_1(
+            self.k as usize,
+            n,
+            #[inline(always)]
+            |i| {
+                let mut seg = start + i;
+                if seg >= n {
+                    seg -= n;
+                }
+                i >= shifts && self.segs.test(seg, h.at(seg, &self.cubic))
+            },
+        )
         .0
     }
 
