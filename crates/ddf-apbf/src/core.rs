@@ -217,6 +217,32 @@ pub(crate) fn algorithm_1(k: usize, n: usize, mut test: impl FnMut(usize) -> boo
     (false, accesses)
 }
 
+/// [`algorithm_1`] over the logical segments of a state whose logical
+/// segment 0 is physical segment `start` of `n`, the `shifts` logical
+/// segments below counted empty (shifts not yet applied); `test(seg)`
+/// tests physical segment `seg`.
+#[inline(always)]
+pub(crate) fn algorithm_1_from(
+    k: usize,
+    n: usize,
+    start: usize,
+    shifts: usize,
+    mut test: impl FnMut(usize) -> bool,
+) -> (bool, u32) {
+    algorithm_1(
+        k,
+        n,
+        #[inline(always)]
+        |i| {
+            let mut seg = start + i;
+            if seg >= n {
+                seg -= n;
+            }
+            i >= shifts && test(seg)
+        },
+    )
+}
+
 /// Records the item in physical segments `lo..hi` (`hi ≤ k + l`).
 #[inline(always)]
 fn set_range<S: Segments>(segs: &mut S, cubic: &[u64], h: ItemProbes, lo: usize, hi: usize) {
@@ -562,18 +588,14 @@ impl<S: Segments> AgeCore<S> {
     fn query_probes(&self, h: ItemProbes, shifts: usize) -> (bool, u32) {
         let n = self.n();
         let start = self.physical_start(shifts);
-        algorithm_1(
-            self.k as usize,
+        let (k, segs, cubic) = (self.k as usize, &self.segs, &self.cubic);
+        algorithm_1_from(
+            k,
             n,
+            start,
+            shifts,
             #[inline(always)]
-            |i| {
-                let mut seg = start + i;
-                if seg >= n {
-                    seg -= n;
-                }
-                // Logical segments below `shifts` are empty.
-                i >= shifts && self.segs.test(seg, h.at(seg, &self.cubic))
-            },
+            |s| segs.test(s, h.at(s, cubic)),
         )
     }
 

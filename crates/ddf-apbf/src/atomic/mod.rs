@@ -78,7 +78,7 @@
 //! Each other access carries its reason at the line.
 
 use crate::core::{CACHED_BITS, ItemProbes};
-use crate::core::{RUN_STEPS, algorithm_1, cubic_terms, rotate_within, run_steps};
+use crate::core::{RUN_STEPS, algorithm_1_from, cubic_terms, rotate_within, run_steps};
 use ddf_bits::AtomicWord;
 use std::sync::atomic::{AtomicU64, AtomicUsize, Ordering};
 
@@ -362,17 +362,14 @@ impl<S: AtomicSegments, P: Platform> AtomicCore<S, P> {
             }
             return runs != 0;
         }
-        algorithm_1(
-            self.k as usize,
+        let (k, segs, cubic) = (self.k as usize, &self.segs, &self.cubic);
+        algorithm_1_from(
+            k,
             n,
+            start,
+            shifts,
             #[inline(always)]
-            |i| {
-                let mut seg = start + i;
-                if seg >= n {
-                    seg -= n;
-                }
-                i >= shifts && self.segs.test(seg, h.at(seg, &self.cubic))
-            },
+            |s| segs.test(s, h.at(s, cubic)),
         )
         .0
     }
