@@ -156,6 +156,9 @@ impl TimedFilter for SlidingBloom {
         self.observe_at(digest, now);
     }
 
+    // Always inlined, as `observe`: out of line it was one more call an
+    // item (15 instructions, and 4-10 % of a time window's observe at 2^22).
+    #[inline(always)]
     fn observe_at(&mut self, digest: Digest, now: u64) -> Verdict {
         if self.plan.request.clock == Clock::Time {
             self.advance_to(now);
