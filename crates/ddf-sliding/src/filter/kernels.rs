@@ -1,9 +1,9 @@
 //! The hot paths of tables of lines as [`Kernel`]s, run through the
 //! filter's [`Isa`]: compiled for the baseline and for the instructions
 //! found at run time, so a machine with bit counts and wide compares uses
-//! them (a line probe counts and finds bits at every step: 358 instructions
-//! per observe at x86-64-v3 against 455 at the baseline, callgrind on
-//! `observe_loop default 16384 0.9 line`). Each `run` inlines the whole
+//! them (a line probe counts and finds bits at every step: 310 instructions
+//! per observe at x86-64-v3 against 374 at the baseline, hashing included,
+//! callgrind on `observe_loop default 16384 0.9 line`). Each `run` inlines the whole
 //! path down to the table (`LINES = true`); what stays out of line (closing
 //! a generation, relocation) is rare and runs at the baseline. The other
 //! layouts gain little there and keep their one path.

@@ -157,7 +157,9 @@ impl TimedFilter for SlidingBloom {
     }
 
     // Always inlined, as `observe`: out of line it was one more call an
-    // item (15 instructions, and 4-10 % of a time window's observe at 2^22).
+    // item, 15 instructions, and one by one beyond the caches every
+    // instruction counts (`docs/performance.md`, "How close the default is
+    // to overlapping").
     #[inline(always)]
     fn observe_at(&mut self, digest: Digest, now: u64) -> Verdict {
         if self.plan.request.clock == Clock::Time {

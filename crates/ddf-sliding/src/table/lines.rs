@@ -103,9 +103,8 @@ impl Table {
         // No prefetch of the second line: its loads follow the first's by a
         // few dozen instructions, so both misses are in flight together
         // anyway, and the batch path requested both lines items ahead. (The
-        // table's `prefetch` dispatched on the layout again, 18 instructions
-        // an observe; without it a time window's observe at 2^22 took 10 %
-        // less, a count window's the same.)
+        // table's `prefetch` dispatched on the layout again: 18 instructions
+        // an observe, which one by one beyond the caches cost time.)
         let (lines, _) = self.cells.as_lines_mut().expect("a table of lines");
         // Hits need no ages: the caller judges the old tag. So both lines
         // are only compared, and ages are computed for one line below.
