@@ -621,8 +621,11 @@ impl AgePartitioned<Blocks> {
     /// [`parameters_for`](Self::parameters_for)`(Goal::Fpr(fpr), …)` (the
     /// fewest bits per window item among the shapes of the APBF paper's
     /// §6, rated as its Table 3 by
-    /// [`apbbf_segment_rates`](ddf_theory::apbf::apbbf_segment_rates)), then
-    /// the fewest blocks whose generation makes `l·g ≥ window`.
+    /// [`apbbf_segment_rates`](ddf_theory::apbf::apbbf_segment_rates), then
+    /// the fewest segments within
+    /// [`APBBF_SEGMENT_TOLERANCE`](crate::APBBF_SEGMENT_TOLERANCE) of those
+    /// bits, whatever the slack), then the fewest blocks whose generation
+    /// makes `l·g ≥ window`.
     ///
     /// ```
     /// use ddf_apbf::{Apbbf, Window, Windowed};
@@ -633,7 +636,8 @@ impl AgePartitioned<Blocks> {
     /// ```
     pub fn with_window(window: u64, fpr: f64) -> Result<Self, ParamError> {
         let window = ddf_param::ensure_window(window, ddf_param::MAX_STATE_BITS)?;
-        let shape = Self::parameters_for(Goal::Fpr(fpr), |l| window.div_ceil(u64::from(l)))?;
+        let shape =
+            Self::parameters_for(Goal::Fpr(fpr), |l| window.div_ceil(u64::from(l)), |_| true)?;
         Self::new(
             shape.k,
             shape.l,

@@ -30,7 +30,7 @@ pub use atomic_filter::{Atomic, AtomicForm};
 pub use atomic_slices::AtomicApbf;
 pub use blocked::{Apbbf, Blocks};
 pub use core::MAX_SEGMENTS;
-pub use sizing::ApbbfParameters;
+pub use sizing::{APBBF_SEGMENT_TOLERANCE, ApbbfParameters};
 pub use slices::{Apbf, DEFAULT_NPWS, Slices};
 
 #[cfg(feature = "serde")]

@@ -148,6 +148,21 @@ pub struct ApbbfParameters {
     pub bits_per_block: u32,
 }
 
+/// How many times the fewest bits per window item an APBBF may take for
+/// fewer segments ([`Apbbf::parameters_for`]): 1.1.
+///
+/// The `l` with the fewest bits is the largest that meets the rate, and an
+/// unseen item's query reads about `l/k` segments, each a cache line
+/// beyond the caches. The planner's shape at `fpr(1e-3)`, `k = 2`,
+/// `B = 512`, `b = 8`, measured at a window of 2^25 in steady state
+/// (`observe_batch` in blocks of 64, AMD EPYC): `l = 40` takes 24.4 bits
+/// per item and 301–326 ns an item, `l = 20` 25.6 bits and 129–152 ns,
+/// `l = 10` 27.9 bits and 83–90 ns (its rate falls with `l`, to 2.5·10^-4).
+/// Expected accesses alone do not rank shapes: `k = 7, l = 24, b = 2` reads
+/// about 12 lines against 23 for `k = 2, l = 40`, but writes 7, and took
+/// 318–430 ns.
+pub const APBBF_SEGMENT_TOLERANCE: f64 = 1.1;
+
 /// The block shapes `(B, b)` a search tries: every shape [`Apbbf::new`]
 /// accepts, a word or a cache line per block.
 const APBBF_SHAPES: [(u32, u32); 8] = [
@@ -263,17 +278,23 @@ impl Apbbf {
     ///   (Table 3's column), is at most
     ///   [`DEFAULT_NPWS`](crate::DEFAULT_NPWS); among those, the fewest bits
     ///   per window item ([`apbbf_bits_per_item`]), a cache-line block on a
-    ///   tie. Then the fewest blocks whose generation holds
-    ///   `generation(l)`.
+    ///   tie. Then, for that shape and `k`, the fewest segments: the least
+    ///   `l` within [`APBBF_SEGMENT_TOLERANCE`] of those bits whose peak
+    ///   NPWS is within the bound and whose parameters `accept` takes (the
+    ///   caller's bound on the slack `k·g`, which grows as `l` shrinks), or
+    ///   the largest `l` if none is. Then the fewest blocks whose generation
+    ///   holds `generation(l)`.
     /// - A budget: among the same shapes and `(k, l)` with
-    ///   `blocks = ⌊budget/((k + l)·B)⌋` large enough, the least rate.
+    ///   `blocks = ⌊budget/((k + l)·B)⌋` large enough, the least rate
+    ///   (`accept` is not asked).
     ///
     /// Either way the result passes [`sizing`](Self::sizing). The work is
-    /// bounded: at most `8·32` segment-rate tables of `k + 64` Poisson sums
-    /// and `8·32·64` rate evaluations.
+    /// bounded: at most `8·32` segment-rate tables of `k + 64` Poisson sums,
+    /// `8·32·64` rate evaluations and, for a target, 64 sizings.
     pub fn parameters_for(
         goal: Goal,
         generation: impl Fn(u32) -> u64,
+        accept: impl Fn(&ApbbfParameters) -> bool,
     ) -> Result<ApbbfParameters, ParamError> {
         // (bits per item or rate, k, l, B, b) of the best so far.
         let mut best: Option<(f64, u32, u32, u32, u32)> = None;
@@ -309,7 +330,7 @@ impl Apbbf {
                         }
                     }
                 }
-                let (_, k, l, bb, b) = best.ok_or_else(|| {
+                let (fewest, k, l_max, bb, b) = best.ok_or_else(|| {
                     ParamError::new(
                         "fpr",
                         p,
@@ -318,15 +339,32 @@ impl Apbbf {
                         ),
                     )
                 })?;
-                let blocks = crate::blocked::blocks_for_generation(generation(l), k, bb, b);
-                Apbbf::sizing(k, l, blocks, bb, b)?;
-                Ok(ApbbfParameters {
+                let shape = APBBF_SHAPES
+                    .iter()
+                    .position(|&s| s == (bb, b))
+                    .expect("the best is a searched shape");
+                let rates = search_rates(shape, k);
+                let full = rates[rates.len() - 1];
+                let with_l = |l: u32| ApbbfParameters {
                     k,
                     l,
-                    blocks,
+                    blocks: crate::blocked::blocks_for_generation(generation(l), k, bb, b),
                     block_bits: bb,
                     bits_per_block: b,
-                })
+                };
+                // An unseen item reads about l/k segments, each a cache line
+                // beyond the caches: the fewest within the tolerance.
+                let chosen = (1..l_max)
+                    .filter(|&l| {
+                        apbbf_bits_per_item(k, l, bb, b) <= APBBF_SEGMENT_TOLERANCE * fewest
+                            && false_positive(k as usize, &rates[..(k + l) as usize]) <= p
+                            && peak_npws(k, l, full) <= crate::DEFAULT_NPWS
+                    })
+                    .map(with_l)
+                    .find(|s| Apbbf::sizing(s.k, s.l, s.blocks, bb, b).is_ok() && accept(s))
+                    .unwrap_or_else(|| with_l(l_max));
+                Apbbf::sizing(k, chosen.l, chosen.blocks, bb, b)?;
+                Ok(chosen)
             }
             Goal::Budget(budget) => {
                 for (shape, (bb, b)) in APBBF_SHAPES.into_iter().enumerate() {
@@ -399,6 +437,38 @@ mod tests {
         }
         // Buildable, but the access table would hold 925·997² states.
         assert_eq!(Apbf::sizing(997, 924, 2000).unwrap_err().param(), "k");
+    }
+
+    /// A target takes the fewest segments within the tolerance of the
+    /// fewest bits, only where `accept` takes them, and the fewest bits'
+    /// `l` when it takes none.
+    #[test]
+    fn apbbf_targets_take_the_fewest_segments_accepted() {
+        let generation = |l: u32| (1u64 << 20).div_ceil(l.into());
+        let all = Apbbf::parameters_for(Goal::Fpr(0.001), generation, |_| true).unwrap();
+        let none = Apbbf::parameters_for(Goal::Fpr(0.001), generation, |_| false).unwrap();
+        // The least bits: the largest l that meets the rate.
+        assert_eq!(
+            (none.k, none.l, none.block_bits, none.bits_per_block),
+            (2, 40, 512, 8)
+        );
+        assert_eq!((all.k, all.block_bits, all.bits_per_block), (2, 512, 8));
+        let bits =
+            |s: &ApbbfParameters| apbbf_bits_per_item(s.k, s.l, s.block_bits, s.bits_per_block);
+        assert!(all.l < none.l && bits(&all) <= APBBF_SEGMENT_TOLERANCE * bits(&none));
+        // One segment fewer is beyond the tolerance.
+        let fewer = ApbbfParameters {
+            l: all.l - 1,
+            ..all
+        };
+        assert!(bits(&fewer) > APBBF_SEGMENT_TOLERANCE * bits(&none));
+        for s in [&all, &none] {
+            let p = Apbbf::sizing(s.k, s.l, s.blocks, s.block_bits, s.bits_per_block).unwrap();
+            assert!(p.fpr <= 0.001);
+        }
+        // A slack bound between the two: the least l it accepts.
+        let bounded = Apbbf::parameters_for(Goal::Fpr(0.001), generation, |s| s.l >= 20).unwrap();
+        assert_eq!(bounded.l, 20);
     }
 
     #[test]

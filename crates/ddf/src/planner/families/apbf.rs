@@ -55,14 +55,23 @@ pub(crate) fn apbf(need: &Need) -> Result<Candidate, String> {
 pub(crate) fn apbbf(need: &Need) -> Result<Candidate, String> {
     windowed(need)?;
     use ddf_apbf::Apbbf;
-    let s = Apbbf::parameters_for(need.goal, |l| generation_of(need, l)).map_err(why)?;
-    let (k, l, blocks, bb, b) = (s.k, s.l, s.blocks, s.block_bits, s.bits_per_block);
     let (window, time_span) = window_of(need);
-    let p = match time_span {
-        Some(span) => Apbbf::sizing_timed(span, k, l, blocks, bb, b),
-        None => Apbbf::sizing(k, l, blocks, bb, b),
-    }
+    let sizing = |s: &ddf_apbf::ApbbfParameters| {
+        let (k, l, blocks, bb, b) = (s.k, s.l, s.blocks, s.block_bits, s.bits_per_block);
+        match time_span {
+            Some(span) => Apbbf::sizing_timed(span, k, l, blocks, bb, b),
+            None => Apbbf::sizing(k, l, blocks, bb, b),
+        }
+    };
+    // Fewer segments take more slack: only within the slack accepted.
+    let s = Apbbf::parameters_for(
+        need.goal,
+        |l| generation_of(need, l),
+        |s| sizing(s).is_ok_and(|p| p.slack <= need.max_slack),
+    )
     .map_err(why)?;
+    let (k, l, blocks, bb, b) = (s.k, s.l, s.blocks, s.block_bits, s.bits_per_block);
+    let p = sizing(&s).map_err(why)?;
     let config = Config::Apbbf {
         k,
         l,
