@@ -176,7 +176,7 @@ proptest! {
 
 /// Where users run ddf: a window of 2^22 or 2^25 at 10^-3 with any slack up
 /// to the window. The least memory is the sliding Bloom filter at about
-/// four lines; the APBBF shape of 23 accesses and the APBF of 17 are
+/// four lines; the APBBF shape of about 9 accesses and the APBF of 17 are
 /// ranked after it, named as dominated; the first candidate is in main
 /// memory at under 400 ns one by one in the model.
 #[test]
