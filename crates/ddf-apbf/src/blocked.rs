@@ -355,6 +355,10 @@ impl Segments for Blocks {
     /// About `l/k + k` lines per item (5 at k = 3, l = 8): four items
     /// ahead keep the line-fill buffers busy.
     const LOOKAHEAD: usize = 4;
+    /// A block matches an unseen item with about its segment's rate, a
+    /// few per cent at the planner's shapes: the query seldom walks on
+    /// from a stop, and a hint there would mostly fetch a line for nothing.
+    const CHAIN_AHEAD: usize = 0;
     /// A test is `b` shifts and masks of a block's words: at x86-64-v3
     /// (three-operand shifts) an observe of the planner's shape at
     /// `fpr(1e-3)` takes 29 % fewer instructions.
