@@ -24,7 +24,7 @@
 //! (windows 2^22 and 2^25 without arguments; medians of 15 rounds of
 //! 200,000 fresh keys each).
 
-use benches::Floor;
+use benches::{Floor, median};
 use ddf::{DuplicateFilter, Filter, Requirements, Verdict};
 use ddf_hash::{KeyedSipHasher, SplitMix64};
 use std::time::Instant;
@@ -52,11 +52,6 @@ fn timed<F: DuplicateFilter>(
     }
     std::hint::black_box(last);
     start.elapsed().as_nanos() as f64 / KEYS as f64
-}
-
-fn median(v: &mut [f64]) -> f64 {
-    v.sort_by(f64::total_cmp);
-    v[v.len() / 2]
 }
 
 fn main() -> Result<(), Box<dyn std::error::Error>> {

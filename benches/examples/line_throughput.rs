@@ -19,6 +19,7 @@
 //! (without arguments 120 MiB, the planner's APBF at a window of 2^25 and
 //! `fpr(1e-3)`; medians of 7 alternating rounds of 10^6 items for each `t`).
 
+use benches::median;
 use ddf_core::Digest;
 use std::time::Instant;
 
@@ -56,11 +57,6 @@ fn round(words: &mut [u64], t: u64, from: u64) -> f64 {
         }
     }
     start.elapsed().as_nanos() as f64 / ITEMS as f64
-}
-
-fn median(v: &mut [f64]) -> f64 {
-    v.sort_by(f64::total_cmp);
-    v[v.len() / 2]
 }
 
 fn main() -> Result<(), Box<dyn std::error::Error>> {

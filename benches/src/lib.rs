@@ -112,6 +112,18 @@ pub fn prefill<F: DuplicateFilter + ?Sized>(filter: &mut F, items: u64, seed: u6
     }
 }
 
+/// The median of `times` (the upper one of an even count), which it
+/// sorts: the figure the studies beside the suite report for rounds a
+/// burst of other load may have slowed.
+///
+/// # Panics
+///
+/// If `times` is empty.
+pub fn median(times: &mut [f64]) -> f64 {
+    times.sort_by(f64::total_cmp);
+    times[times.len() / 2]
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
