@@ -22,8 +22,8 @@ mod table;
 pub use filter::SlidingBloom;
 pub use plan::{
     ALIGNED_SPACE_MARGIN, BEYOND_CACHE_BITS, CELLS_PER_BUCKET, COUNTER_WORDS, DESIGN_LOAD,
-    DESIGN_LOAD_RANGE, LINE_SPACE_MARGIN, Layout, LayoutChoice, MAX_CELLS_PER_BUCKET, SCAN_SPEEDUP,
-    Sizing, Slack, SpaceBreakdown,
+    DESIGN_LOAD_RANGE, LEAST_SPACE_LOAD, LINE_SPACE_MARGIN, Layout, LayoutChoice,
+    MAX_CELLS_PER_BUCKET, SCAN_SPEEDUP, Sizing, Slack, SpaceBreakdown,
 };
 pub use table::{EntryKey, MAX_KICKS, STASH_CAPACITY};
 

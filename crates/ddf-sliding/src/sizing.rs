@@ -126,16 +126,29 @@ mod tests {
 
     #[test]
     fn the_budget_epsilon_fits_and_is_tight() {
-        let s = SlidingBloom::table_sizing(10_000, Slack::AtMost(0), None, 0.001).unwrap();
+        let least = |eps| {
+            SlidingBloom::table_sizing_with(
+                10_000,
+                Slack::AtMost(0),
+                None,
+                eps,
+                LayoutChoice::LeastSpace,
+            )
+            .unwrap()
+        };
+        let s = least(0.001);
         let budget = Goal::Budget(s.memory_bits);
         let eps = SlidingBloom::parameters_for(budget, 10_000, Slack::AtMost(0), None).unwrap();
         assert!(eps <= 0.001 * 1.01, "{eps}");
-        let at = SlidingBloom::table_sizing(10_000, Slack::AtMost(0), None, eps).unwrap();
+        let at = least(eps);
         assert!(at.memory_bits <= s.memory_bits);
+        // A tenth more rate no longer fits: the search is tight.
+        assert!(least(eps / 1.1).memory_bits > s.memory_bits);
         let tiny = Goal::Budget(100);
         assert!(SlidingBloom::parameters_for(tiny, 10_000, Slack::LeastSpace, None).is_err());
+        // `new` at that rate: the default plan, more bits for speed.
         let p = SlidingBloom::sizing(10_000, Slack::AtMost(0), eps).unwrap();
-        assert_eq!(p.memory_bits, at.memory_bits);
+        assert!(p.memory_bits >= at.memory_bits);
         assert!(p.accesses > 3.0 && p.accesses < 4.0);
         // A rate target is the ε itself, checked.
         let fpr = Goal::Fpr(0.01);

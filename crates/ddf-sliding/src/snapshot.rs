@@ -2,7 +2,7 @@
 
 use crate::buckets::Buckets;
 use crate::filter::{ClockState, SlidingBloom};
-use crate::plan::{CELLS_PER_BUCKET, Clock, Layout, Plan, Request, Slack};
+use crate::plan::{CELLS_PER_BUCKET, Clock, Fit, Layout, Plan, Request, Slack};
 use crate::table::{EntryKey, Table};
 use ddf_bits::CellRows;
 use ddf_core::TimeClock;
@@ -16,9 +16,12 @@ const SLACK_LEAST_SPACE: u8 = 1;
 const LAYOUT_PACKED: u8 = 0;
 const LAYOUT_ALIGNED: u8 = 1;
 const LAYOUT_LINE: u8 = 2;
+const FIT_LOAD: u8 = 0;
+const FIT_BITS: u8 = 1;
 
 /// Body: the request (clock, window, slack, capacity, generations asked for,
-/// fpr, design load, and from layout 5 the bucket layout), the derived geometry (c, buckets, remainder and tag bits, checked
+/// fpr, design load, from layout 5 the bucket layout and from layout 6 the
+/// fit of buckets to load and rate), the derived geometry (c, buckets, remainder and tag bits, checked
 /// against a rebuild), the clock (generation, insertions in it, generations closed early,
 /// latest time, clock regressions,
 /// insertions, seed, generator, scan position), the cells as words and the
@@ -43,7 +46,12 @@ impl Snapshot for SlidingBloom {
     // byte and bytes; the stored remainder width tells them apart, and a
     // reader that knows only 16-bit lines refuses them when it rebuilds
     // the plan (its lines cannot meet the stored rate).
-    const VERSION: u16 = 5;
+    // Layout 6 adds the fit: how the plan chose the bucket count and the
+    // remainder width (by the design load, the only rule before, or for
+    // the fewest bits, which least-space plans use). A reader of layout 5
+    // would rebuild another geometry from a least-space filter's request,
+    // so the version moves; layouts 3 to 5 read as fitted by the load.
+    const VERSION: u16 = 6;
     const OLDEST_VERSION: u16 = 3;
 
     fn encode_body(&self, out: &mut Encoder) {
@@ -72,6 +80,10 @@ impl Snapshot for SlidingBloom {
             Layout::Packed => LAYOUT_PACKED,
             Layout::Aligned => LAYOUT_ALIGNED,
             Layout::Line => LAYOUT_LINE,
+        });
+        out.put_u8(match request.fit {
+            Fit::Load => FIT_LOAD,
+            Fit::Bits => FIT_BITS,
         });
         out.put_u64(plan.generations);
         out.put_u64(plan.buckets);
@@ -146,6 +158,14 @@ impl Snapshot for SlidingBloom {
                 }
             },
         };
+        let fit = match version {
+            ..=5 => Fit::Load,
+            _ => match input.u8("fit")? {
+                FIT_LOAD => Fit::Load,
+                FIT_BITS => Fit::Bits,
+                f => return Err(DecodeError::invalid("fit", format!("unknown fit {f}"))),
+            },
+        };
         // Plan first and allocate only once the cells are known to be there.
         let plan = Plan::new(Request {
             clock,
@@ -157,6 +177,7 @@ impl Snapshot for SlidingBloom {
             load,
             layout: Some(layout),
             least_space: false,
+            fit,
         })?;
         let derived = (
             input.u64("generations used")?,
@@ -332,7 +353,7 @@ mod tests {
     }
 
     #[test]
-    fn layout_5_round_trips_both_bucket_layouts() {
+    fn layout_6_round_trips_every_bucket_layout_and_fit() {
         for layout in [Layout::Packed, Layout::Aligned, Layout::Line] {
             let mut request = Request::count(1000, Slack::LeastSpace, None, 1e-3);
             request.layout = Some(layout);
@@ -343,7 +364,7 @@ mod tests {
                 f.insert(Digest::new(rng.next_u64()));
             }
             let bytes = f.to_bytes();
-            assert_eq!(snapshot::open(&bytes).unwrap().version, 5);
+            assert_eq!(snapshot::open(&bytes).unwrap().version, 6);
             let back = SlidingBloom::from_bytes(&bytes).unwrap();
             assert_eq!(back.to_bytes(), bytes);
             assert_eq!(back.plan().layout, layout);

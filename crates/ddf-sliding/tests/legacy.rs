@@ -9,6 +9,10 @@
 //!   of 3,000 at ε = 10^-3 with 3 tag bits (26 cells a line) and 7 (18
 //!   cells) by count, and 5 (22 cells) by time. They pin the line bytes,
 //!   which a later layout must go on reading.
+//! - Layout 5 aligned words, written by the release before layout 6 (which
+//!   added the fit of buckets to load and rate): a window of 3,000 and a
+//!   slack of 3,000 at ε = 10^-3, by count, relocation seeded with 7 (four
+//!   16-bit cells a `u64`, 1,064 buckets). It must load fitted by the load.
 //!
 //! Each file was written from a fixed seed and the stream below; beside it,
 //! its answers to 4,000 recent keys and 4,000 fresh ones.
@@ -78,6 +82,12 @@ const LINE_FILES: [(&str, &[u8], &[u8]); 3] = [
     ),
 ];
 
+const ALIGNED_FILE: (&str, &[u8], &[u8]) = (
+    "aligned-count",
+    include_bytes!("data/sliding-v5-aligned-count.bin"),
+    include_bytes!("data/sliding-v5-aligned-count.answers"),
+);
+
 /// The filter in `bytes` answers the queries as `answers` records, and
 /// written again it reads back to the same state.
 fn answers_as_written(name: &str, bytes: &[u8], answers: &[u8]) -> SlidingBloom {
@@ -122,6 +132,15 @@ fn loaded_layout_5_lines_keep_the_window() {
     for (name, bytes, _) in LINE_FILES {
         keeps_the_window(name, SlidingBloom::from_bytes(bytes).unwrap());
     }
+}
+
+#[test]
+fn layout_5_aligned_snapshots_answer_as_their_writer_and_keep_the_window() {
+    let (name, bytes, answers) = ALIGNED_FILE;
+    let f = answers_as_written(name, bytes, answers);
+    assert_eq!(f.layout(), Layout::Aligned);
+    assert_eq!((f.buckets(), f.cells_per_bucket()), (1064, 4));
+    keeps_the_window(name, f);
 }
 
 #[test]

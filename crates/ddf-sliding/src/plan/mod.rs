@@ -2,6 +2,7 @@
 
 use crate::lines::LineShape;
 use ddf_param::{MAX_STATE_BITS, ParamError, checked_mul, ensure_probability, ensure_range};
+use shape::{BucketShape, ShapeError, bucket_shape, line_key_space, line_shape};
 
 /// Cells per bucket of snapshot layouts 3 and 4, and the fewest a bucket
 /// of the aligned layout holds.
@@ -27,6 +28,18 @@ pub const MAX_CELLS_PER_BUCKET: u32 = 8;
 ///
 /// [`SlidingBloom::with_design_load`]: crate::SlidingBloom::with_design_load
 pub const DESIGN_LOAD: f64 = 0.90;
+
+/// The design load of least-space plans ([`LayoutChoice::LeastSpace`]), or
+/// the request's own if it is higher.
+///
+/// Relocation places every entry up to an active load of about 0.96 (the
+/// first stash entries appear at 0.97), so 0.95 keeps a margin below that
+/// and the stash empty (`sliding/stash-stays-empty-least-space` checks it
+/// over 10^7 distinct insertions at `n = 10^6`). Against
+/// [`DESIGN_LOAD`] it saves about a bit per element for five times the
+/// relocation moves per insertion of a new item (1.6 against 0.32 at
+/// `n = 10^6`, `ε = 2^-10`).
+pub const LEAST_SPACE_LOAD: f64 = 0.95;
 
 /// The design loads accepted: above 0.96 entries start to reach the stash;
 /// at 1/4 the table has as many cells as the most active entries per bucket
@@ -268,8 +281,16 @@ pub enum LayoutChoice {
     /// [`BEYOND_CACHE_BITS`] on, lines within [`LINE_SPACE_MARGIN`].
     #[default]
     Auto,
-    /// The least space, whatever the size: the aligned or packed layout by
-    /// [`ALIGNED_SPACE_MARGIN`], never lines. What a memory budget plans
+    /// The least space, whatever the size or the speed: the packed or
+    /// aligned layout, whichever takes fewer bits, never lines, at design
+    /// load [`LEAST_SPACE_LOAD`] (or the request's, if higher), with the
+    /// bucket count and remainder width of fewest bits that keep the rate
+    /// (a remainder a bit narrower over more buckets where rounding it up
+    /// would cost more). Within 2.5 bits per element of the construction
+    /// with an ideal succinct dictionary at every row of `cargo xtask
+    /// tables`' `sliding-space` (`sliding/least-space-near-succinct`), for
+    /// 1.6 relocation moves per insertion of a new item against the
+    /// default's 0.32 (`n = 10^6`, `ε = 2^-10`). What a memory budget plans
     /// with.
     LeastSpace,
     /// This layout.
@@ -295,6 +316,23 @@ pub(crate) struct Request {
     pub(crate) layout: Option<Layout>,
     /// With `layout` `None`: never lines ([`LayoutChoice::LeastSpace`]).
     pub(crate) least_space: bool,
+    /// How buckets and remainder width are fitted to the load and rate.
+    pub(crate) fit: Fit,
+}
+
+/// How a plan fits its bucket count `B` and remainder width `r` to the
+/// design load `α` and the rate `ε`; both keep §2.1's bound
+/// `2n'/(B·(2^r − 1)) ≤ ε` and a load of at most `α`.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
+pub(crate) enum Fit {
+    /// `B` from the design load, then the least `r` that meets the rate
+    /// over those buckets: the rule of every plan of snapshot layouts 3 to
+    /// 5, and of [`LayoutChoice::Auto`].
+    Load,
+    /// The `(B, r)` of fewest table bits: where `r` rounds up by most of a
+    /// bit, a bit narrower over more buckets (a lower load) costs less.
+    /// What [`LayoutChoice::LeastSpace`] plans with.
+    Bits,
 }
 
 impl Request {
@@ -302,7 +340,15 @@ impl Request {
     pub(crate) fn with_choice(self, choice: LayoutChoice) -> Self {
         let (layout, least_space) = match choice {
             LayoutChoice::Auto => (None, false),
-            LayoutChoice::LeastSpace => (None, true),
+            LayoutChoice::LeastSpace => {
+                return Request {
+                    layout: None,
+                    least_space: true,
+                    fit: Fit::Bits,
+                    load: self.load.max(LEAST_SPACE_LOAD),
+                    ..self
+                };
+            }
             LayoutChoice::Fixed(layout) => (Some(layout), false),
         };
         Request {
@@ -324,6 +370,7 @@ impl Request {
             load: DESIGN_LOAD,
             layout: None,
             least_space: false,
+            fit: Fit::Load,
         }
     }
 
@@ -340,6 +387,7 @@ impl Request {
             load: DESIGN_LOAD,
             layout: None,
             least_space: false,
+            fit: Fit::Load,
         }
     }
 }
@@ -400,10 +448,15 @@ impl Plan {
         // The packed layout's refusal is the one to report: it needs the
         // least space, so whatever it refuses the aligned one refuses too.
         let packed = with(Layout::Packed)?;
+        // The least space takes aligned words only where they cost no more.
+        let margin = if request.least_space {
+            0.0
+        } else {
+            ALIGNED_SPACE_MARGIN
+        };
         let words = match with(Layout::Aligned) {
             Ok(aligned)
-                if aligned.table_bits() as f64
-                    <= packed.table_bits() as f64 * (1.0 + ALIGNED_SPACE_MARGIN) =>
+                if aligned.table_bits() as f64 <= packed.table_bits() as f64 * (1.0 + margin) =>
             {
                 aligned
             }
@@ -507,16 +560,23 @@ impl Plan {
         let stride_credit = checked_mul("capacity", SCAN_STRIDE, generation_capacity)?;
         let layout = request.layout.unwrap_or(Layout::Aligned);
         let shape = match layout {
-            Layout::Packed => {
-                bucket_shape(&request, max_active, tag_bits, CELLS_PER_BUCKET as u32)
-            }
+            Layout::Packed => bucket_shape(
+                &request,
+                max_active,
+                tag_bits,
+                CELLS_PER_BUCKET as u32,
+                layout,
+            ),
             Layout::Line => line_shape(&request, max_active, tag_bits),
             Layout::Aligned => (CELLS_PER_BUCKET as u32..=MAX_CELLS_PER_BUCKET)
-                .filter_map(|b| bucket_shape(&request, max_active, tag_bits, b).ok())
+                .filter_map(|b| bucket_shape(&request, max_active, tag_bits, b, layout).ok())
                 // Least space; of equal space, the larger buckets.
                 .min_by_key(|s| (s.buckets.saturating_mul(u64::from(s.word)), u32::MAX - s.cells))
                 .map_or_else(
-                    || bucket_shape(&request, max_active, tag_bits, CELLS_PER_BUCKET as u32),
+                    || {
+                        let b = CELLS_PER_BUCKET as u32;
+                        bucket_shape(&request, max_active, tag_bits, b, layout)
+                    },
                     Ok,
                 ),
         }
@@ -696,115 +756,6 @@ impl Plan {
     }
 }
 
-/// A bucket geometry: how many buckets of how many cells in which word,
-/// and the remainder width that meets the rate.
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
-struct BucketShape {
-    buckets: u64,
-    cells: u32,
-    word: u32,
-    remainder_bits: u32,
-}
-
-/// Why no bucket geometry exists.
-enum ShapeError {
-    /// The table would exceed the state ceiling.
-    Capacity,
-    /// The cell would exceed 32 bits (the remainder width it needs).
-    Cell(u32),
-    /// No line's remainders meet the rate (the width it needs).
-    Line(u32),
-    /// The tags do not fit a line.
-    LineTags,
-}
-
-/// The geometry of line buckets: `B` lines hold the most active entries
-/// at the design load (plus the small-table margin). Narrow lines of
-/// `32 − 2s` cells if their 16-bit remainders meet the rate over `B`
-/// lines, else wide lines of 16 cells and `32 − s` remainder bits if those
-/// do ([`LineShape`]).
-fn line_shape(
-    request: &Request,
-    max_active: u64,
-    tag_bits: u32,
-) -> Result<BucketShape, ShapeError> {
-    let mut needed = 0;
-    for wide in [false, true] {
-        let shape = LineShape::new(tag_bits, wide).ok_or(ShapeError::LineTags)?;
-        let cells = shape.cells();
-        let buckets = bucket_count(request, max_active, cells, 512)?;
-        let bits = shape.remainder_bits();
-        if line_key_space(buckets, bits) * request.fpr >= max_active as f64 {
-            return Ok(BucketShape {
-                buckets,
-                cells,
-                word: 512,
-                remainder_bits: bits,
-            });
-        }
-        needed = remainder_bits(max_active, buckets, request.fpr);
-    }
-    Err(ShapeError::Line(needed))
-}
-
-/// The number of distinct keys `(line pair, remainder)` of `B` lines with
-/// `r`-bit remainders whose low 16 bits are not zero (0 marks an empty
-/// cell): `B·(2^16 − 1)·2^(r − 16)/2`.
-fn line_key_space(buckets: u64, remainder_bits: u32) -> f64 {
-    let high = (remainder_bits - LineShape::LOW_BITS) as i32;
-    buckets as f64 * (2f64.powi(LineShape::LOW_BITS as i32) - 1.0) * 2f64.powi(high) / 2.0
-}
-
-/// The geometry with `cells` cells per bucket: `B` buckets hold the most
-/// active entries at the design load (plus the small-table margin), the
-/// remainder meets the rate over `B` buckets, and the word is the narrower
-/// of 64 and 128 bits that holds the cells; `Ok` only if it does.
-fn bucket_shape(
-    request: &Request,
-    max_active: u64,
-    tag_bits: u32,
-    cells: u32,
-) -> Result<BucketShape, ShapeError> {
-    let buckets = bucket_count(request, max_active, cells, 64)?;
-    let remainder_bits = remainder_bits(max_active, buckets, request.fpr);
-    let width = remainder_bits + tag_bits;
-    if width > MAX_CELL_BITS {
-        return Err(ShapeError::Cell(remainder_bits));
-    }
-    let word = if CELLS_PER_BUCKET as u32 * width <= 64 {
-        64
-    } else {
-        128
-    };
-    // The occupancy count sums the lanes in one: a lane must hold `b`.
-    if cells * width > word || u64::from(cells) >= 1u64 << width {
-        return Err(ShapeError::Cell(remainder_bits));
-    }
-    Ok(BucketShape {
-        buckets,
-        cells,
-        word,
-        remainder_bits,
-    })
-}
-
-/// Buckets of `cells` cells enough for `max_active` entries at the design
-/// load, plus the small-table margin; a capacity error when buckets of at
-/// least `min_word` bits would exceed the state ceiling.
-fn bucket_count(
-    request: &Request,
-    max_active: u64,
-    cells: u32,
-    min_word: u64,
-) -> Result<u64, ShapeError> {
-    let base = max_active as f64 / request.load / f64::from(cells);
-    let buckets = (base + SMALL_TABLE_MARGIN * base.sqrt()).ceil().max(1.0);
-    if buckets > (MAX_STATE_BITS / min_word) as f64 {
-        return Err(ShapeError::Capacity);
-    }
-    Ok(buckets as u64)
-}
-
 /// The tag width `s` for `c` generations: the fewest bits whose `2^s` ages
 /// cover the `c + 1` active generations and a sweep of at least
 /// `⌈(c + 1)/`[`SCAN_SPEEDUP`]`⌉` generations; `None` beyond 31 bits.
@@ -832,25 +783,6 @@ pub(crate) fn retention_excess(clock: Clock, window: u64, c: u64) -> u64 {
         Clock::Time => 0,
     };
     u64::try_from(reach - u128::from(window) - delta).unwrap_or(u64::MAX)
-}
-
-/// The smallest `r ≥ 1` with `2·max_active / (B·(2^r − 1)) ≤ ε`: the union
-/// bound of §2.1 over the active entries, each matching a query's bucket pair
-/// with probability at most `2/B` and its remainder with `1/(2^r − 1)`.
-fn remainder_bits(max_active: u64, buckets: u64, fpr: f64) -> u32 {
-    let needed = 2.0 * max_active as f64 / (buckets as f64 * fpr);
-    // Clamped so that a denormal rate (an infinite `needed`) stays a
-    // too-wide cell for the caller to reject, not an overflowing width.
-    let mut r = (needed + 1.0).log2().ceil().clamp(1.0, 40.0) as u32;
-    // Correct a rounding of the logarithm either way; capped where it no
-    // longer matters (the caller rejects widths above 32 bits).
-    while r < 40 && 2f64.powi(r as i32) - 1.0 < needed {
-        r += 1;
-    }
-    while r > 1 && 2f64.powi(r as i32 - 1) - 1.0 >= needed {
-        r -= 1;
-    }
-    r
 }
 
 /// The generations of least table space, whatever the slack.
@@ -940,5 +872,6 @@ fn choose_generations(request: &Request) -> Result<u64, ParamError> {
     Ok(c)
 }
 
+mod shape;
 #[cfg(test)]
 mod tests;

@@ -1,9 +1,23 @@
 //! The plan's rules: generations, tag and remainder widths, layouts and their refusals.
 
+use super::shape::remainder_bits;
 use super::*;
 
 fn count(n: u64, slack: Slack, fpr: f64) -> Result<Plan, ParamError> {
     Plan::new(Request::count(n, slack, None, fpr))
+}
+
+/// The word layout [`LayoutChoice::Auto`] weighs lines against: aligned or
+/// packed by [`ALIGNED_SPACE_MARGIN`], at the request's own load and fit.
+fn auto_words(request: Request) -> Plan {
+    let fixed = |layout| Plan::new(request.with_choice(LayoutChoice::Fixed(layout))).unwrap();
+    let (packed, aligned) = (fixed(Layout::Packed), fixed(Layout::Aligned));
+    let margin = packed.table_bits() as f64 * (1.0 + ALIGNED_SPACE_MARGIN);
+    if aligned.table_bits() as f64 <= margin {
+        aligned
+    } else {
+        packed
+    }
 }
 
 /// Lines from a word table of 8 MiB on, within a quarter more space;
@@ -18,12 +32,15 @@ fn lines_beyond_the_caches_within_the_margin() {
         Request::time(w / 64, Slack::AtMost(w / 64), w, 1e-3),
     ] {
         let auto = Plan::new(request).unwrap();
-        let words = least(request);
+        let words = auto_words(request);
         assert_eq!(auto.layout, Layout::Line);
         assert_ne!(words.layout, Layout::Line);
         assert!(words.table_bits() >= BEYOND_CACHE_BITS);
         assert!(auto.table_bits() as f64 <= words.table_bits() as f64 * (1.0 + LINE_SPACE_MARGIN));
         assert!(auto.false_positive_bound() <= 1e-3);
+        let least = least(request);
+        assert_ne!(least.layout, Layout::Line);
+        assert!(least.table_bits() < words.table_bits());
     }
     let in_cache = Request::count(1 << 18, Slack::AtMost(1 << 18), None, 1e-3);
     assert_ne!(Plan::new(in_cache).unwrap().layout, Layout::Line);
@@ -46,7 +63,7 @@ fn tight_rates_get_wide_lines() {
         assert_eq!(p.cells_per_bucket, 16);
         assert_eq!(p.remainder_bits, 32 - p.tag_bits);
         assert!(p.false_positive_bound() <= fpr);
-        let words = Plan::new(request.with_choice(LayoutChoice::LeastSpace)).unwrap();
+        let words = auto_words(request);
         assert!(p.table_bits() as f64 <= words.table_bits() as f64 * (1.0 + LINE_SPACE_MARGIN));
     }
     // More than 32 − s bits: no line at all.
@@ -178,4 +195,53 @@ fn impossible_requests_name_their_parameter() {
     );
     let fixed = Plan::new(Request::count(100, Slack::AtMost(5), Some(4), 0.01));
     assert_eq!(fixed.unwrap_err().param(), "generations");
+}
+
+/// Least-space plans: packed or aligned, whichever is smaller, at
+/// [`LEAST_SPACE_LOAD`], with `(B, r)` fitted for the fewest bits. They keep
+/// the rate bound and the load, and never take more bits than the rule by
+/// the load would at the same load and layout.
+#[test]
+fn least_space_plans_keep_rate_and_load_in_fewer_bits() {
+    let mut narrower = 0;
+    for n in [1_000u64, 65_536, 1_000_000] {
+        for fpr in [
+            0.0625,
+            1.97654e-2,
+            1.7993e-3,
+            2f64.powi(-12),
+            1.226e-4,
+            9e-7,
+        ] {
+            for slack in [
+                Slack::LeastSpace,
+                Slack::AtMost(n / 4),
+                Slack::AtMost(n / 64),
+            ] {
+                let request = Request::count(n, slack, None, fpr);
+                let Ok(least) = Plan::new(request.with_choice(LayoutChoice::LeastSpace)) else {
+                    continue;
+                };
+                let at = format!("n {n}, fpr {fpr}, {slack:?}");
+                assert_ne!(least.layout, Layout::Line, "{at}");
+                assert_eq!(least.request.load, LEAST_SPACE_LOAD, "{at}");
+                assert!(least.false_positive_bound() <= fpr, "{at}");
+                assert!(least.max_active as f64 <= LEAST_SPACE_LOAD * least.cells() as f64);
+                let by_load = Plan::new(Request {
+                    fit: Fit::Load,
+                    layout: Some(least.layout),
+                    ..least.request
+                })
+                .unwrap();
+                assert!(least.table_bits() <= by_load.table_bits(), "{at}");
+                assert!(
+                    least.table_bits() < Plan::new(request).unwrap().table_bits(),
+                    "{at}"
+                );
+                narrower += usize::from(least.remainder_bits < by_load.remainder_bits);
+            }
+        }
+    }
+    // Somewhere the rounding of `r` is worth more buckets.
+    assert!(narrower > 0);
 }
