@@ -13,6 +13,7 @@ mod fig5;
 pub mod figures;
 pub mod outcome;
 pub mod paths;
+mod sliding_rows;
 pub mod tables;
 pub mod verify;
 

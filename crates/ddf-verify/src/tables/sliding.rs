@@ -2,10 +2,11 @@
 
 use super::{Producer, Table};
 use crate::Options;
+use crate::sliding_rows::{APBBF_QUOTED, SWAMP_QUOTED, space_rows};
 use ddf_core::{Digest, DuplicateFilter, Windowed};
 use ddf_hash::KeyedSipHasher;
 use ddf_sim::{run_seeds, threads};
-use ddf_sliding::{Slack, SlidingBloom};
+use ddf_sliding::{LayoutChoice, Slack, SlidingBloom};
 use ddf_theory::sliding_bloom::{
     lower_bound_bits, succinct_construction_bits, theorem_1_1_bits, theorem_1_1_generations,
 };
@@ -40,33 +41,45 @@ struct Candidate {
 /// The measured filters. APBF and APBBF (`ddf-apbf`) and SHF (`ddf-shf`)
 /// join with one line each once their crates land.
 fn candidates() -> Vec<Candidate> {
-    vec![Candidate {
-        name: "naor-yogev",
-        build: |n, m, eps| {
-            let slack = m.map_or(Slack::LeastSpace, Slack::AtMost);
-            let f = SlidingBloom::new(n, slack, eps).ok()?;
-            Some(Box::new(f))
+    vec![
+        Candidate {
+            name: "naor-yogev",
+            build: |n, m, eps| Some(Box::new(sliding(n, m, eps, Plan::Auto)?)),
         },
-    }]
+        Candidate {
+            name: "naor-yogev-least-space",
+            build: |n, m, eps| Some(Box::new(sliding(n, m, eps, Plan::LeastSpace)?)),
+        },
+    ]
 }
 
-/// SWAMP's memory as the APBF paper's Table 4 quotes it (read from Figure 3(a)
-/// of the SWAMP paper): window 2^16, no slack, `(ε, bits per element)`.
-const SWAMP_QUOTED: [(f64, f64); 4] = [
-    (0.019_765_4, 32.0),
-    (0.001_799_3, 39.8),
-    (0.000_122_6, 48.5),
-    (0.000_000_9, 64.6),
-];
+/// How a row's sliding Bloom filter is planned.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+enum Plan {
+    /// `SlidingBloom::new`: the default, buckets that favour speed.
+    Auto,
+    /// `LayoutChoice::LeastSpace`: what a memory budget plans with.
+    LeastSpace,
+}
 
-/// APBBF in the same table of the APBF paper: `(k, l, ε, bits per element)`;
-/// its slack is `k` generations of `w/l` insertions.
-const APBBF_QUOTED: [(u64, u64, f64, f64); 4] = [
-    (2, 5, 0.019_765_4, 16.2),
-    (3, 8, 0.001_799_3, 23.9),
-    (2, 5, 0.000_122_6, 32.6),
-    (3, 8, 0.000_000_9, 48.0),
-];
+impl Plan {
+    fn label(self) -> &'static str {
+        match self {
+            Plan::Auto => "auto",
+            Plan::LeastSpace => "least-space",
+        }
+    }
+}
+
+/// The sliding Bloom filter of a row, `None` if it cannot meet the row.
+fn sliding(n: u64, m: Option<u64>, eps: f64, plan: Plan) -> Option<SlidingBloom> {
+    let slack = m.map_or(Slack::LeastSpace, Slack::AtMost);
+    match plan {
+        Plan::Auto => SlidingBloom::new(n, slack, eps),
+        Plan::LeastSpace => SlidingBloom::planned(n, slack, None, eps, LayoutChoice::LeastSpace),
+    }
+    .ok()
+}
 
 /// The false-positive rate of items older than `n + slack`: an all-distinct
 /// stream of four reaches, then a query of every item that left the reach
@@ -96,21 +109,7 @@ fn slack_label(m: Option<u64>) -> String {
 
 fn sliding_space(opts: &Options) -> Table {
     let cap = if opts.quick { 200_000 } else { 2_000_000 };
-    let mut configs: Vec<(u64, Option<u64>, f64)> = Vec::new();
-    for n in [1u64 << 16, 1_000_000] {
-        for k in [4, 8, 12] {
-            for m in [None, Some(n / 4), Some(n / 16), Some(n / 64)] {
-                configs.push((n, m, 2f64.powi(-k)));
-            }
-        }
-    }
-    // The quoted points, for a like-for-like row of each measured filter.
-    for &(eps, _) in &SWAMP_QUOTED {
-        configs.push((1 << 16, Some(0), eps));
-    }
-    for &(k, l, eps, _) in &APBBF_QUOTED {
-        configs.push((1 << 16, Some((1 << 16) * k / l), eps));
-    }
+    let configs = space_rows();
 
     let mut rows: Vec<Vec<String>> = Vec::new();
     for c in candidates() {
@@ -212,7 +211,12 @@ fn sliding_space(opts: &Options) -> Table {
                measured: bits per element are its `memory_bits / n`, `measured_fp` the rate over items \
                older than n + m after four such spans of distinct items, up to 2·10^5 queries (`--quick`) \
                or 2·10^6, so rates near 10^-6 read as 0 and a count k has a standard error of about √k \
-               (its slack is at most the one asked for; with `inf` it is about n/c). `lower-bound-thm-1.2` is Theorem 1.2 without its \
+               (its slack is at most the one asked for; with `inf` it is about n/c); the default plan, \
+               `SlidingBloom::new`, whose buckets favour speed. `naor-yogev-least-space` is the same \
+               filter planned for the least space (`LayoutChoice::LeastSpace`, what a memory budget plans \
+               with: design load 0.95, packed or aligned buckets, whichever is smaller, and the remainder \
+               width and bucket count of fewest bits); it is within 2.5 bits of `construction-succinct` \
+               at every row (`cargo xtask verify`, `sliding/least-space-near-succinct`). `lower-bound-thm-1.2` is Theorem 1.2 without its \
                −O(n) term, `construction-thm-1.1` the paper's own space at c = max(log2(1/ε), n/m) as its \
                formula prices it (no cost for the dictionary beyond log2(1/ε) bits of hash per entry), \
                `construction-succinct` the same c with an ideal succinct dictionary counted exactly, \
@@ -230,54 +234,13 @@ fn sliding_space(opts: &Options) -> Table {
 /// (`SlidingBloom::space_breakdown`), next to Theorem 1.1.
 fn sliding_space_breakdown(_opts: &Options) -> Table {
     let n = 1u64 << 16;
-    let mut configs: Vec<(Option<u64>, f64)> = Vec::new();
-    for k in [4, 8, 12] {
-        for m in [None, Some(n / 4), Some(n / 16), Some(n / 64)] {
-            configs.push((m, 2f64.powi(-k)));
-        }
-    }
-    for &(eps, _) in &SWAMP_QUOTED {
-        configs.push((Some(0), eps));
-    }
-    for &(k, l, eps, _) in &APBBF_QUOTED {
-        configs.push((Some(n * k / l), eps));
-    }
     let mut rows = Vec::new();
-    for (m, eps) in configs {
-        let slack = m.map_or(Slack::LeastSpace, Slack::AtMost);
-        let Ok(f) = SlidingBloom::new(n, slack, eps) else {
-            continue;
-        };
-        let b = f.space_breakdown();
-        let nf = n as f64;
-        let mf = m.map_or(f64::INFINITY, |m| m as f64);
-        let (thm, succinct) = if mf > 0.0 {
-            (
-                format!("{:.2}", theorem_1_1_bits(nf, mf, eps) / nf),
-                format!("{:.2}", succinct_bits(nf, mf, eps) / nf),
-            )
-        } else {
-            (String::new(), String::new())
-        };
-        rows.push(vec![
-            n.to_string(),
-            slack_label(m),
-            format!("{eps:e}"),
-            f.generations().to_string(),
-            f.remainder_bits().to_string(),
-            f.tag_bits().to_string(),
-            f.cells_per_bucket().to_string(),
-            format!("{:.2}", b.fingerprint),
-            format!("{:.2}", b.extra_generation),
-            format!("{:.2}", b.tags),
-            format!("{:.2}", b.bucket_compare),
-            format!("{:.2}", b.unused_cells),
-            format!("{:.2}", b.padding),
-            format!("{:.2}", b.stash + b.counters),
-            format!("{:.2}", b.total),
-            thm,
-            succinct,
-        ]);
+    for (_, m, eps) in space_rows().into_iter().filter(|r| r.0 == n) {
+        for plan in [Plan::Auto, Plan::LeastSpace] {
+            if let Some(f) = sliding(n, m, eps, plan) {
+                rows.push(breakdown_row(n, m, eps, plan, &f));
+            }
+        }
     }
     Table {
         name: "sliding-space-breakdown",
@@ -285,10 +248,12 @@ fn sliding_space_breakdown(_opts: &Options) -> Table {
             "n",
             "slack",
             "epsilon",
+            "plan",
             "c",
             "remainder_bits",
             "tag_bits",
             "cells_per_bucket",
+            "design_load",
             "fingerprint",
             "extra_generation",
             "tags",
@@ -301,17 +266,55 @@ fn sliding_space_breakdown(_opts: &Options) -> Table {
             "construction_succinct",
         ],
         rows,
-        note: "Where the bits of `ddf-sliding`'s `SlidingBloom::new(n, slack, ε)` go, in bits per window \
-               element (`SlidingBloom::space_breakdown`; the parts sum to `total`, its `memory_bits / n`). \
-               `fingerprint` is log2(1/ε), the leading term of Theorems 1.1 and 1.2; `extra_generation` the \
-               hashes of the (c + 1)-th generation, (n'/n − 1)·log2(1/ε) with n' = (c + 1)·⌈n/c⌉; `tags` \
-               n'/n·s; `bucket_compare` n'/n·(r − log2(1/ε)), the remainder bits a query comparing 2·b \
-               cells at load α needs beyond one comparison (log2(2bα), 2.85 at b = 4 and α = 0.9) plus the \
-               rounding of r; `unused_cells` the cells no active entry fills (design load 0.9 and the \
-               small-table margin); `padding` the bits of each bucket's 64- or 128-bit word that no cell \
-               uses; `stash_and_counters` the 16 reserved stash entries and the counters. Theorem 1.1 \
-               (`construction_thm_1_1`) prices no dictionary overhead at all; `construction_succinct` is \
-               its c with an ideal succinct dictionary counted exactly, ℬ(n'/ε, n') + n'·⌈log2(2c + 3)⌉."
-            .into(),
+        note: BREAKDOWN_NOTE.into(),
     }
+}
+
+const BREAKDOWN_NOTE: &str = "Where the bits of `ddf-sliding`'s sliding Bloom filter go, in bits per window \
+     element (`SlidingBloom::space_breakdown`; the parts sum to `total`, its `memory_bits / n`), for the \
+     default plan (`auto`, `SlidingBloom::new`) and the least-space one (`least-space`, \
+     `LayoutChoice::LeastSpace`). `fingerprint` is log2(1/ε), the leading term of Theorems 1.1 and 1.2; \
+     `extra_generation` the hashes of the (c + 1)-th generation, (n'/n − 1)·log2(1/ε) with \
+     n' = (c + 1)·⌈n/c⌉; `tags` n'/n·s; `bucket_compare` n'/n·(r − log2(1/ε)), the remainder bits a \
+     query comparing 2·b cells at load α needs beyond one comparison (log2(2bα), 2.85 at b = 4 and \
+     α = 0.9) plus the rounding of r; `unused_cells` the cells no active entry fills (the design load \
+     and the small-table margin); `padding` the bits of each bucket's 64- or 128-bit word that no cell \
+     uses; `stash_and_counters` the 16 reserved stash entries and the counters. Theorem 1.1 \
+     (`construction_thm_1_1`) prices no dictionary overhead at all; `construction_succinct` is its c \
+     with an ideal succinct dictionary counted exactly, ℬ(n'/ε, n') + n'·⌈log2(2c + 3)⌉.";
+
+/// One row of `sliding-space-breakdown`.
+fn breakdown_row(n: u64, m: Option<u64>, eps: f64, plan: Plan, f: &SlidingBloom) -> Vec<String> {
+    let b = f.space_breakdown();
+    let nf = n as f64;
+    let mf = m.map_or(f64::INFINITY, |m| m as f64);
+    let (thm, succinct) = if mf > 0.0 {
+        (
+            format!("{:.2}", theorem_1_1_bits(nf, mf, eps) / nf),
+            format!("{:.2}", succinct_bits(nf, mf, eps) / nf),
+        )
+    } else {
+        (String::new(), String::new())
+    };
+    vec![
+        n.to_string(),
+        slack_label(m),
+        format!("{eps:e}"),
+        plan.label().to_string(),
+        f.generations().to_string(),
+        f.remainder_bits().to_string(),
+        f.tag_bits().to_string(),
+        f.cells_per_bucket().to_string(),
+        format!("{:.2}", f.design_load()),
+        format!("{:.2}", b.fingerprint),
+        format!("{:.2}", b.extra_generation),
+        format!("{:.2}", b.tags),
+        format!("{:.2}", b.bucket_compare),
+        format!("{:.2}", b.unused_cells),
+        format!("{:.2}", b.padding),
+        format!("{:.2}", b.stash + b.counters),
+        format!("{:.2}", b.total),
+        thm,
+        succinct,
+    ]
 }
