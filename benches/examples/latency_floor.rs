@@ -34,24 +34,24 @@ const KEYS: u64 = 200_000;
 /// Rounds of each subject, alternating.
 const ROUNDS: usize = 15;
 
-/// Observes `KEYS` fresh keys from `from`; when `dependent`, each key's
+/// Observes `keys` fresh keys from `from`; when `dependent`, each key's
 /// top bit is the last verdict, so its address waits for the last read.
 /// Nanoseconds per key.
 fn timed<F: DuplicateFilter>(
     f: &mut F,
     hasher: &KeyedSipHasher,
-    from: u64,
+    (from, keys): (u64, u64),
     dependent: bool,
 ) -> f64 {
     let start = Instant::now();
     let mut last = 0u64;
-    for id in from..from + KEYS {
+    for id in from..from + keys {
         let key = if dependent { id | last << 63 } else { id };
         let verdict = f.observe(ddf_hash::digest(hasher, &key));
         last = u64::from(verdict == Verdict::Duplicate);
     }
     std::hint::black_box(last);
-    start.elapsed().as_nanos() as f64 / KEYS as f64
+    start.elapsed().as_nanos() as f64 / keys as f64
 }
 
 fn main() -> Result<(), Box<dyn std::error::Error>> {
@@ -62,12 +62,19 @@ fn main() -> Result<(), Box<dyn std::error::Error>> {
     if windows.is_empty() {
         windows = vec![22, 25];
     }
+    print!("{}", study(&windows, ROUNDS, KEYS)?);
+    Ok(())
+}
+
+/// The table for windows of `2^log_w`: medians of `rounds` rounds of
+/// `keys` fresh keys for each subject.
+fn study(windows: &[u32], rounds: usize, keys: u64) -> Result<String, Box<dyn std::error::Error>> {
     let hasher = KeyedSipHasher::with_seed(3);
-    println!(
-        "| window | floor | floor, dependent | default | default, dependent | default / floor | dependent / dependent |"
+    let mut out = String::from(
+        "| window | floor | floor, dependent | default | default, dependent | default / floor | dependent / dependent |\n",
     );
-    println!("| --- | ---: | ---: | ---: | ---: | ---: | ---: |");
-    for log_w in windows {
+    out += "| --- | ---: | ---: | ---: | ---: | ---: | ---: |\n";
+    for &log_w in windows {
         let w = 1u64 << log_w;
         let req = Requirements::count(w).fpr(1e-3).max_slack(w);
         let mut filter: Filter = ddf::plan(&req)?[0].build()?;
@@ -78,7 +85,7 @@ fn main() -> Result<(), Box<dyn std::error::Error>> {
         let mut floor = Floor::new(filter.memory_bits() / 8, 1);
         let mut times = vec![Vec::new(); 4];
         let mut next = 1u64 << 40;
-        for round in 0..ROUNDS {
+        for round in 0..rounds {
             // Odd rounds run the subjects in reverse order, and each timed
             // round follows an untimed one of its own subject: the other's
             // array evicts a subject's lines from the caches, and a round
@@ -88,22 +95,38 @@ fn main() -> Result<(), Box<dyn std::error::Error>> {
                 let dependent = i % 2 == 1;
                 let mut run = |from| {
                     if i < 2 {
-                        timed(&mut floor, &hasher, from, dependent)
+                        timed(&mut floor, &hasher, (from, keys), dependent)
                     } else {
-                        timed(&mut filter, &hasher, from, dependent)
+                        timed(&mut filter, &hasher, (from, keys), dependent)
                     }
                 };
                 run(next);
-                times[i].push(run(next + KEYS));
-                next += 2 * KEYS;
+                times[i].push(run(next + keys));
+                next += 2 * keys;
             }
         }
         let [a, b, c, d] = [0, 1, 2, 3].map(|i| median(&mut times[i]));
-        println!(
-            "| 2^{log_w} | {a:.0} ns | {b:.0} ns | {c:.0} ns | {d:.0} ns | {:.2}× | {:.2}× |",
+        out += &format!(
+            "| 2^{log_w} | {a:.0} ns | {b:.0} ns | {c:.0} ns | {d:.0} ns | {:.2}× | {:.2}× |\n",
             c / a,
             d / b
         );
     }
-    Ok(())
+    Ok(out)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// A tiny run (a window of 2^10, one round of 500 keys) prints its row.
+    #[test]
+    fn a_tiny_study_prints_its_row() {
+        let table = study(&[10], 1, 500).unwrap();
+        assert_eq!(table.lines().count(), 3, "{table}");
+        assert!(
+            table.lines().nth(2).unwrap().starts_with("| 2^10 | "),
+            "{table}"
+        );
+    }
 }

@@ -43,12 +43,12 @@ fn word(i: u64, j: u64, lines: u64) -> usize {
     (h.reduce(lines) * LINE_WORDS + (h.get() & 7)) as usize
 }
 
-/// Runs items `from..from + ITEMS`, each touching `t` lines; nanoseconds
+/// Runs items `from..from + items`, each touching `t` lines; nanoseconds
 /// an item.
-fn round(words: &mut [u64], t: u64, from: u64) -> f64 {
+fn round(words: &mut [u64], t: u64, from: u64, items: u64) -> f64 {
     let lines = words.len() as u64 / LINE_WORDS;
     let start = Instant::now();
-    for i in from..from + ITEMS {
+    for i in from..from + items {
         for j in 0..t {
             ddf_bits::prefetch::prefetch_write(words, word(i + AHEAD, j, lines));
         }
@@ -56,7 +56,7 @@ fn round(words: &mut [u64], t: u64, from: u64) -> f64 {
             words[word(i, j, lines)] |= 1 << j;
         }
     }
-    start.elapsed().as_nanos() as f64 / ITEMS as f64
+    start.elapsed().as_nanos() as f64 / items as f64
 }
 
 fn main() -> Result<(), Box<dyn std::error::Error>> {
@@ -67,25 +67,49 @@ fn main() -> Result<(), Box<dyn std::error::Error>> {
     if sizes.is_empty() {
         sizes = vec![120];
     }
-    println!("| array | lines an item | ns an item | ns a line |");
-    println!("| ---: | ---: | ---: | ---: |");
-    for mib in sizes {
+    print!("{}", study(&sizes, ROUNDS, ITEMS));
+    Ok(())
+}
+
+/// The table for arrays of `sizes` MiB: medians of `rounds` alternating
+/// rounds of `items` items for each line count.
+fn study(sizes: &[u64], rounds: usize, items: u64) -> String {
+    let mut out = String::from("| array | lines an item | ns an item | ns a line |\n");
+    out += "| ---: | ---: | ---: | ---: |\n";
+    for &mib in sizes {
         // Mapped and written as the filters' tables are (huge pages from
         // 8 MiB on), so no page fault lands in a timed round.
         let mut words = ddf_bits::pages::filled_vec((mib << 20) as usize / 8, 0u64);
         let mut times = vec![Vec::new(); TOUCHES.len()];
         let mut from = 0;
-        for _ in 0..ROUNDS {
+        for _ in 0..rounds {
             for (k, &t) in TOUCHES.iter().enumerate() {
-                times[k].push(round(&mut words, t, from));
-                from += ITEMS;
+                times[k].push(round(&mut words, t, from, items));
+                from += items;
             }
         }
         for (k, &t) in TOUCHES.iter().enumerate() {
             let ns = median(&mut times[k]);
-            println!("| {mib} MiB | {t} | {ns:.1} | {:.1} |", ns / t as f64);
+            out += &format!("| {mib} MiB | {t} | {ns:.1} | {:.1} |\n", ns / t as f64);
         }
         std::hint::black_box(&words);
     }
-    Ok(())
+    out
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// A tiny run prints a row for every line count, and the rounds wrote
+    /// the lines they touched.
+    #[test]
+    fn a_tiny_study_prints_every_line_count() {
+        let table = study(&[1], 1, 2_000);
+        assert_eq!(table.lines().count(), 2 + TOUCHES.len(), "{table}");
+        assert!(table.contains("| 1 MiB | 17 |"), "{table}");
+        let mut words = vec![0u64; 1 << 17];
+        assert!(round(&mut words, 4, 0, 100) > 0.0);
+        assert!(words.iter().any(|&w| w != 0));
+    }
 }
