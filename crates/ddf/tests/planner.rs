@@ -229,8 +229,7 @@ fn beyond_the_caches_lines_for_a_rate_and_least_space_for_a_budget() {
     };
     assert_eq!(lines.layout(), Layout::Line);
     let words =
-        ddf::SlidingBloom::planned(w, Slack::AtMost(w), None, 1e-3, LayoutChoice::LeastSpace)
-            .unwrap();
+        ddf::SlidingBloom::planned(w, Slack::AtMost(w), None, 1e-3, LayoutChoice::Words).unwrap();
     assert_ne!(words.layout(), Layout::Line);
     let budget = words.memory_bits();
     assert!(lines.memory_bits() > budget);
@@ -240,7 +239,7 @@ fn beyond_the_caches_lines_for_a_rate_and_least_space_for_a_budget() {
         matches!(
             c.config,
             Config::Sliding {
-                layout: LayoutChoice::LeastSpace,
+                layout: LayoutChoice::Words,
                 ..
             }
         ),

@@ -281,6 +281,13 @@ pub enum LayoutChoice {
     /// [`BEYOND_CACHE_BITS`] on, lines within [`LINE_SPACE_MARGIN`].
     #[default]
     Auto,
+    /// The word layouts, whatever the size: [`Auto`](Self::Auto) without
+    /// lines, the aligned or packed layout by [`ALIGNED_SPACE_MARGIN`] at
+    /// the request's design load. What a memory budget plans with: a
+    /// line's 16-bit remainders make its size nearly flat in `ε`, so a
+    /// search over `ε` would jump, and in the caches these are the
+    /// default's own layouts and speed.
+    Words,
     /// The least space, whatever the size or the speed: the packed or
     /// aligned layout, whichever takes fewer bits, never lines, at design
     /// load [`LEAST_SPACE_LOAD`] (or the request's, if higher), with the
@@ -290,8 +297,9 @@ pub enum LayoutChoice {
     /// with an ideal succinct dictionary at every row of `cargo xtask
     /// tables`' `sliding-space` (`sliding/least-space-near-succinct`), for
     /// 1.6 relocation moves per insertion of a new item against the
-    /// default's 0.32 (`n = 10^6`, `ε = 2^-10`). What a memory budget plans
-    /// with.
+    /// default's 0.32 (`n = 10^6`, `ε = 2^-10`) and, with cells wider than
+    /// 16 bits packed across words, three to four times the default's
+    /// time an observe (crate documentation, "The least space").
     LeastSpace,
     /// This layout.
     Fixed(Layout),
@@ -314,8 +322,9 @@ pub(crate) struct Request {
     /// How buckets are laid out: fixed (a snapshot's), or chosen by the
     /// plan (`None`, see [`LayoutChoice`]).
     pub(crate) layout: Option<Layout>,
-    /// With `layout` `None`: never lines ([`LayoutChoice::LeastSpace`]).
-    pub(crate) least_space: bool,
+    /// With `layout` `None`: never lines ([`LayoutChoice::Words`] and
+    /// [`LayoutChoice::LeastSpace`]).
+    pub(crate) words_only: bool,
     /// How buckets and remainder width are fitted to the load and rate.
     pub(crate) fit: Fit,
 }
@@ -327,7 +336,7 @@ pub(crate) struct Request {
 pub(crate) enum Fit {
     /// `B` from the design load, then the least `r` that meets the rate
     /// over those buckets: the rule of every plan of snapshot layouts 3 to
-    /// 5, and of [`LayoutChoice::Auto`].
+    /// 5, and of [`LayoutChoice::Auto`] and [`LayoutChoice::Words`].
     Load,
     /// The `(B, r)` of fewest table bits: where `r` rounds up by most of a
     /// bit, a bit narrower over more buckets (a lower load) costs less.
@@ -338,12 +347,13 @@ pub(crate) enum Fit {
 impl Request {
     /// The request with its layout chosen as `choice` says.
     pub(crate) fn with_choice(self, choice: LayoutChoice) -> Self {
-        let (layout, least_space) = match choice {
+        let (layout, words_only) = match choice {
             LayoutChoice::Auto => (None, false),
+            LayoutChoice::Words => (None, true),
             LayoutChoice::LeastSpace => {
                 return Request {
                     layout: None,
-                    least_space: true,
+                    words_only: true,
                     fit: Fit::Bits,
                     load: self.load.max(LEAST_SPACE_LOAD),
                     ..self
@@ -353,7 +363,7 @@ impl Request {
         };
         Request {
             layout,
-            least_space,
+            words_only,
             ..self
         }
     }
@@ -369,7 +379,7 @@ impl Request {
             fpr,
             load: DESIGN_LOAD,
             layout: None,
-            least_space: false,
+            words_only: false,
             fit: Fit::Load,
         }
     }
@@ -386,7 +396,7 @@ impl Request {
             fpr,
             load: DESIGN_LOAD,
             layout: None,
-            least_space: false,
+            words_only: false,
             fit: Fit::Load,
         }
     }
@@ -448,8 +458,9 @@ impl Plan {
         // The packed layout's refusal is the one to report: it needs the
         // least space, so whatever it refuses the aligned one refuses too.
         let packed = with(Layout::Packed)?;
-        // The least space takes aligned words only where they cost no more.
-        let margin = if request.least_space {
+        // A plan fitted for the fewest bits takes aligned words only where
+        // they cost no more.
+        let margin = if request.fit == Fit::Bits {
             0.0
         } else {
             ALIGNED_SPACE_MARGIN
@@ -462,7 +473,7 @@ impl Plan {
             }
             _ => packed,
         };
-        if request.least_space || words.table_bits() < BEYOND_CACHE_BITS {
+        if request.words_only || words.table_bits() < BEYOND_CACHE_BITS {
             return Ok(words);
         }
         // Beyond the caches, lines if they meet the request within the

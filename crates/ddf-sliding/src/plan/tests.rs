@@ -7,19 +7,6 @@ fn count(n: u64, slack: Slack, fpr: f64) -> Result<Plan, ParamError> {
     Plan::new(Request::count(n, slack, None, fpr))
 }
 
-/// The word layout [`LayoutChoice::Auto`] weighs lines against: aligned or
-/// packed by [`ALIGNED_SPACE_MARGIN`], at the request's own load and fit.
-fn auto_words(request: Request) -> Plan {
-    let fixed = |layout| Plan::new(request.with_choice(LayoutChoice::Fixed(layout))).unwrap();
-    let (packed, aligned) = (fixed(Layout::Packed), fixed(Layout::Aligned));
-    let margin = packed.table_bits() as f64 * (1.0 + ALIGNED_SPACE_MARGIN);
-    if aligned.table_bits() as f64 <= margin {
-        aligned
-    } else {
-        packed
-    }
-}
-
 /// Lines from a word table of 8 MiB on, within a quarter more space;
 /// never for a rate their remainders miss, in the caches, or when the
 /// least space is asked for.
@@ -32,7 +19,7 @@ fn lines_beyond_the_caches_within_the_margin() {
         Request::time(w / 64, Slack::AtMost(w / 64), w, 1e-3),
     ] {
         let auto = Plan::new(request).unwrap();
-        let words = auto_words(request);
+        let words = Plan::new(request.with_choice(LayoutChoice::Words)).unwrap();
         assert_eq!(auto.layout, Layout::Line);
         assert_ne!(words.layout, Layout::Line);
         assert!(words.table_bits() >= BEYOND_CACHE_BITS);
@@ -63,7 +50,7 @@ fn tight_rates_get_wide_lines() {
         assert_eq!(p.cells_per_bucket, 16);
         assert_eq!(p.remainder_bits, 32 - p.tag_bits);
         assert!(p.false_positive_bound() <= fpr);
-        let words = auto_words(request);
+        let words = Plan::new(request.with_choice(LayoutChoice::Words)).unwrap();
         assert!(p.table_bits() as f64 <= words.table_bits() as f64 * (1.0 + LINE_SPACE_MARGIN));
     }
     // More than 32 − s bits: no line at all.

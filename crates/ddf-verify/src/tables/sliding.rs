@@ -58,7 +58,7 @@ fn candidates() -> Vec<Candidate> {
 enum Plan {
     /// `SlidingBloom::new`: the default, buckets that favour speed.
     Auto,
-    /// `LayoutChoice::LeastSpace`: what a memory budget plans with.
+    /// `LayoutChoice::LeastSpace`: the fewest bits.
     LeastSpace,
 }
 
@@ -213,9 +213,9 @@ fn sliding_space(opts: &Options) -> Table {
                or 2·10^6, so rates near 10^-6 read as 0 and a count k has a standard error of about √k \
                (its slack is at most the one asked for; with `inf` it is about n/c); the default plan, \
                `SlidingBloom::new`, whose buckets favour speed. `naor-yogev-least-space` is the same \
-               filter planned for the least space (`LayoutChoice::LeastSpace`, what a memory budget plans \
-               with: design load 0.95, packed or aligned buckets, whichever is smaller, and the remainder \
-               width and bucket count of fewest bits); it is within 2.5 bits of `construction-succinct` \
+               filter planned for the least space (`LayoutChoice::LeastSpace`: design load 0.95, packed or \
+               aligned buckets, whichever is smaller, and the remainder width and bucket count of fewest \
+               bits, at three to four times the default's time an observe); it is within 2.5 bits of `construction-succinct` \
                at every row (`cargo xtask verify`, `sliding/least-space-near-succinct`). `lower-bound-thm-1.2` is Theorem 1.2 without its \
                −O(n) term, `construction-thm-1.1` the paper's own space at c = max(log2(1/ε), n/m) as its \
                formula prices it (no cost for the dictionary beyond log2(1/ε) bits of hash per entry), \

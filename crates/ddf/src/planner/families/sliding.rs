@@ -4,7 +4,7 @@ use super::*;
 
 /// The Naor–Yogev sliding Bloom filter with the slack accepted: `ε` = the
 /// target, in the layout the crate chooses (lines beyond the caches), or the
-/// least `ε` whose table fits the budget, in the layout of least space.
+/// least `ε` whose table fits the budget, in the word layouts.
 pub(crate) fn candidate(need: &Need) -> Result<Candidate, String> {
     windowed(need)?;
     use ddf_core::Goal;
@@ -18,9 +18,9 @@ pub(crate) fn candidate(need: &Need) -> Result<Candidate, String> {
         _ => (need.items(), None),
     };
     let fpr = SlidingBloom::parameters_for(need.goal, window, slack, capacity).map_err(why)?;
-    // A budget was searched in the layout of least space, and is built in it.
+    // A budget was searched in the word layouts, and is built in them.
     let layout = match need.goal {
-        Goal::Budget(_) => LayoutChoice::LeastSpace,
+        Goal::Budget(_) => LayoutChoice::Words,
         Goal::Fpr(_) => LayoutChoice::Auto,
     };
     let p = SlidingBloom::table_sizing_with(window, slack, capacity, fpr, layout)
