@@ -5,7 +5,8 @@
 //! so the filters' own work is what is compared. First the two of a pair
 //! alternate in one process, each on its own copy of the same state and
 //! keys, and the least time per key of each and their ratio are printed
-//! (`atomic-apbf/…/alternating`); then criterion times each.
+//! (`atomic-apbf/…/alternating`); then criterion times each, and the
+//! lock-free filter's batches (`observe_digests`, blocks of 64).
 //!
 //! ```text
 //! cargo bench -p ddf-apbf --bench atomic
@@ -34,7 +35,24 @@ fn block(next: &mut u64, mut observe: impl FnMut(Digest) -> Verdict) -> u64 {
     OPS
 }
 
-/// `F::observe` against `Atomic<F>::observe` on the same steady state.
+/// Observes keys `next..next + OPS` through `Atomic::observe_digests` in
+/// blocks of 64; returns `OPS`.
+fn batches<F: AtomicForm>(next: &mut u64, f: &Atomic<F>) -> u64 {
+    let keys: Vec<Digest> = (*next..*next + OPS).map(Digest::mixed).collect();
+    let mut verdicts = Vec::with_capacity(64);
+    let mut dup = 0;
+    for chunk in black_box(&keys).chunks(64) {
+        verdicts.clear();
+        f.observe_digests(chunk, &mut verdicts);
+        dup += verdicts.iter().filter(|v| v.is_duplicate()).count();
+    }
+    black_box(dup);
+    *next += OPS;
+    OPS
+}
+
+/// `F::observe` against `Atomic<F>::observe` on the same steady state, and
+/// the lock-free filter's batches.
 fn pair<F>(c: &mut Criterion, family: &str, make: impl Fn(u64) -> F)
 where
     F: AtomicForm + DuplicateFilter + Windowed + Clone,
@@ -75,6 +93,9 @@ where
         });
         group.bench_function("lock-free observe", |b| {
             b.iter(|| block(&mut next_atomic, |d| atomic.observe(d)))
+        });
+        group.bench_function("lock-free observe_digests", |b| {
+            b.iter(|| batches(&mut next_atomic, &atomic))
         });
         group.finish();
     }

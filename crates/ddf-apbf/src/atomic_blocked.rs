@@ -5,7 +5,8 @@ use crate::Apbbf;
 use crate::atomic::{AtomicCore, AtomicSegments, Platform, Std};
 use crate::atomic_filter::sealed::Sealed;
 use crate::atomic_filter::{Atomic, position_of, restore_position};
-use crate::blocked::{InWord, Shape, block_parts, line_part, locate_block};
+use crate::blocked::{Blocks, InWord, Shape, block_parts, line_part, locate_block};
+use crate::core::Segments;
 use ddf_bits::AtomicWord;
 use ddf_core::ParamError;
 use std::fmt;
@@ -157,6 +158,8 @@ impl<W: AtomicWord> AtomicSegments for AtomicBlocks<W> {
     /// As `Blocks`: a test is `b` bits of a block, and Algorithm 1 reads
     /// fewer blocks than testing every segment.
     const ALL_AT_ONCE: bool = false;
+    /// The single-threaded blocks' (a test is the same block's bits).
+    const CHAIN_AHEAD: usize = <Blocks as Segments>::CHAIN_AHEAD;
 
     /// The shape's unrolled test, as `Blocks::test` chooses it.
     #[inline(always)]
@@ -245,7 +248,7 @@ impl Sealed for Apbbf {
     type Segs = AtomicBlocks<AtomicU64>;
     const NAME: &'static str = "AtomicApbbf";
     // As `Apbbf`'s batch path: about `l/k + k` lines per item.
-    const LOOKAHEAD: usize = 4;
+    const LOOKAHEAD: usize = <Blocks as Segments>::LOOKAHEAD;
 
     fn to_atomic(&self) -> BlocksCore<Std> {
         core_from_apbbf(self)

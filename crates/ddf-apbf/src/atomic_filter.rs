@@ -157,6 +157,42 @@ impl<F: AtomicForm> Atomic<F> {
         Verdict::from_seen(self.core.observe(digest, Some(now), thread_stripe()))
     }
 
+    /// [`observe`](Self::observe) of every digest in order, the verdicts
+    /// appended to `verdicts`: the batch path, which hints the lines of
+    /// items a few ahead (beyond the caches, about half the time a digest
+    /// of one call each, or less; see the crate documentation). Each digest is one
+    /// operation of the concurrency promise, so threads may run batches
+    /// and single operations side by side.
+    pub fn observe_digests(&self, digests: &[Digest], verdicts: &mut Vec<Verdict>) {
+        verdicts.reserve(digests.len());
+        let stripe = thread_stripe();
+        ddf_core::batch::hinted(self, digests, |d| {
+            verdicts.push(Verdict::from_seen(self.core.observe(d, None, stripe)));
+        });
+    }
+
+    /// [`observe_at`](Self::observe_at) of every digest in order at time
+    /// `now`, as [`observe_digests`](Self::observe_digests).
+    pub fn observe_digests_at(&self, digests: &[Digest], now: u64, verdicts: &mut Vec<Verdict>) {
+        verdicts.reserve(digests.len());
+        let stripe = thread_stripe();
+        ddf_core::batch::hinted(self, digests, |d| {
+            verdicts.push(Verdict::from_seen(self.core.observe(d, Some(now), stripe)));
+        });
+    }
+
+    /// [`contains`](Self::contains) of every digest in order, the answers
+    /// appended to `answers`, with the batch path's hints.
+    pub fn contains_digests(&self, digests: &[Digest], answers: &mut Vec<bool>) {
+        ddf_core::batch::contains_batch(self, digests, answers);
+    }
+
+    /// [`contains_at`](Self::contains_at) of every digest in order at time
+    /// `now`, with the batch path's hints.
+    pub fn contains_digests_at(&self, digests: &[Digest], now: u64, answers: &mut Vec<bool>) {
+        ddf_core::batch::contains_batch_at(self, digests, now, answers);
+    }
+
     /// Records `digest`.
     #[inline]
     pub fn insert(&self, digest: Digest) {
@@ -256,14 +292,13 @@ impl<F: AtomicForm> ddf_core::DuplicateFilter for Atomic<F> {
         Atomic::observe(self, digest)
     }
 
-    /// Prefetches each item's insertion lines a few items ahead, as the
-    /// single-threaded filter's batch path does; same verdicts as one by one.
+    /// [`Atomic::observe_digests`]: same verdicts as one by one.
     fn observe_batch(&mut self, digests: &[Digest], verdicts: &mut Vec<Verdict>) {
-        ddf_core::batch::observe_batch(self, digests, verdicts);
+        self.observe_digests(digests, verdicts);
     }
 
     fn contains_batch(&self, digests: &[Digest], answers: &mut Vec<bool>) {
-        ddf_core::batch::contains_batch(self, digests, answers);
+        self.contains_digests(digests, answers);
     }
 
     fn memory_bits(&self) -> u64 {
@@ -275,7 +310,8 @@ impl<F: AtomicForm> ddf_core::DuplicateFilter for Atomic<F> {
     }
 }
 
-/// The lines of an item's insertion, as the single-threaded filter's.
+/// The lines an unseen item's observe reads, as the single-threaded
+/// filter's.
 impl<F: AtomicForm> ddf_core::batch::Prefetch for Atomic<F> {
     const LOOKAHEAD: usize = F::LOOKAHEAD;
     const MIN_PREFETCH_BITS: u64 = crate::core::CACHED_BITS;
@@ -300,6 +336,16 @@ impl<F: AtomicForm> ddf_core::TimedFilter for Atomic<F> {
     #[inline]
     fn observe_at(&mut self, digest: Digest, now: u64) -> Verdict {
         Atomic::observe_at(self, digest, now)
+    }
+
+    /// [`Atomic::observe_digests_at`].
+    fn observe_batch_at(&mut self, digests: &[Digest], now: u64, verdicts: &mut Vec<Verdict>) {
+        self.observe_digests_at(digests, now, verdicts);
+    }
+
+    /// [`Atomic::contains_digests_at`].
+    fn contains_batch_at(&self, digests: &[Digest], now: u64, answers: &mut Vec<bool>) {
+        self.contains_digests_at(digests, now, answers);
     }
 
     /// Timed insertions stamped before the current generation opened

@@ -4,6 +4,7 @@ use crate::Apbf;
 use crate::atomic::{AtomicCore, AtomicSegments, Platform, Std};
 use crate::atomic_filter::sealed::Sealed;
 use crate::atomic_filter::{Atomic, position_of, restore_position};
+use crate::core::Segments;
 use crate::placement::Placement;
 use crate::slices::Slices;
 use ddf_bits::{AtomicBitArray, AtomicWord};
@@ -35,6 +36,8 @@ impl<W: AtomicWord> AtomicSlices<W> {
 
 impl<W: AtomicWord> AtomicSegments for AtomicSlices<W> {
     const ALL_AT_ONCE: bool = true;
+    /// The single-threaded slices' (a test is the same bit).
+    const CHAIN_AHEAD: usize = <Slices as Segments>::CHAIN_AHEAD;
 
     #[inline(always)]
     fn test(&self, seg: usize, x: u64) -> bool {
@@ -144,7 +147,7 @@ pub(crate) fn core_from_apbf<P: Platform>(f: &Apbf) -> SlicesCore<P> {
 impl Sealed for Apbf {
     type Segs = AtomicSlices<AtomicU64>;
     const NAME: &'static str = "AtomicApbf";
-    const LOOKAHEAD: usize = 2;
+    const LOOKAHEAD: usize = <Slices as Segments>::LOOKAHEAD;
 
     fn to_atomic(&self) -> SlicesCore<Std> {
         core_from_apbf(self)

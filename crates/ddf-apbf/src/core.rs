@@ -1,6 +1,7 @@
 //! The age-partitioning shared by the plain and the blocked filter: `k + l`
 //! segments in a circular buffer, generations by count or time, Algorithm 1.
 
+pub(crate) use crate::query::{algorithm_1, algorithm_1_from, query_stops, rotate_within};
 use ddf_core::snapshot::{DecodeError, Decoder, Encoder};
 use ddf_core::{Digest, MergeError, ParamError, TimeClock};
 
@@ -173,88 +174,6 @@ impl ItemProbes {
             .wrapping_add((p as u64).wrapping_mul(self.b))
             .wrapping_add(t)
     }
-}
-
-/// `mask` (bits `0..n`, `n ≤ 64`) rotated right by `start < n` within `n`
-/// bits: bit `j` of the result is bit `(start + j) mod n` of `mask`.
-#[inline]
-pub(crate) fn rotate_within(mask: u64, start: usize, n: usize) -> u64 {
-    if start == 0 {
-        mask
-    } else {
-        ((mask >> start) | (mask << (n - start))) & (u64::MAX >> (64 - n))
-    }
-}
-
-/// Algorithm 1 of the APBF paper (§5.4) over logical segments `0..n`
-/// (`n = k + l`), `test(i)` telling whether logical segment `i` matches:
-/// start at `l`, count consecutive matches, and on a miss jump back `k`
-/// segments keeping the matches just found. Returns the answer and the
-/// number of segments tested. No segment is tested twice.
-///
-/// Which segment comes next depends on the last test. Written with
-/// branches on purpose: the core predicts one and loads the segments
-/// ahead on that path while a test waits for memory. A branch-free form
-/// (the next index selected by `cmov`) made every test wait for the one
-/// before: 1.7 µs instead of about 0.2 µs per present item at
-/// `k = l = 15` on 65 Mbit, 30 cache misses in a row. Testing every
-/// segment at once after two matches in a row (a present item's run)
-/// was slower too: 510 against 234 ns per present item and 180 against
-/// 77 per unseen one there (the Go comparison of `examples/profile`,
-/// load 10), its 30 loads each missing a TLB of 4 KiB pages.
-///
-/// Callers hand it `#[inline(always)]` closures: a hot path compiled for a
-/// [`ddf_bits::isa`] level keeps its instructions only in what is inlined
-/// into it (see [`AgeCore::observe`]).
-#[inline(always)]
-pub(crate) fn algorithm_1(k: usize, n: usize, mut test: impl FnMut(usize) -> bool) -> (bool, u32) {
-    // `i` ends below 0, which wraps here and fails `i < n`; it never
-    // reaches `n` (a run never passes a segment tested before).
-    let (mut i, mut p, mut c) = (n - k, 0usize, 0usize);
-    let mut accesses = 0u32;
-    while i < n {
-        accesses += 1;
-        if test(i) {
-            c += 1;
-            i += 1;
-            if p + c == k {
-                return (true, accesses);
-            }
-        } else {
-            // A miss at `i` rules out every run through `i`: jump to
-            // `i − k`, keeping the `c` matches just found above as `p`.
-            i = i.wrapping_sub(k);
-            p = c;
-            c = 0;
-        }
-    }
-    (false, accesses)
-}
-
-/// [`algorithm_1`] over the logical segments of a state whose logical
-/// segment 0 is physical segment `start` of `n`, the `shifts` logical
-/// segments below counted empty (shifts not yet applied); `test(seg)`
-/// tests physical segment `seg`.
-#[inline(always)]
-pub(crate) fn algorithm_1_from(
-    k: usize,
-    n: usize,
-    start: usize,
-    shifts: usize,
-    mut test: impl FnMut(usize) -> bool,
-) -> (bool, u32) {
-    algorithm_1(
-        k,
-        n,
-        #[inline(always)]
-        |i| {
-            let mut seg = start + i;
-            if seg >= n {
-                seg -= n;
-            }
-            i >= shifts && test(seg)
-        },
-    )
 }
 
 /// Records the item in physical segments `lo..hi` (`hi ≤ k + l`).
@@ -614,21 +533,9 @@ impl<S: Segments> AgeCore<S> {
     pub(crate) fn prefetch(&self, digest: Digest) {
         let h = ItemProbes::of(digest);
         let (k, n, base, cubic) = (self.k as usize, self.n(), self.base, &*self.cubic);
-        let mut i = self.l as usize;
-        // Each stop and the segments a run of matches walks on to from it
-        // (`S::CHAIN_AHEAD`); the query's last stop, `l mod k`, is among
-        // the insertion's segments.
-        while i >= k {
-            for j in i..(i + 1 + S::CHAIN_AHEAD).min(n) {
-                let seg = if base + j >= n {
-                    base + j - n
-                } else {
-                    base + j
-                };
-                self.segs.prefetch(seg, h.at(seg, cubic));
-            }
-            i -= k;
-        }
+        query_stops(k, self.l as usize, n, base, S::CHAIN_AHEAD, |seg| {
+            self.segs.prefetch(seg, h.at(seg, cubic));
+        });
         // The insertion's `k` physical segments from the base, in at most
         // two runs as `set_item` writes them: a segment's probe steps from
         // the previous one's. At k = 13, l = 22 an item's 14 hints took 419

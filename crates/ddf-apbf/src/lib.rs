@@ -19,6 +19,7 @@ mod atomic_slices;
 mod blocked;
 mod core;
 mod placement;
+mod query;
 mod sizing;
 mod slices;
 #[cfg(feature = "testing")]

@@ -39,7 +39,27 @@ pub fn drive<F: AtomicForm>(
     keys: u64,
     ticks_per_time: Option<u64>,
 ) -> Vec<Op> {
+    drive_in_batches(f, threads, seed, per_thread, keys, ticks_per_time, 1)
+}
+
+/// [`drive`] with each thread observing its keys `batch` at a time through
+/// [`Atomic::observe_digests`] (or `observe_digests_at`, one time a batch),
+/// one by one when `batch` is 1. Every operation of a batch is recorded
+/// between the tickets taken before the batch began and after it returned:
+/// the harness cannot order them among themselves, so its judgement is
+/// looser within a batch (repeats there are not judged) and as strict
+/// between batches.
+pub fn drive_in_batches<F: AtomicForm>(
+    f: &Atomic<F>,
+    threads: u64,
+    seed: u64,
+    per_thread: u64,
+    keys: u64,
+    ticks_per_time: Option<u64>,
+    batch: u64,
+) -> Vec<Op> {
     let ticket = AtomicU64::new(0);
+    let batch = batch.max(1);
     let mut all = Vec::new();
     std::thread::scope(|s| {
         let handles: Vec<_> = (0..threads)
@@ -47,26 +67,35 @@ pub fn drive<F: AtomicForm>(
                 let ticket = &ticket;
                 s.spawn(move || {
                     let mut rng = SplitMix64::new(seed ^ ddf_hash::mix64(t + 1));
-                    (0..per_thread)
-                        .map(|_| {
-                            let key = rng.next_u64() % keys;
-                            // SeqCst: the harness's order (see `Op`).
-                            let start = ticket.fetch_add(1, Ordering::SeqCst);
-                            let time = ticks_per_time.map_or(0, |r| start / r);
-                            let verdict = match ticks_per_time {
-                                Some(_) => f.observe_at(Digest::mixed(key), time),
-                                None => f.observe(Digest::mixed(key)),
-                            };
-                            let end = ticket.fetch_add(1, Ordering::SeqCst);
-                            Op {
-                                start,
-                                end,
-                                key,
-                                time,
-                                seen: verdict == Verdict::Duplicate,
-                            }
-                        })
-                        .collect::<Vec<_>>()
+                    let mut ops = Vec::with_capacity(per_thread as usize);
+                    let (mut digests, mut verdicts) = (Vec::new(), Vec::new());
+                    let mut done = 0;
+                    while done < per_thread {
+                        let n = batch.min(per_thread - done);
+                        done += n;
+                        let block: Vec<u64> = (0..n).map(|_| rng.next_u64() % keys).collect();
+                        digests.clear();
+                        digests.extend(block.iter().map(|&k| Digest::mixed(k)));
+                        verdicts.clear();
+                        // SeqCst: the harness's order (see `Op`).
+                        let start = ticket.fetch_add(1, Ordering::SeqCst);
+                        let time = ticks_per_time.map_or(0, |r| start / r);
+                        match (ticks_per_time, batch) {
+                            (Some(_), 1) => verdicts.push(f.observe_at(digests[0], time)),
+                            (None, 1) => verdicts.push(f.observe(digests[0])),
+                            (Some(_), _) => f.observe_digests_at(&digests, time, &mut verdicts),
+                            (None, _) => f.observe_digests(&digests, &mut verdicts),
+                        }
+                        let end = ticket.fetch_add(1, Ordering::SeqCst);
+                        ops.extend(block.iter().zip(&verdicts).map(|(&key, v)| Op {
+                            start,
+                            end,
+                            key,
+                            time,
+                            seen: *v == Verdict::Duplicate,
+                        }));
+                    }
+                    ops
                 })
             })
             .collect();

@@ -1,6 +1,7 @@
 //! Property test: the batch path (prefetching) equals the one-by-one path.
 
-use ddf_apbf::{Apbbf, Apbf};
+use ddf_apbf::{Apbbf, Apbf, Atomic, AtomicForm};
+use ddf_core::Snapshot;
 use ddf_core::testing::assert_batches_match;
 use ddf_core::{Digest, TimedFilter};
 use proptest::collection::vec;
@@ -89,5 +90,61 @@ proptest! {
         // At least 16 Mbit, so that the batch path prefetches.
         let f = Apbbf::with_time_span(80, 3, 8, 3_000, 512, 4).unwrap();
         timed_batches_match(f, &stamped, cut);
+    }
+}
+
+/// The lock-free filters' batches through `&self` (`observe_digests`,
+/// `contains_digests` and their timed forms) against their own one-by-one
+/// calls from one thread: same verdicts, answers and state.
+fn atomic_batches_match<F: AtomicForm + Clone>(f: F, stamped: &[(Digest, u64)], cut: usize) {
+    let (one, batch) = (Atomic::from(f.clone()), Atomic::from(f));
+    let timed = one.period().is_some();
+    let (mut expect, mut got) = (Vec::new(), Vec::new());
+    for run in stamped.chunks(cut) {
+        let now = run[0].1;
+        let ds: Vec<Digest> = run.iter().map(|&(d, _)| d).collect();
+        let mut answers = Vec::new();
+        if timed {
+            batch.contains_digests_at(&ds, now, &mut answers);
+            let one_answers: Vec<bool> = ds.iter().map(|&d| one.contains_at(d, now)).collect();
+            assert_eq!(answers, one_answers);
+            expect.extend(ds.iter().map(|&d| one.observe_at(d, now)));
+            batch.observe_digests_at(&ds, now, &mut got);
+        } else {
+            batch.contains_digests(&ds, &mut answers);
+            let one_answers: Vec<bool> = ds.iter().map(|&d| one.contains(d)).collect();
+            assert_eq!(answers, one_answers);
+            expect.extend(ds.iter().map(|&d| one.observe(d)));
+            batch.observe_digests(&ds, &mut got);
+        }
+    }
+    assert_eq!(got, expect);
+    assert_eq!(batch.to_bytes(), one.to_bytes(), "state after the batches");
+}
+
+proptest! {
+    #![proptest_config(ProptestConfig::with_cases(16))]
+
+    /// Count and time windows, small and at least 16 Mbit (where the batch
+    /// path hints), with generations closing inside batches.
+    #[test]
+    fn atomic_batches_match_one_by_one(
+        items in vec((0u64..500, 0u64..3), 1..2000),
+        cut in 1usize..90,
+    ) {
+        let mut now = 0;
+        let stamped: Vec<(Digest, u64)> = items
+            .iter()
+            .map(|&(x, step)| {
+                now += step;
+                (Digest::mixed(x), now)
+            })
+            .collect();
+        atomic_batches_match(Apbf::new(4, 6, 300).unwrap(), &stamped, cut);
+        atomic_batches_match(Apbf::new(4, 6, 1 << 22).unwrap(), &stamped, cut);
+        atomic_batches_match(Apbbf::new(3, 8, 4, 512, 4).unwrap(), &stamped, cut);
+        atomic_batches_match(Apbbf::new(3, 8, 3_000, 512, 4).unwrap(), &stamped, cut);
+        atomic_batches_match(Apbf::with_time_span(60, 4, 6, 300).unwrap(), &stamped, cut);
+        atomic_batches_match(Apbbf::with_time_span(80, 3, 8, 3_000, 512, 4).unwrap(), &stamped, cut);
     }
 }

@@ -2,7 +2,7 @@
 //! over the recorded merged order, and with one thread against `Apbf` and
 //! `Apbbf`.
 
-use ddf_apbf::testing::{count_window_violations, drive, time_window_violations};
+use ddf_apbf::testing::{count_window_violations, drive, drive_in_batches, time_window_violations};
 use ddf_apbf::{
     Apbbf, Apbf, Atomic, AtomicApbbf, AtomicApbf, AtomicForm, Digest, DuplicateFilter, Snapshot,
     TimedFilter, Verdict,
@@ -76,6 +76,45 @@ fn apbbf_eight_threads_time_window_no_false_negative() {
     let f = AtomicApbbf::with_window_shape(4_000, 3, 4, 512, 4).unwrap();
     let timed = AtomicApbbf::with_time_span(40, 3, 4, f.blocks(), 512, 4).unwrap();
     eight_threads_time_window(&timed);
+}
+
+/// Eight threads observing in batches of 16 (`observe_digests`, and
+/// `observe_digests_at` with one time a batch): no miss either window does
+/// not allow, between batches.
+#[test]
+fn eight_threads_in_batches_no_false_negative() {
+    let count = AtomicApbf::new(3, 4, 4_500).unwrap();
+    let blocked = AtomicApbbf::with_window_shape(4_000, 3, 4, 512, 8).unwrap();
+    for (name, ops, found) in [
+        {
+            let ops = drive_in_batches(&count, THREADS, 0xBA7C, 20_000, 9_000, None, 16);
+            let found = count_window_violations(&count, &ops, THREADS);
+            ("APBF", ops, found)
+        },
+        {
+            let ops = drive_in_batches(&blocked, THREADS, 0xBA7C, 20_000, 9_000, None, 16);
+            let found = count_window_violations(&blocked, &ops, THREADS);
+            ("APBBF", ops, found)
+        },
+    ] {
+        assert_eq!(found.violations, 0, "{name}: {:?}", found.first);
+        assert!(
+            found.repeats > 50_000,
+            "{name}: only {} repeats",
+            found.repeats
+        );
+        assert!(found.misses > 1_000, "{name}: only {} misses", found.misses);
+        assert_eq!(ops.len() as u64, THREADS * 20_000);
+    }
+    // Two tickets a batch of 16: 50 insertions per time unit at 6 tickets
+    // per unit (48 insertions), below g = 1,039 per period of τ = 10.
+    let timed = AtomicApbf::with_time_span(40, 3, 4, 4_500).unwrap();
+    let ops = drive_in_batches(&timed, THREADS, 0xBA7C, 10_000, 4_000, Some(6), 16);
+    assert_eq!(timed.generations_closed_early(), 0);
+    let found = time_window_violations(&timed, &ops);
+    assert_eq!(found.violations, 0, "{:?}", found.first);
+    assert!(found.repeats > 20_000, "only {} repeats", found.repeats);
+    assert!(found.misses > 100, "only {} misses", found.misses);
 }
 
 /// With one thread and `c = 1` (`g < 512`) the verdicts are `Apbf`'s but

@@ -51,12 +51,16 @@ pub fn observe_batch<F: Prefetch>(filter: &mut F, digests: &[Digest], verdicts: 
 #[inline]
 pub fn contains_batch<F: Prefetch>(filter: &F, digests: &[Digest], answers: &mut Vec<bool>) {
     answers.reserve(digests.len());
-    pipeline(
-        &mut &*filter,
-        digests,
-        |f| *f,
-        |f, d| answers.push(f.contains(d)),
-    );
+    hinted(filter, digests, |d| answers.push(filter.contains(d)));
+}
+
+/// The driver for operations through a shared reference (lookups, and the
+/// lock-free filters that threads share): calls `probe` on every digest in
+/// order, hinting [`Prefetch::LOOKAHEAD`] items ahead as [`observe_batch`]
+/// does. `probe` works on the same `filter`, through `&`.
+#[inline]
+pub fn hinted<F: Prefetch>(filter: &F, digests: &[Digest], mut probe: impl FnMut(Digest)) {
+    pipeline(&mut &*filter, digests, |f| *f, |_, d| probe(d));
 }
 
 /// `observe_batch_at` for a [`Prefetch`] timed filter: appends
@@ -90,12 +94,9 @@ pub fn contains_batch_at<F: Prefetch + TimedFilter>(
     answers: &mut Vec<bool>,
 ) {
     answers.reserve(digests.len());
-    pipeline(
-        &mut &*filter,
-        digests,
-        |f| *f,
-        |f, d| answers.push(f.contains_at(d, now)),
-    );
+    hinted(filter, digests, |d| {
+        answers.push(filter.contains_at(d, now))
+    });
 }
 
 /// The loop of both drivers: hint `LOOKAHEAD` items ahead of `probe`, which

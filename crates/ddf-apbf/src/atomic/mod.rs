@@ -78,7 +78,9 @@
 //! Each other access carries its reason at the line.
 
 use crate::core::{CACHED_BITS, ItemProbes};
-use crate::core::{RUN_STEPS, algorithm_1_from, cubic_terms, rotate_within, run_steps};
+use crate::core::{
+    RUN_STEPS, algorithm_1_from, cubic_terms, query_stops, rotate_within, run_steps,
+};
 use ddf_bits::AtomicWord;
 use std::sync::atomic::{AtomicU64, AtomicUsize, Ordering};
 
@@ -107,6 +109,9 @@ impl Platform for Std {
 pub trait AtomicSegments: Send + Sync {
     /// As `Segments::ALL_AT_ONCE`.
     const ALL_AT_ONCE: bool;
+    /// As `Segments::CHAIN_AHEAD`: segments after each stop of an unseen
+    /// item's query that the batch path hints too.
+    const CHAIN_AHEAD: usize;
     /// Whether physical segment `seg` holds the item whose probe there is `x`.
     fn test(&self, seg: usize, x: u64) -> bool;
     /// Records the item whose probe in physical segment `seg` is `x`.
@@ -655,17 +660,22 @@ impl<S: AtomicSegments, P: Platform> AtomicCore<S, P> {
         }
     }
 
-    /// Prefetches the `k` segments an insertion sets and the first a query
-    /// reads (a cache hint for batches).
+    /// Prefetches what observing `digest` reads, as the single-threaded
+    /// filter's batch path does: the stops of an unseen item's query with
+    /// [`AtomicSegments::CHAIN_AHEAD`] more after each, and the `k`
+    /// segments the insertion sets (a cache hint for batches).
     #[inline]
     pub(crate) fn prefetch(&self, digest: ddf_core::Digest) {
         let h = ItemProbes::of(digest);
         // Relaxed: a hint; a stale base only wastes it.
         let base = Self::base_of(self.epoch.load(Ordering::Relaxed));
-        let n = self.n();
+        let (k, n, cubic) = (self.k as usize, self.n(), &self.cubic);
+        query_stops(k, self.l as usize, n, base, S::CHAIN_AHEAD, |seg| {
+            self.segs.prefetch(seg, h.at(seg, cubic));
+        });
         let mut seg = base;
-        for _ in 0..n.min(self.k as usize + 1) {
-            self.segs.prefetch(seg, h.at(seg, &self.cubic));
+        for _ in 0..n.min(k) {
+            self.segs.prefetch(seg, h.at(seg, cubic));
             seg += 1;
             if seg == n {
                 seg = 0;
