@@ -5,7 +5,9 @@
 
 use crate::outcome::Outcome;
 use crate::{Check, Ctx};
-use ddf_apbf::testing::{Misses, count_window_violations, drive, time_window_violations};
+use ddf_apbf::testing::{
+    Misses, count_window_violations, drive, drive_in_batches, time_window_violations,
+};
 use ddf_apbf::{Apbbf, Apbf, Atomic, AtomicForm};
 use ddf_core::{Digest, TimedFilter, Verdict};
 use ddf_theory::apbf::{false_positive, steady_fill_ratios};
@@ -28,6 +30,11 @@ pub(crate) fn checks() -> Vec<Check> {
             run: no_fn_count::<Apbf>,
         },
         Check {
+            id: "concurrent/apbf-no-fn-count-window-batches",
+            paper: APBF_PROMISE,
+            run: no_fn_count_batches::<Apbf>,
+        },
+        Check {
             id: "concurrent/apbf-no-fn-time-window",
             paper: APBF_PROMISE,
             run: no_fn_time::<Apbf>,
@@ -41,6 +48,11 @@ pub(crate) fn checks() -> Vec<Check> {
             id: "concurrent/apbbf-no-fn-count-window",
             paper: APBBF_PROMISE,
             run: no_fn_count::<Apbbf>,
+        },
+        Check {
+            id: "concurrent/apbbf-no-fn-count-window-batches",
+            paper: APBBF_PROMISE,
+            run: no_fn_count_batches::<Apbbf>,
         },
         Check {
             id: "concurrent/apbbf-no-fn-time-window",
@@ -146,6 +158,23 @@ fn no_fn_count<F: Subject>(ctx: &Ctx) -> Outcome {
     });
     summarise(&runs, "count window 20,000 at 1 %")
 }
+
+/// The count window's promise with every thread observing through the
+/// batch path, [`BATCH`] digests a call (`observe_digests`, hinting ahead);
+/// judged between batches (the harness cannot order one batch's items).
+fn no_fn_count_batches<F: Subject>(ctx: &Ctx) -> Outcome {
+    let per_thread = ctx.pick(50_000, 200_000);
+    let runs = ctx.per_seed(1204, 1, 2, |seed| {
+        let f = F::make();
+        assert!(f.chunk() > 1, "threads count in chunks");
+        let ops = drive_in_batches(&f, THREADS, seed, per_thread, 30_000, None, BATCH);
+        count_window_violations(&f, &ops, THREADS)
+    });
+    summarise(&runs, "count window 20,000 at 1 %, batches of 64")
+}
+
+/// Digests per call of the batch checks: the growth table's block.
+const BATCH: u64 = 64;
 
 /// Time window: a repeat is reported unless an operation at a time of at
 /// least `t + l·τ` began before it ended (no generation closes early:
