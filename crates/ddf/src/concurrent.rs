@@ -56,6 +56,32 @@ impl ConcurrentFilter {
         each!(*self, ref f => f.observe_at(digest, now))
     }
 
+    /// [`observe`](Self::observe) of every digest in order, the verdicts
+    /// appended to `verdicts`, through the batch path that hints the lines
+    /// of items a few ahead (the way to use it beyond the caches; each
+    /// digest is one operation of the concurrency promise).
+    pub fn observe_digests(&self, digests: &[Digest], verdicts: &mut Vec<Verdict>) {
+        each!(*self, ref f => f.observe_digests(digests, verdicts))
+    }
+
+    /// [`observe_at`](Self::observe_at) of every digest in order at time
+    /// `now`, as [`observe_digests`](Self::observe_digests).
+    pub fn observe_digests_at(&self, digests: &[Digest], now: u64, verdicts: &mut Vec<Verdict>) {
+        each!(*self, ref f => f.observe_digests_at(digests, now, verdicts))
+    }
+
+    /// [`contains`](Self::contains) of every digest in order, appended to
+    /// `answers`, through the batch path.
+    pub fn contains_digests(&self, digests: &[Digest], answers: &mut Vec<bool>) {
+        each!(*self, ref f => f.contains_digests(digests, answers))
+    }
+
+    /// [`contains_at`](Self::contains_at) of every digest in order at time
+    /// `now`, through the batch path.
+    pub fn contains_digests_at(&self, digests: &[Digest], now: u64, answers: &mut Vec<bool>) {
+        each!(*self, ref f => f.contains_digests_at(digests, now, answers))
+    }
+
     /// State bits, as the single-threaded filter counts them.
     pub fn memory_bits(&self) -> u64 {
         each!(*self, ref f => ddf_core::DuplicateFilter::memory_bits(f))
@@ -126,6 +152,11 @@ impl Candidate {
     ///     }
     /// });
     /// assert_eq!(f.observe(Digest::mixed(2 << 32 | 5)), Verdict::Duplicate);
+    /// // Beyond the caches, blocks of digests go through the batch path.
+    /// let block: Vec<Digest> = (0..64).map(|i| Digest::mixed(3 << 32 | i)).collect();
+    /// let mut verdicts = Vec::new();
+    /// f.observe_digests(&block, &mut verdicts);
+    /// assert_eq!(verdicts.len(), 64);
     /// // A family with no lock-free form says so.
     /// let exact = candidates
     ///     .iter()
@@ -178,6 +209,45 @@ mod tests {
                 single.observe_at(Digest::mixed(1), 0);
                 assert_eq!(f.memory_bits(), single.memory_bits());
                 assert_eq!(f.into_filter().to_bytes(), single.to_bytes(), "{family}");
+            }
+        }
+    }
+
+    /// The batch forms give the verdicts, answers and state of one call per
+    /// digest, count and time windows alike.
+    #[test]
+    fn batches_match_one_by_one() {
+        let count = Requirements::count(5_000).fpr(0.01).max_slack(u64::MAX);
+        let timed = Requirements::time(600, 20.0).fpr(0.01).max_slack(u64::MAX);
+        let digests: Vec<Digest> = (0..20_000u64).map(|i| Digest::mixed(i % 7_000)).collect();
+        for (req, is_timed) in [(count, false), (timed, true)] {
+            let candidates = plan(&req).unwrap();
+            for family in ["APBF", "APBBF"] {
+                let c = candidates.iter().find(|c| c.family() == family).unwrap();
+                let (one, batch) = (c.build_concurrent().unwrap(), c.build_concurrent().unwrap());
+                let (mut expect, mut got) = (Vec::new(), Vec::new());
+                for (i, block) in digests.chunks(64).enumerate() {
+                    let now = i as u64;
+                    let mut answers = Vec::new();
+                    if is_timed {
+                        batch.contains_digests_at(block, now, &mut answers);
+                        let each: Vec<bool> =
+                            block.iter().map(|&d| one.contains_at(d, now)).collect();
+                        assert_eq!(answers, each);
+                        expect.extend(block.iter().map(|&d| one.observe_at(d, now)));
+                        batch.observe_digests_at(block, now, &mut got);
+                    } else {
+                        batch.contains_digests(block, &mut answers);
+                        let each: Vec<bool> = block.iter().map(|&d| one.contains(d)).collect();
+                        assert_eq!(answers, each);
+                        expect.extend(block.iter().map(|&d| one.observe(d)));
+                        batch.observe_digests(block, &mut got);
+                    }
+                }
+                assert_eq!(got, expect, "{family}");
+                assert!(got.contains(&Verdict::Duplicate) && got.contains(&Verdict::Unseen));
+                let (one, batch) = (one.into_filter(), batch.into_filter());
+                assert_eq!(batch.to_bytes(), one.to_bytes(), "{family}");
             }
         }
     }
