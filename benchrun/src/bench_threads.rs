@@ -100,6 +100,26 @@ digest_observer!(ddf::AtomicApbf, observe);
 digest_observer!(ddf_apbf::AtomicApbbf, observe);
 digest_observer!(ddf::AtomicPartitionedBloom, observe);
 
+/// A lock-free age-partitioned filter driven through its batch path,
+/// `observe_digests` (hashed here, as [`Hashed`] does).
+struct AtomicBatches<F: ddf_apbf::AtomicForm>(Hashed<ddf_apbf::Atomic<F>>);
+
+impl<F: ddf_apbf::AtomicForm> Concurrent for AtomicBatches<F>
+where
+    Hashed<ddf_apbf::Atomic<F>>: Concurrent,
+{
+    fn observe(&self, key: u64, now: u64) -> bool {
+        self.0.observe(key, now)
+    }
+    fn observe_many(&self, keys: &[u64], _now: u64, out: &mut Vec<bool>) {
+        let hasher = &self.0.hasher;
+        let digests: Vec<Digest> = keys.iter().map(|k| ddf::hash::digest(hasher, k)).collect();
+        let mut verdicts = Vec::with_capacity(keys.len());
+        self.0.inner.observe_digests(&digests, &mut verdicts);
+        out.extend(verdicts.iter().map(|v| v.is_duplicate()));
+    }
+}
+
 /// `ddf::Shared`: `observe_many` batches.
 struct SharedMany(Shared<Filter>);
 
@@ -284,6 +304,24 @@ fn subjects(w: u64, held: u64) -> Result<Vec<Subject>, String> {
         move || {
             let f = ddf_apbf::AtomicApbbf::with_window(w, FPR).map_err(|e| e.to_string())?;
             Ok(Box::new(Hashed::new(f)))
+        },
+    ));
+    s.push(Subject::new(
+        "`AtomicApbf` (lock-free), observe_digests",
+        true,
+        true,
+        move || {
+            let f = ddf::AtomicApbf::with_window(w, FPR).map_err(|e| e.to_string())?;
+            Ok(Box::new(AtomicBatches(Hashed::new(f))))
+        },
+    ));
+    s.push(Subject::new(
+        "`AtomicApbbf` (lock-free), observe_digests",
+        true,
+        true,
+        move || {
+            let f = ddf_apbf::AtomicApbbf::with_window(w, FPR).map_err(|e| e.to_string())?;
+            Ok(Box::new(AtomicBatches(Hashed::new(f))))
         },
     ));
     s.push(Subject::new(
