@@ -69,6 +69,18 @@ fn timed_batches_match<F: TimedFilter + Clone + PartialEq + std::fmt::Debug>(
     assert!(stamped_batch == fresh, "state after observe_batch_stamped");
 }
 
+/// Digests of `items` stamped with the running sum of their time steps.
+fn stamp(items: &[(u64, u64)]) -> Vec<(Digest, u64)> {
+    let mut now = 0;
+    items
+        .iter()
+        .map(|&(x, step)| {
+            now += step;
+            (Digest::mixed(x), now)
+        })
+        .collect()
+}
+
 proptest! {
     #![proptest_config(ProptestConfig::with_cases(24))]
 
@@ -77,14 +89,7 @@ proptest! {
         items in vec((0u64..500, 0u64..3), 1..2000),
         cut in 1usize..90,
     ) {
-        let mut now = 0;
-        let stamped: Vec<(Digest, u64)> = items
-            .iter()
-            .map(|&(x, step)| {
-                now += step;
-                (Digest::mixed(x), now)
-            })
-            .collect();
+        let stamped = stamp(&items);
         timed_batches_match(Apbf::with_time_span(60, 4, 6, 300).unwrap(), &stamped, cut);
         timed_batches_match(Apbbf::with_time_span(80, 3, 8, 4, 512, 4).unwrap(), &stamped, cut);
         // At least 16 Mbit, so that the batch path prefetches.
@@ -132,14 +137,7 @@ proptest! {
         items in vec((0u64..500, 0u64..3), 1..2000),
         cut in 1usize..90,
     ) {
-        let mut now = 0;
-        let stamped: Vec<(Digest, u64)> = items
-            .iter()
-            .map(|&(x, step)| {
-                now += step;
-                (Digest::mixed(x), now)
-            })
-            .collect();
+        let stamped = stamp(&items);
         atomic_batches_match(Apbf::new(4, 6, 300).unwrap(), &stamped, cut);
         atomic_batches_match(Apbf::new(4, 6, 1 << 22).unwrap(), &stamped, cut);
         atomic_batches_match(Apbbf::new(3, 8, 4, 512, 4).unwrap(), &stamped, cut);
