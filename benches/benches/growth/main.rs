@@ -49,7 +49,7 @@ const PER_UNIT: u64 = 64;
 const STUDY_LOAD: f64 = 0.75;
 
 /// The label of the default's request in the word layout
-/// ([`LayoutChoice::LeastSpace`]).
+/// ([`LayoutChoice::Words`]).
 const WORDS_ROW: &str = "sliding Bloom, words";
 
 /// The label of the planner's default for the front ends' request (a
@@ -111,7 +111,7 @@ fn default_and_words(requirements: &Requirements) -> Vec<Result<Filter, String>>
         ..
     } = first.config
     {
-        let words = SlidingBloom::planned(window, slack, capacity, fpr, LayoutChoice::LeastSpace);
+        let words = SlidingBloom::planned(window, slack, capacity, fpr, LayoutChoice::Words);
         out.push(words.map(Filter::from).map_err(|e| e.to_string()));
     }
     out
@@ -239,7 +239,7 @@ fn subjects(w: u64, span: Span) -> Vec<(String, bool, Filter)> {
             capacity,
             ..
         }) => {
-            let f = SlidingBloom::planned(window, slack, capacity, fpr, LayoutChoice::LeastSpace);
+            let f = SlidingBloom::planned(window, slack, capacity, fpr, LayoutChoice::Words);
             Some(match load {
                 Some(load) => f.and_then(|f| f.with_design_load(load)),
                 None => f,
